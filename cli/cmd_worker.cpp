@@ -1,0 +1,55 @@
+// kopt worker JOB.json RESULT.json: runs one job in this (child) process. Started by kopt
+// itself; a kernel that faults, hangs or crashes takes only this process down.
+#include <nlohmann/json.hpp>
+
+#include "command.hpp"
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+#include "kopt/run/device_buffer.hpp"
+#include "kopt/run/device_probe.hpp"
+#include "kopt/verify/check_job.hpp"
+
+namespace kopt::cli {
+namespace {
+
+struct WorkerConfig {
+  std::string job;
+  std::string result;
+};
+
+nlohmann::json execute_job(const nlohmann::json& job) {
+  const std::string kind = job.value("kind", "");
+  if (kind == "probe") return run::execute_probe_job(job);
+  if (kind == "check") return verify::check_result_to_json(verify::execute_check_job(verify::check_job_from_json(job)));
+  throw input_error("unknown worker job kind \"{}\"", kind);
+}
+
+int run_worker_command(const WorkerConfig& config) {
+  nlohmann::json result;
+  try {
+    result = execute_job(nlohmann::json::parse(read_file(config.job)));
+  } catch (const Error& e) {
+    result = run::worker_error_result(static_cast<int>(e.code()), e.what());
+  } catch (const run::CudaFailure& failure) {
+    result = run::worker_error_result(static_cast<int>(ExitCode::environment),
+                                      failure.call + " failed: " + failure.message);
+  } catch (const nlohmann::json::exception& e) {
+    result = run::worker_error_result(static_cast<int>(ExitCode::bad_input), std::string("malformed job: ") + e.what());
+  }
+  write_file_atomic(config.result, result.dump(2));
+  return 0;
+}
+
+}  // namespace
+
+Command worker_command() {
+  return {"worker", "Run one job file in this process (used by kopt itself)", [](CLI::App& app) {
+            auto config = std::make_shared<WorkerConfig>();
+            app.add_option("JOB", config->job, "Job file")->required();
+            app.add_option("RESULT", config->result, "Where to write the result")->required();
+            app.group("");  // internal: hidden from --help
+            return [config] { return run_worker_command(*config); };
+          }};
+}
+
+}  // namespace kopt::cli

@@ -1,0 +1,28 @@
+#pragma once
+// A kopt subcommand: its options are registered on a CLI11 subcommand, parsed into a
+// config struct the command owns, and run returns the exit code. One file per command.
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kopt::cli {
+
+struct Command {
+  std::string name;
+  std::string description;
+  // Registers the options on `app` (the subcommand) and returns the function that runs it.
+  std::function<std::function<int()>(CLI::App& app)> setup;
+};
+
+Command check_command();
+Command worker_command();
+Command doctor_command();
+
+// The commands in the order `kopt --help` lists them.
+inline std::vector<Command> all_commands() { return {doctor_command(), check_command(), worker_command()}; }
+
+}  // namespace kopt::cli

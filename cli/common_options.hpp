@@ -1,0 +1,35 @@
+#pragma once
+// Options several commands share, and their conversion into library settings.
+
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kopt/run/worker_launcher.hpp"
+#include "kopt/spec/expression.hpp"
+
+namespace kopt::cli {
+
+struct CommonOptions {
+  bool json = false;
+  std::string cache_dir;          // empty: default_cache_dir()
+  int device = 0;
+  double timeout_seconds = 120;
+};
+
+void add_common_options(CLI::App& app, CommonOptions& options);
+
+std::filesystem::path cache_dir_of(const CommonOptions& options);
+run::WorkerSettings worker_settings_of(const CommonOptions& options);
+
+// "N=4096" → ("N", 4096); "alpha=0.5" → ("alpha", 0.5). Throws input_error.
+std::pair<std::string, spec::Number> parse_dim(const std::string& text);
+spec::Dims parse_dims(const std::vector<std::string>& texts);
+// "BM=128" → ("BM", "128").
+std::pair<std::string, std::string> parse_define(const std::string& text);
+
+}  // namespace kopt::cli

@@ -1,0 +1,526 @@
+#!/usr/bin/env python3
+"""kopt's bundled reference runner.
+
+    python3 kopt_reference_runner.py MANIFEST.json
+
+Loads the inputs named by the manifest (1-D .npy files), calls the reference's
+`reference(**kwargs)` (or a LeetGPU-style `Challenge().reference_impl(**kwargs)`), and saves
+every output as a 1-D .npy file. See DESIGN.md §2 and §4.
+
+Exit codes: 0 ok (one JSON line on stdout); 2 the reference failed or the manifest/files are
+bad; 3 the environment is missing something (numpy; for bf16/fp8 without torch, ml_dtypes).
+On failure the last line of stderr is `REFERENCE_ERROR: ...`.
+"""
+
+import contextlib
+import importlib.util
+import json
+import os
+import sys
+import time
+import traceback
+import types
+
+EXIT_OK = 0
+EXIT_FAILED = 2
+EXIT_ENVIRONMENT = 3
+
+# name -> (travel .npy descr, kind, torch dtype attribute, NaN bit pattern for raw-bit types)
+DTYPES = {
+    "float64": ("<f8", "float", "float64", None),
+    "float32": ("<f4", "float", "float32", None),
+    "float16": ("<f2", "float", "float16", None),
+    "bfloat16": ("<u2", "float", "bfloat16", 0x7FC0),
+    "float8_e4m3": ("|u1", "float", "float8_e4m3fn", 0x7F),
+    "float8_e5m2": ("|u1", "float", "float8_e5m2", 0x7F),
+    "int8": ("|i1", "int", "int8", None),
+    "uint8": ("|u1", "int", "uint8", None),
+    "int16": ("<i2", "int", "int16", None),
+    "uint16": ("<u2", "int", "uint16", None),
+    "int32": ("<i4", "int", "int32", None),
+    "uint32": ("<u4", "int", "uint32", None),
+    "int64": ("<i8", "int", "int64", None),
+    "uint64": ("<u8", "int", "uint64", None),
+}
+RAW_BIT_TYPES = {"bfloat16": "bfloat16", "float8_e4m3": "float8_e4m3fn",
+                 "float8_e5m2": "float8_e5m2"}  # kopt name -> ml_dtypes name
+
+
+class RunnerError(Exception):
+    """A failure reported as `REFERENCE_ERROR: message` with an exit code."""
+
+    def __init__(self, message, code=EXIT_FAILED):
+        super().__init__(message)
+        self.code = code
+
+
+def one_line(text, limit=2000):
+    line = " ".join(part.strip() for part in str(text).splitlines() if part.strip())
+    return line if len(line) <= limit else line[:limit] + "..."
+
+
+# ---------------------------------------------------------------- manifest
+
+def load_manifest(path):
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            manifest = json.load(f)
+    except OSError as e:
+        raise RunnerError("cannot read manifest %s: %s" % (path, e.strerror))
+    except ValueError as e:
+        raise RunnerError("manifest %s is not valid JSON: %s" % (path, e))
+    if not isinstance(manifest, dict):
+        raise RunnerError("manifest %s: expected a JSON object" % path)
+    reference = manifest.get("reference")
+    if not isinstance(reference, str) or not reference:
+        raise RunnerError("manifest: missing \"reference\"")
+    if not os.path.isfile(reference):
+        raise RunnerError("reference file not found: %s" % reference)
+    if manifest.get("device", "auto") not in ("auto", "cpu", "cuda"):
+        raise RunnerError("manifest: device must be \"auto\", \"cpu\" or \"cuda\", got %r"
+                          % (manifest.get("device"),))
+    params = manifest.get("params")
+    if not isinstance(params, list):
+        raise RunnerError("manifest: missing \"params\" list")
+    names = set()
+    for param in params:
+        check_param(param)
+        if param["name"] in names:
+            raise RunnerError("manifest: parameter %s appears twice" % param["name"])
+        names.add(param["name"])
+    return manifest
+
+
+def check_param(param):
+    if not isinstance(param, dict) or not isinstance(param.get("name"), str):
+        raise RunnerError("manifest: every param needs a \"name\": %r" % (param,))
+    name = param["name"]
+    if param.get("dtype") not in DTYPES:
+        raise RunnerError("manifest: param %s has unknown dtype %r" % (name, param.get("dtype")))
+    kind = param.get("kind")
+    if kind == "scalar":
+        if not isinstance(param.get("value"), (int, float)) or isinstance(param["value"], bool):
+            raise RunnerError("manifest: scalar %s needs a numeric \"value\"" % name)
+        return
+    if kind != "buffer":
+        raise RunnerError("manifest: param %s has kind %r (buffer or scalar)" % (name, kind))
+    shape = param.get("shape")
+    if not isinstance(shape, list) or not all(
+            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
+        raise RunnerError("manifest: buffer %s needs a \"shape\" of non-negative integers" % name)
+    role = param.get("role")
+    if role not in ("input", "output", "inout"):
+        raise RunnerError("manifest: buffer %s has role %r (input, output or inout)" % (name, role))
+    if role in ("input", "inout") and not isinstance(param.get("path"), str):
+        raise RunnerError("manifest: %s buffer %s needs a \"path\"" % (role, name))
+    if role in ("output", "inout") and not isinstance(param.get("output_path"), str):
+        raise RunnerError("manifest: %s buffer %s needs an \"output_path\"" % (role, name))
+
+
+def element_count(shape):
+    count = 1
+    for d in shape:
+        count *= d
+    return count
+
+
+def is_output(param):
+    return param["kind"] == "buffer" and param["role"] in ("output", "inout")
+
+
+# ---------------------------------------------------------------- backends
+
+class NumpyBackend:
+    """Arrays on the CPU; bf16/fp8 through ml_dtypes."""
+
+    name = "numpy"
+    device = "cpu"
+
+    def __init__(self, np, params):
+        self.np = np
+        self.ml_dtypes = None
+        raw = sorted({p["dtype"] for p in params if p["dtype"] in RAW_BIT_TYPES})
+        if raw:
+            try:
+                import ml_dtypes
+            except ImportError:
+                raise RunnerError(
+                    "%s buffers need torch (with a GPU) or the ml_dtypes package for the numpy "
+                    "reference path; neither is available (pip install ml_dtypes)"
+                    % "/".join(raw), EXIT_ENVIRONMENT)
+            self.ml_dtypes = ml_dtypes
+
+    def value_dtype(self, dtype):
+        if dtype in RAW_BIT_TYPES:
+            return self.np.dtype(getattr(self.ml_dtypes, RAW_BIT_TYPES[dtype]))
+        return self.np.dtype(DTYPES[dtype][0])
+
+    def from_travel(self, bits, dtype, shape):
+        return bits.view(self.value_dtype(dtype)).reshape(shape)
+
+    def to_travel(self, array, dtype):
+        array = self.np.ascontiguousarray(array).reshape(-1)
+        return array.view(DTYPES[dtype][0]) if dtype in RAW_BIT_TYPES else array
+
+    def poisoned(self, dtype, shape):
+        np = self.np
+        travel, kind, _, nan_bits = DTYPES[dtype]
+        if kind == "int":
+            return np.zeros(shape, dtype=travel)
+        if nan_bits is not None:
+            return np.full(shape, nan_bits, dtype=travel).view(self.value_dtype(dtype))
+        return np.full(shape, np.nan, dtype=travel)
+
+    def all_nan(self, array):
+        np = self.np
+        if array.dtype not in (np.float16, np.float32, np.float64):
+            array = array.astype(np.float32)
+        return bool(np.isnan(array).all())
+
+    def coerce(self, value):
+        if hasattr(value, "detach"):  # a torch tensor returned on the numpy path
+            value = value.detach().cpu().numpy()
+        return self.np.asarray(value)
+
+    def assign(self, out, value):
+        out[...] = value.reshape(out.shape)
+
+    def synchronize(self):
+        pass
+
+    def to_numpy(self, array):
+        return array
+
+
+class TorchBackend:
+    """Tensors on the GPU; TF32 off so that an fp32 reference is an fp32 reference."""
+
+    name = "torch"
+    device = "cuda"
+
+    def __init__(self, np, torch):
+        self.np = np
+        self.torch = torch
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        if hasattr(torch, "set_float32_matmul_precision"):
+            torch.set_float32_matmul_precision("highest")
+
+    def torch_dtype(self, dtype):
+        name = DTYPES[dtype][2]
+        if not hasattr(self.torch, name):
+            raise RunnerError("this torch (%s) has no %s type"
+                              % (self.torch.__version__, name), EXIT_ENVIRONMENT)
+        return getattr(self.torch, name)
+
+    def from_travel(self, bits, dtype, shape):
+        torch = self.torch
+        if dtype in RAW_BIT_TYPES:  # through signed types: torch's uint16 support is recent
+            signed = bits.view("<i2" if dtype == "bfloat16" else "|i1")
+            tensor = torch.from_numpy(self.np.ascontiguousarray(signed)).to("cuda")
+            return tensor.view(self.torch_dtype(dtype)).reshape(shape)
+        self.torch_dtype(dtype)
+        return torch.from_numpy(self.np.ascontiguousarray(bits)).to("cuda").reshape(shape)
+
+    def to_travel(self, tensor, dtype):
+        torch = self.torch
+        tensor = tensor.detach().contiguous().reshape(-1)
+        if dtype == "bfloat16":
+            return tensor.view(torch.int16).cpu().numpy().view("<u2")
+        if dtype in RAW_BIT_TYPES:
+            return tensor.view(torch.uint8).cpu().numpy()
+        return tensor.cpu().numpy()
+
+    def poisoned(self, dtype, shape):
+        torch = self.torch
+        kind, nan_bits = DTYPES[dtype][1], DTYPES[dtype][3]
+        if kind == "int":
+            return torch.zeros(shape, dtype=self.torch_dtype(dtype), device="cuda")
+        if nan_bits is not None:
+            bits_type = torch.int16 if dtype == "bfloat16" else torch.uint8
+            bits = torch.full(shape, nan_bits, dtype=bits_type, device="cuda")
+            return bits.view(self.torch_dtype(dtype))
+        return torch.full(shape, float("nan"), dtype=self.torch_dtype(dtype), device="cuda")
+
+    def all_nan(self, tensor):
+        torch = self.torch
+        if tensor.dtype not in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
+            tensor = tensor.float()
+        return bool(torch.isnan(tensor).all())
+
+    def coerce(self, value):
+        torch = self.torch
+        if isinstance(value, torch.Tensor):
+            return value.detach()
+        return torch.as_tensor(self.np.asarray(value))
+
+    def assign(self, out, value):
+        out.copy_(value.to(out.device).reshape(out.shape))
+
+    def synchronize(self):
+        self.torch.cuda.synchronize()
+
+
+def choose_backend(np, device, params):
+    if device in ("auto", "cuda"):
+        torch = None
+        try:
+            import torch
+            cuda = torch.cuda.is_available()
+        except Exception:  # a broken torch install is the same as none
+            cuda = False
+        if cuda:
+            return TorchBackend(np, torch)
+        if device == "cuda":
+            raise RunnerError("device \"cuda\" needs torch with a CUDA GPU; none is available",
+                              EXIT_ENVIRONMENT)
+    return NumpyBackend(np, params)
+
+
+# ---------------------------------------------------------------- data
+
+def load_input(np, backend, param):
+    name, path, dtype, shape = param["name"], param["path"], param["dtype"], param["shape"]
+    try:
+        bits = np.load(path, allow_pickle=False)
+    except OSError as e:
+        raise RunnerError("cannot read %s for buffer %s: %s" % (path, name, e))
+    except ValueError as e:
+        raise RunnerError("%s (buffer %s) is not a valid .npy file: %s" % (path, name, e))
+    expected = np.dtype(DTYPES[dtype][0])
+    if bits.dtype != expected:
+        raise RunnerError("%s (buffer %s): dtype %s, expected %s for %s"
+                          % (path, name, bits.dtype.str, expected.str, dtype))
+    if bits.ndim != 1 or bits.size != element_count(shape):
+        raise RunnerError("%s (buffer %s): shape %s, expected 1-D of %d elements"
+                          % (path, name, list(bits.shape), element_count(shape)))
+    return backend.from_travel(bits, dtype, tuple(shape))
+
+
+def build_arguments(np, backend, params):
+    kwargs = {}
+    for param in params:
+        dtype = param["dtype"]
+        if param["kind"] == "scalar":
+            convert = int if DTYPES[dtype][1] == "int" else float
+            kwargs[param["name"]] = convert(param["value"])
+        elif param["role"] == "output":
+            kwargs[param["name"]] = backend.poisoned(dtype, tuple(param["shape"]))
+        else:
+            kwargs[param["name"]] = load_input(np, backend, param)
+    return kwargs
+
+
+def save_npy(np, path, array):
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    temporary = "%s.tmp.%d" % (path, os.getpid())
+    try:
+        with open(temporary, "wb") as f:
+            np.save(f, array, allow_pickle=False)
+        os.replace(temporary, path)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            os.remove(temporary)
+        raise RunnerError("cannot write %s: %s" % (path, e))
+
+
+# ---------------------------------------------------------------- the reference
+
+def install_leetgpu_stub():
+    """LeetGPU challenge files import core.challenge_base; stand in for it when absent."""
+    try:
+        importlib.import_module("core.challenge_base")
+        return
+    except Exception:
+        pass
+
+    class ChallengeBase:
+        def __init__(self, **kwargs):
+            for key, value in kwargs.items():
+                setattr(self, key, value)
+
+    class Placeholder:
+        def __init__(self, *args, **kwargs):
+            self.args, self.kwargs = args, kwargs
+
+    base = types.ModuleType("core.challenge_base")
+    base.ChallengeBase = ChallengeBase
+    def placeholder(name):  # OutTensor, RandTensor, ... but no module dunders
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return Placeholder
+
+    base.__getattr__ = placeholder
+    core = types.ModuleType("core")
+    core.__path__ = []
+    core.challenge_base = base
+    sys.modules["core"] = core
+    sys.modules["core.challenge_base"] = base
+
+
+def load_reference(path):
+    directory = os.path.dirname(os.path.abspath(path))
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
+    with open(path, "r", encoding="utf-8", errors="replace") as f:
+        if "challenge_base" in f.read():
+            install_leetgpu_stub()
+    spec = importlib.util.spec_from_file_location("kopt_reference_module", path)
+    if spec is None or spec.loader is None:
+        raise RunnerError("cannot load %s as a Python module" % path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def find_callable(module, path):
+    if callable(getattr(module, "reference", None)):
+        return module.reference
+    challenge = getattr(module, "Challenge", None)
+    if challenge is not None and hasattr(challenge, "reference_impl"):
+        return challenge().reference_impl
+    raise RunnerError("%s defines no reference(**kwargs) function and no Challenge class with "
+                      "reference_impl" % os.path.basename(path))
+
+
+def reference_error_line(error, path):
+    """`ref.py:LINE: ExceptionType: message`, LINE from the deepest frame in the reference."""
+    base = os.path.basename(path)
+    target = os.path.realpath(path)
+    line = None
+    if isinstance(error, SyntaxError) and error.filename and \
+            os.path.realpath(error.filename) == target:
+        line = error.lineno
+    for frame in traceback.extract_tb(error.__traceback__):
+        if os.path.realpath(frame.filename) == target:
+            line = frame.lineno
+    where = "%s:%s" % (base, line) if line is not None else base
+    message = one_line(error)
+    kind = type(error).__name__
+    return "%s: %s: %s" % (where, kind, message) if message else "%s: %s" % (where, kind)
+
+
+# ---------------------------------------------------------------- results
+
+def returned_outputs(result, outputs):
+    """Maps what the reference returned onto output names (an empty dict for None)."""
+    if result is None:
+        return {}
+    names = [p["name"] for p in outputs]
+    if isinstance(result, dict):
+        unknown = [k for k in result if k not in names]
+        if unknown:
+            raise RunnerError("reference returned %s, which is not an output (outputs: %s)"
+                              % (", ".join(map(str, unknown)), ", ".join(names) or "none"))
+        return dict(result)
+    if isinstance(result, (tuple, list)):
+        if len(result) != len(names):
+            raise RunnerError("reference returned %d values for %d outputs (%s)"
+                              % (len(result), len(names), ", ".join(names)))
+        return dict(zip(names, result))
+    if len(names) != 1:
+        raise RunnerError("reference returned one value but there are %d outputs (%s); return "
+                          "a tuple or a dict, or write them in place" % (len(names), ", ".join(names)))
+    return {names[0]: result}
+
+
+def same_shape(got, expected):
+    """Equal, or equal but for size-1 axes: () fits (1,), (1, N) fits (N,)."""
+    def squeeze(shape):
+        return tuple(d for d in shape if d != 1)
+    return tuple(got) == tuple(expected) or (
+        element_count(got) == element_count(expected) and squeeze(got) == squeeze(expected))
+
+
+def copy_returned(backend, kwargs, returned):
+    for name, value in returned.items():
+        out = kwargs[name]
+        if value is out:
+            continue
+        value = backend.coerce(value)
+        if not same_shape(value.shape, out.shape):
+            raise RunnerError("reference returned output %s with shape %s, expected %s"
+                              % (name, list(value.shape), list(out.shape)))
+        backend.assign(out, value)
+
+
+def check_written(backend, kwargs, outputs):
+    for param in outputs:
+        if param["role"] != "output" or DTYPES[param["dtype"]][1] != "float":
+            continue
+        if element_count(param["shape"]) and backend.all_nan(kwargs[param["name"]]):
+            raise RunnerError("reference did not write output %s (write into the given tensor "
+                              "in place, e.g. %s.copy_(...) or %s[...] = ...)"
+                              % ((param["name"],) * 3))
+
+
+def save_outputs(np, backend, kwargs, outputs):
+    travel = [(p, backend.to_travel(kwargs[p["name"]], p["dtype"])) for p in outputs]
+    for param, array in travel:
+        save_npy(np, param["output_path"], array)
+
+
+# ---------------------------------------------------------------- main
+
+def run(manifest_path):
+    try:
+        import numpy as np
+    except ImportError:
+        raise RunnerError("numpy is not installed for %s (pip install numpy)" % sys.executable,
+                          EXIT_ENVIRONMENT)
+    manifest = load_manifest(manifest_path)
+    params = manifest["params"]
+    outputs = [p for p in params if is_output(p)]
+    backend = choose_backend(np, manifest.get("device", "auto"), params)
+    kwargs = build_arguments(np, backend, params)
+    path = manifest["reference"]
+    try:
+        function = find_callable(load_reference(path), path)
+        backend.synchronize()
+        start = time.perf_counter()
+        result = function(**kwargs)
+        backend.synchronize()
+        seconds = time.perf_counter() - start
+    except RunnerError:
+        raise
+    except BaseException as error:  # SystemExit and KeyboardInterrupt from a reference, too
+        traceback.print_exc(file=sys.stderr)
+        raise RunnerError(reference_error_line(error, path))
+    copy_returned(backend, kwargs, returned_outputs(result, outputs))
+    backend.synchronize()
+    check_written(backend, kwargs, outputs)
+    save_outputs(np, backend, kwargs, outputs)
+    return {"backend": backend.name, "device": backend.device, "seconds": seconds}
+
+
+def main(argv):
+    # stdout carries exactly one JSON line: whatever the reference prints, even from C code,
+    # goes to stderr.
+    sys.stdout.flush()
+    result_fd = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        if len(argv) != 2:
+            raise RunnerError("usage: %s MANIFEST.json" % os.path.basename(argv[0]))
+        summary = run(argv[1])
+    except RunnerError as error:
+        sys.stdout.flush()
+        sys.stderr.write("REFERENCE_ERROR: %s\n" % one_line(error))
+        sys.stderr.flush()
+        return error.code
+    except Exception as error:  # a bug here or an unexpected failure: still one clear line
+        traceback.print_exc(file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.write("REFERENCE_ERROR: runner: %s: %s\n" % (type(error).__name__,
+                                                              one_line(error)))
+        sys.stderr.flush()
+        return EXIT_FAILED
+    sys.stdout.flush()
+    os.write(result_fd, (json.dumps(summary) + "\n").encode("utf-8"))
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

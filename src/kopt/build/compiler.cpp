@@ -1,0 +1,212 @@
+#include "kopt/build/compiler.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "kopt/core/embedded_files.hpp"
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+#include "kopt/core/hash.hpp"
+
+namespace kopt::build {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// Bumped when the layout of a cache entry or the default flags change.
+constexpr std::string_view kCacheVersion = "kopt-build-2";
+
+// -O3 for speed, -lineinfo so Nsight Compute can show source, -Xptxas -v for the resource
+// report. User flags come after these, so a user's -O0 wins.
+const std::vector<std::string> kDefaultFlags = {"-shared", "-Xcompiler", "-fPIC", "-O3",
+                                                "-lineinfo", "-Xptxas", "-v"};
+
+std::string first_error_line(const std::string& log) {
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("error") != std::string::npos) return line;
+  }
+  std::istringstream again(log);
+  std::string first;
+  std::getline(again, first);
+  return first;
+}
+
+void collect_includes(const fs::path& file, const std::vector<fs::path>& include_dirs,
+                      std::set<fs::path>& found) {
+  static const std::regex kInclude(R"re(^\s*#\s*include\s*"([^"]+)")re");
+  std::string text;
+  try {
+    text = read_file(file);
+  } catch (const Error&) {
+    return;  // nvcc will report the missing header itself
+  }
+  std::istringstream in(text);
+  std::smatch match;
+  for (std::string line; std::getline(in, line);) {
+    if (!std::regex_search(line, match, kInclude)) continue;
+    std::vector<fs::path> candidates{file.parent_path() / match[1].str()};
+    for (const fs::path& dir : include_dirs) candidates.push_back(dir / match[1].str());
+    for (const fs::path& candidate : candidates) {
+      std::error_code ec;
+      if (!fs::is_regular_file(candidate, ec)) continue;
+      fs::path canonical = fs::weakly_canonical(candidate);
+      if (found.insert(canonical).second) collect_includes(canonical, include_dirs, found);
+      break;
+    }
+  }
+}
+
+std::vector<fs::path> include_dirs_of(const std::vector<std::string>& flags) {
+  std::vector<fs::path> dirs;
+  for (std::size_t i = 0; i < flags.size(); ++i) {
+    if (flags[i] == "-I" && i + 1 < flags.size()) dirs.emplace_back(flags[++i]);
+    else if (flags[i].starts_with("-I")) dirs.emplace_back(flags[i].substr(2));
+  }
+  return dirs;
+}
+
+}  // namespace
+
+std::vector<std::string> arch_flags(const std::string& arch) {
+  static const std::regex kArch(R"(sm_(\d+)([af]?))");
+  std::smatch match;
+  if (!std::regex_match(arch, match, kArch)) {
+    throw input_error("unknown target architecture \"{}\" (expected sm_XX, e.g. sm_90 or sm_90a)", arch);
+  }
+  std::string number = match[1].str() + match[2].str();
+  return {"-gencode=arch=compute_" + number + ",code=sm_" + number};
+}
+
+fs::path find_nvcc() {
+  if (const char* explicit_nvcc = std::getenv("KOPT_NVCC"); explicit_nvcc && *explicit_nvcc) {
+    if (auto found = find_program(explicit_nvcc)) return *found;
+    throw environment_error("KOPT_NVCC={} is not an executable", explicit_nvcc);
+  }
+  std::vector<fs::path> extra;
+  if (const char* home = std::getenv("CUDA_HOME"); home && *home) extra.push_back(fs::path(home) / "bin");
+  extra.emplace_back("/usr/local/cuda/bin");
+  if (auto found = find_program("nvcc", extra)) return *found;
+  throw environment_error(
+      "nvcc not found (looked on PATH, $CUDA_HOME/bin and /usr/local/cuda/bin): install the CUDA "
+      "toolkit or set KOPT_NVCC");
+}
+
+std::vector<fs::path> local_includes(const fs::path& source, const std::vector<std::string>& flags) {
+  std::set<fs::path> found;
+  collect_includes(source, include_dirs_of(flags), found);
+  return {found.begin(), found.end()};
+}
+
+Compiler::Compiler(ProcessRunner& runner, fs::path nvcc, fs::path cache_dir)
+    : runner_(runner), nvcc_(std::move(nvcc)), cache_dir_(std::move(cache_dir)) {}
+
+const std::string& Compiler::nvcc_version() {
+  if (!nvcc_version_.empty()) return nvcc_version_;
+  ProcessResult result = runner_.run({.argv = {nvcc_.string(), "--version"}, .time_limit = std::chrono::seconds(60)});
+  if (!result.ok()) throw environment_error("{} --version {}", nvcc_.string(), result.outcome());
+  std::istringstream in(result.out);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("release") != std::string::npos || line.starts_with("Build")) lines.push_back(line);
+  }
+  for (const std::string& line : lines) nvcc_version_ += (nvcc_version_.empty() ? "" : " / ") + line;
+  if (nvcc_version_.empty()) nvcc_version_ = result.out;
+  return nvcc_version_;
+}
+
+std::string Compiler::cache_key(const CompileRequest& request) {
+  ContentHasher hasher;
+  hasher.add(kCacheVersion).add(nvcc_version()).add(request.arch).add(read_file(request.source));
+  for (const fs::path& header : local_includes(request.source, request.flags)) {
+    hasher.add(header.filename().string()).add(read_file(header));
+  }
+  for (const std::string& flag : request.flags) hasher.add(flag);
+  for (const auto& [name, value] : request.defines) hasher.add(name).add(value);
+  return hasher.hex();
+}
+
+// The shim gives kopt the kernel library's own CUDA runtime state (its last launch error):
+// a library linked with its own static cudart keeps that state apart from kopt's.
+fs::path Compiler::shim_object(const std::string& arch) {
+  const std::string source = data_file("runtime/kopt_shim.cu");
+  const std::string key = ContentHasher().add(kCacheVersion).add(nvcc_version()).add(arch).add(source).hex();
+  fs::path object = cache_dir_ / "build" / ("shim-" + key + ".o");
+  if (fs::exists(object)) return object;
+  TempDir work("shim", cache_dir_ / "build");
+  write_file_atomic(work.path() / "kopt_shim.cu", source);
+  std::vector<std::string> argv{nvcc_.string(), "-c", "-Xcompiler", "-fPIC", "-O2"};
+  for (const std::string& flag : arch_flags(arch)) argv.push_back(flag);
+  argv.insert(argv.end(), {"-o", (work.path() / "shim.o").string(), (work.path() / "kopt_shim.cu").string()});
+  ProcessResult result = runner_.run({.argv = argv, .time_limit = std::chrono::seconds(300)});
+  if (!result.ok()) {
+    throw environment_error("nvcc could not compile kopt's runtime shim ({}): {}", result.outcome(),
+                            result.output_tail(3));
+  }
+  fs::rename(work.path() / "shim.o", object);
+  return object;
+}
+
+BuildOutcome Compiler::compile(const CompileRequest& request) {
+  const std::string key = cache_key(request);
+  const fs::path entry = cache_dir_ / "build" / key;
+  if (fs::exists(entry / "build.json") && fs::exists(entry / "lib.so")) {
+    json recorded = json::parse(read_file(entry / "build.json"));
+    BuildArtifact artifact{.library = entry / "lib.so",
+                           .key = key,
+                           .command = recorded.at("command"),
+                           .resources = recorded.at("resources").get<PtxasReport>(),
+                           .cache_hit = true,
+                           .compile_seconds = recorded.at("compile_seconds")};
+    return {.artifact = artifact};
+  }
+
+  fs::create_directories(cache_dir_ / "build");
+  TempDir work("compile", cache_dir_ / "build");
+  std::vector<std::string> argv{nvcc_.string()};
+  argv.insert(argv.end(), kDefaultFlags.begin(), kDefaultFlags.end());
+  for (const std::string& flag : arch_flags(request.arch)) argv.push_back(flag);
+  argv.insert(argv.end(), request.flags.begin(), request.flags.end());
+  for (const auto& [name, value] : request.defines) argv.push_back("-D" + name + "=" + value);
+  argv.insert(argv.end(), {"-o", (work.path() / "lib.so").string(), fs::absolute(request.source).string(),
+                           shim_object(request.arch).string()});
+
+  ProcessResult result = runner_.run({.argv = argv, .time_limit = std::chrono::seconds(600)});
+  const std::string command = shell_quote_command(argv);
+  if (!result.ok()) {
+    std::string log = result.err + result.out;
+    if (!result.started || result.timed_out || result.signal != 0) log = "nvcc " + result.outcome() + "\n" + log;
+    return {.failure = BuildFailure{.command = command, .log = log, .first_error = first_error_line(log)}};
+  }
+  PtxasReport resources = parse_ptxas_report(result.err);
+  json recorded = {{"schema_version", 1},
+                   {"key", key},
+                   {"source", fs::absolute(request.source).string()},
+                   {"arch", request.arch},
+                   {"flags", request.flags},
+                   {"defines", request.defines},
+                   {"nvcc_version", nvcc_version()},
+                   {"command", command},
+                   {"compile_seconds", result.seconds},
+                   {"resources", resources},
+                   {"log", result.err}};
+  write_file_atomic(work.path() / "build.json", recorded.dump(2));
+  // Publish the whole entry with one rename; a concurrent compile of the same key may have
+  // won the race, in which case its entry is as good as ours.
+  std::error_code ec;
+  fs::rename(work.path(), entry, ec);
+  if (!ec) work.keep();
+  return {.artifact = BuildArtifact{.library = entry / "lib.so",
+                                    .key = key,
+                                    .command = command,
+                                    .resources = std::move(resources),
+                                    .cache_hit = false,
+                                    .compile_seconds = result.seconds}};
+}
+
+}  // namespace kopt::build

@@ -1,0 +1,223 @@
+#include "kopt/core/process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+namespace kopt {
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::string ProcessResult::outcome() const {
+  if (!started) return fmt::format("could not be started: {}", start_error);
+  if (timed_out) return fmt::format("timed out after {:.0f} s", seconds);
+  if (signal != 0) return fmt::format("was killed by signal {} ({})", signal, strsignal(signal));
+  return fmt::format("exited with status {}", exit_status);
+}
+
+std::string ProcessResult::output_tail(int lines) const {
+  const std::string& text = err.find_first_not_of(" \n\t") != std::string::npos ? err : out;
+  std::vector<std::string> kept;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find_first_not_of(" \t\r") != std::string::npos) kept.push_back(line);
+  }
+  std::size_t first = kept.size() > static_cast<std::size_t>(lines) ? kept.size() - lines : 0;
+  std::string tail;
+  for (std::size_t i = first; i < kept.size(); ++i) tail += kept[i] + (i + 1 < kept.size() ? "\n" : "");
+  return tail;
+}
+
+std::string shell_quote_command(const std::vector<std::string>& argv) {
+  std::string command;
+  for (const std::string& arg : argv) {
+    if (!command.empty()) command += ' ';
+    bool plain = !arg.empty() && arg.find_first_not_of(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == std::string::npos;
+    if (plain) {
+      command += arg;
+    } else {
+      command += '\'';
+      for (char c : arg) command += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      command += '\'';
+    }
+  }
+  return command;
+}
+
+std::optional<fs::path> find_program(std::string_view name, const std::vector<fs::path>& extra_dirs) {
+  if (name.find('/') != std::string_view::npos) {
+    fs::path path(name);
+    if (::access(path.c_str(), X_OK) == 0) return path;
+    return std::nullopt;
+  }
+  std::vector<fs::path> dirs;
+  if (const char* path = std::getenv("PATH")) {
+    std::istringstream in(path);
+    for (std::string dir; std::getline(in, dir, ':');) {
+      if (!dir.empty()) dirs.emplace_back(dir);
+    }
+  }
+  dirs.insert(dirs.end(), extra_dirs.begin(), extra_dirs.end());
+  for (const fs::path& dir : dirs) {
+    fs::path candidate = dir / name;
+    if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) return candidate;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// Closes a file descriptor on scope exit.
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  ~Fd() { reset(); }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  void reset() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_;
+};
+
+// In the child after fork(): only async-signal-safe calls until exec.
+[[noreturn]] void exec_child(const ProcessSpec& spec, const std::vector<char*>& argv, int out_fd,
+                             int err_fd, int report_fd) {
+  ::setpgid(0, 0);
+  ::dup2(out_fd, STDOUT_FILENO);
+  ::dup2(err_fd, STDERR_FILENO);
+  int devnull = ::open("/dev/null", O_RDONLY);
+  if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+  if (!spec.working_dir.empty() && ::chdir(spec.working_dir.c_str()) != 0) {
+    int e = errno;
+    (void)!::write(report_fd, &e, sizeof e);
+    ::_exit(127);
+  }
+  ::execvp(argv[0], argv.data());
+  int e = errno;
+  (void)!::write(report_fd, &e, sizeof e);
+  ::_exit(127);
+}
+
+}  // namespace
+
+ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
+  ProcessResult result;
+  if (spec.argv.empty()) {
+    result.start_error = "empty command";
+    return result;
+  }
+  int out_pipe[2], err_pipe[2], report_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0 ||
+      ::pipe2(report_pipe, O_CLOEXEC) != 0) {
+    result.start_error = std::strerror(errno);
+    return result;
+  }
+  Fd out_read(out_pipe[0]), out_write(out_pipe[1]);
+  Fd err_read(err_pipe[0]), err_write(err_pipe[1]);
+  Fd report_read(report_pipe[0]), report_write(report_pipe[1]);
+
+  // Environment changes are applied to a copy prepared before fork (setenv is not safe after).
+  std::vector<std::string> env_storage;
+  for (char** e = environ; *e; ++e) {
+    std::string_view entry(*e);
+    bool overridden = false;
+    for (const auto& [key, value] : spec.env) {
+      if (entry.starts_with(key + "=")) overridden = true;
+    }
+    if (!overridden) env_storage.emplace_back(entry);
+  }
+  for (const auto& [key, value] : spec.env) env_storage.push_back(key + "=" + value);
+  std::vector<char*> envp;
+  for (std::string& e : env_storage) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  std::vector<std::string> args = spec.argv;
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+
+  const auto start = Clock::now();
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    result.start_error = std::strerror(errno);
+    return result;
+  }
+  if (pid == 0) {
+    environ = envp.data();
+    exec_child(spec, argv, out_write.get(), err_write.get(), report_write.get());
+  }
+  ::setpgid(pid, pid);  // also in the parent, so the group exists before any kill below
+  out_write.reset();
+  err_write.reset();
+  report_write.reset();
+
+  int exec_errno = 0;
+  if (::read(report_read.get(), &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
+    int status;
+    ::waitpid(pid, &status, 0);
+    result.start_error = fmt::format("{}: {}", spec.argv[0], std::strerror(exec_errno));
+    return result;
+  }
+  result.started = true;
+
+  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(spec.time_limit);
+  std::array<pollfd, 2> fds{pollfd{out_read.get(), POLLIN, 0}, pollfd{err_read.get(), POLLIN, 0}};
+  std::array<std::string*, 2> sinks{&result.out, &result.err};
+  int open_streams = 2;
+  char buffer[65536];
+  while (open_streams > 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) {
+      result.timed_out = true;
+      ::kill(-pid, SIGKILL);
+      break;
+    }
+    int ready = ::poll(fds.data(), fds.size(), static_cast<int>(std::min<long>(left.count(), 1000)));
+    if (ready < 0 && errno != EINTR) break;
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
+      if (n > 0) {
+        sinks[i]->append(buffer, static_cast<std::size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        fds[i].fd = -1;
+        --open_streams;
+      }
+    }
+  }
+  // The streams can close before the process ends; keep enforcing the limit while it runs.
+  int status = 0;
+  while (true) {
+    pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) break;
+    if (Clock::now() >= deadline && !result.timed_out) {
+      result.timed_out = true;
+      ::kill(-pid, SIGKILL);
+    }
+    ::usleep(2000);
+  }
+  // Grandchildren that kept the pipes open are ended with their group.
+  ::kill(-pid, SIGKILL);
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (WIFEXITED(status)) result.exit_status = WEXITSTATUS(status);
+  if (WIFSIGNALED(status) && !result.timed_out) result.signal = WTERMSIG(status);
+  return result;
+}
+
+}  // namespace kopt

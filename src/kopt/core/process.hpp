@@ -1,0 +1,58 @@
+#pragma once
+// Runs external tools (nvcc, python, ncu, the kopt worker) with a time limit and captured
+// output. The only place kopt starts processes; tests substitute a FakeProcessRunner.
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kopt {
+
+struct ProcessSpec {
+  std::vector<std::string> argv;  // argv[0] is the program, looked up on PATH
+  std::filesystem::path working_dir;                          // empty: inherit
+  std::vector<std::pair<std::string, std::string>> env;       // added to the inherited environment
+  std::chrono::duration<double> time_limit = std::chrono::seconds(600);  // in seconds
+};
+
+struct ProcessResult {
+  bool started = false;       // false: the program could not be run at all (see start_error)
+  std::string start_error;
+  int exit_status = -1;       // valid when exited normally
+  int signal = 0;             // non-zero: killed by this signal
+  bool timed_out = false;     // killed by kopt at the time limit
+  std::string out;            // captured standard output
+  std::string err;            // captured standard error
+  double seconds = 0;         // wall time
+
+  bool ok() const { return started && !timed_out && signal == 0 && exit_status == 0; }
+  // "exited with status 2", "was killed by signal 11 (Segmentation fault)", "timed out after 5 s"
+  std::string outcome() const;
+  // The last `lines` non-empty lines of stderr (stdout when stderr is empty).
+  std::string output_tail(int lines = 20) const;
+};
+
+// "nvcc -shared ..." quoted so it can be pasted into a shell.
+std::string shell_quote_command(const std::vector<std::string>& argv);
+
+class ProcessRunner {
+ public:
+  virtual ~ProcessRunner() = default;
+  virtual ProcessResult run(const ProcessSpec& spec) = 0;
+};
+
+// Runs for real: fork/exec in a new process group; at the time limit the whole group is
+// killed (SIGKILL), so a hung kernel's worker and anything it started end together.
+class SystemProcessRunner final : public ProcessRunner {
+ public:
+  ProcessResult run(const ProcessSpec& spec) override;
+};
+
+// The first executable called `name` in $PATH, then in `extra_dirs`.
+std::optional<std::filesystem::path> find_program(std::string_view name,
+                                                  const std::vector<std::filesystem::path>& extra_dirs = {});
+
+}  // namespace kopt

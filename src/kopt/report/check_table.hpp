@@ -1,0 +1,12 @@
+#pragma once
+// The human summary of `kopt check`: a header, one row per (case, seed), a verdict line.
+
+#include <string>
+
+#include "kopt/verify/check.hpp"
+
+namespace kopt::report {
+
+std::string format_check_report(const verify::CheckReport& report);
+
+}  // namespace kopt::report

@@ -1,0 +1,42 @@
+#pragma once
+// A compiled kernel library loaded into a worker, and calls of its entry point through
+// libffi: the signature is known only at run time, from the parsed source.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kopt/spec/expression.hpp"
+#include "kopt/spec/kernel_signature.hpp"
+
+namespace kopt::run {
+
+// One argument of a call: a device pointer, or a scalar of the parameter's dtype.
+struct KernelArgument {
+  void* pointer = nullptr;
+  spec::Number scalar;  // used when the parameter is not a pointer
+};
+
+class KernelLibrary {
+ public:
+  // Loads `library` and finds `entry`; throws Error (bad input) naming what is missing.
+  KernelLibrary(const std::filesystem::path& library, const spec::KernelSignature& signature);
+  ~KernelLibrary();
+  KernelLibrary(const KernelLibrary&) = delete;
+  KernelLibrary& operator=(const KernelLibrary&) = delete;
+
+  // Calls entry(args...) on the calling thread. Returns immediately after solve returns;
+  // the work it launched may still be running.
+  void call(const std::vector<KernelArgument>& args) const;
+
+  // The library's own CUDA runtime's last error (cleared by reading), from kopt's shim:
+  // launch failures that kopt's runtime cannot see. nullopt when there was none.
+  std::optional<std::string> take_launch_error() const;
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+}  // namespace kopt::run

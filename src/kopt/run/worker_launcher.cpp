@@ -1,0 +1,71 @@
+#include "kopt/run/worker_launcher.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "kopt/core/files.hpp"
+
+namespace kopt::run {
+namespace fs = std::filesystem;
+
+namespace {
+constexpr std::string_view kProgressPrefix = "progress: ";
+
+std::string last_progress_line(const std::string& err) {
+  std::istringstream in(err);
+  std::string last;
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with(kProgressPrefix)) last = line.substr(kProgressPrefix.size());
+  }
+  return last;
+}
+
+std::string without_progress(const std::string& err) {
+  std::istringstream in(err);
+  std::string kept;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with(kProgressPrefix)) kept += line + "\n";
+  }
+  return kept;
+}
+}  // namespace
+
+WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, const nlohmann::json& job,
+                         const fs::path& work_dir) {
+  fs::create_directories(work_dir);
+  const fs::path job_path = work_dir / "job.json";
+  const fs::path result_path = work_dir / "result.json";
+  fs::remove(result_path);
+  write_file_atomic(job_path, job.dump(2));
+
+  ProcessSpec spec{.argv = {settings.executable.string(), "worker", job_path.string(), result_path.string()},
+                   .time_limit = settings.time_limit};
+  ProcessResult process = runner.run(spec);
+
+  WorkerOutcome outcome;
+  outcome.last_progress = last_progress_line(process.err);
+  ProcessResult quiet = process;
+  quiet.err = without_progress(process.err);
+  outcome.stderr_tail = quiet.output_tail(8);
+  outcome.timed_out = process.timed_out;
+  if (process.ok() && fs::exists(result_path)) {
+    try {
+      outcome.result = nlohmann::json::parse(read_file(result_path));
+      return outcome;
+    } catch (const std::exception& e) {
+      outcome.failure = std::string("worker wrote an unreadable result: ") + e.what();
+      return outcome;
+    }
+  }
+  outcome.failure = process.ok() ? "worker exited without writing a result" : "worker " + process.outcome();
+  return outcome;
+}
+
+void report_progress(const std::string& what) {
+  std::fprintf(stderr, "%.*s%s\n", static_cast<int>(kProgressPrefix.size()), kProgressPrefix.data(), what.c_str());
+  std::fflush(stderr);
+}
+
+fs::path current_executable() { return fs::read_symlink("/proc/self/exe"); }
+
+}  // namespace kopt::run

@@ -1,0 +1,41 @@
+#pragma once
+// The parent's side of a worker process: write JOB.json, run `kopt worker JOB.json
+// RESULT.json` under a time limit, read the result. A worker that crashes, hangs or is
+// killed becomes a WorkerOutcome that says so; it never ends kopt itself.
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "kopt/core/process.hpp"
+
+namespace kopt::run {
+
+struct WorkerSettings {
+  std::filesystem::path executable;  // the kopt binary that has the `worker` command
+  std::chrono::duration<double> time_limit = std::chrono::seconds(120);  // in seconds
+  int device = 0;
+};
+
+struct WorkerOutcome {
+  std::optional<nlohmann::json> result;  // the worker finished and wrote its result
+  std::string failure;                   // otherwise: "worker was killed by signal 11 (...)"
+  bool timed_out = false;
+  std::string last_progress;             // the last "progress:" line it printed
+  std::string stderr_tail;
+};
+
+// Runs `job` in a fresh worker; job files live in `work_dir`.
+WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, const nlohmann::json& job,
+                         const std::filesystem::path& work_dir);
+
+// Worker side: progress lines on stderr let the parent say where a crash happened.
+void report_progress(const std::string& what);
+
+// The path of the running executable (/proc/self/exe).
+std::filesystem::path current_executable();
+
+}  // namespace kopt::run

@@ -1,0 +1,345 @@
+#include "kopt/spec/expression.hpp"
+
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <compare>
+#include <optional>
+#include <cstdint>
+#include <set>
+
+#include "kopt/core/error.hpp"
+
+namespace kopt::spec {
+
+struct ExpressionNode {
+  enum class Kind { literal, name, unary, binary, call };
+  Kind kind = Kind::literal;
+  Number value;                // literal
+  std::string symbol;          // name, operator or function
+  std::vector<std::shared_ptr<const ExpressionNode>> operands;
+};
+
+namespace {
+
+using NodePtr = std::shared_ptr<const ExpressionNode>;
+
+NodePtr make_node(ExpressionNode::Kind kind, std::string symbol, std::vector<NodePtr> operands = {}) {
+  auto node = std::make_shared<ExpressionNode>();
+  node->kind = kind;
+  node->symbol = std::move(symbol);
+  node->operands = std::move(operands);
+  return node;
+}
+
+bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Binary operators from the loosest to the tightest binding; longer spellings first so
+// that "<=" is not read as "<".
+const std::array<std::vector<std::string_view>, 6> kPrecedence = {{
+    {"||"},
+    {"&&"},
+    {"==", "!="},
+    {"<=", ">=", "<", ">"},
+    {"+", "-"},
+    {"*", "/", "%"},
+}};
+
+const std::set<std::string, std::less<>> kFunctions = {"cdiv", "max", "min"};
+
+// Recursive descent over kPrecedence, then unary operators, then primaries.
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : text_(text) {}
+
+  NodePtr parse_all() {
+    NodePtr root = parse_binary(0);
+    skip_spaces();
+    if (pos_ < text_.size()) throw failure(fmt::format("unexpected \"{}\"", text_[pos_]));
+    return root;
+  }
+
+ private:
+  NodePtr parse_binary(std::size_t level) {
+    if (level == kPrecedence.size()) return parse_unary();
+    NodePtr left = parse_binary(level + 1);
+    while (std::optional<std::string_view> op = match_operator(kPrecedence[level])) {
+      NodePtr right = parse_binary(level + 1);
+      left = make_node(ExpressionNode::Kind::binary, std::string(*op), {left, right});
+    }
+    return left;
+  }
+
+  NodePtr parse_unary() {
+    skip_spaces();
+    if (peek() == '+') return ++pos_, parse_unary();
+    if (peek() == '-' || (peek() == '!' && peek(1) != '=')) {
+      std::string op(1, text_[pos_++]);
+      return make_node(ExpressionNode::Kind::unary, op, {parse_unary()});
+    }
+    return parse_primary();
+  }
+
+  NodePtr parse_primary() {
+    skip_spaces();
+    if (peek() == '(') {
+      ++pos_;
+      NodePtr inner = parse_binary(0);
+      expect(')');
+      return inner;
+    }
+    if (is_digit(peek()) || (peek() == '.' && is_digit(peek(1)))) return parse_number();
+    if (is_name_start(peek())) return parse_name_or_call();
+    if (pos_ == text_.size()) throw failure("expected a number, a name or \"(\" but the text ends");
+    throw failure(fmt::format("expected a number, a name or \"(\" but found \"{}\"", text_[pos_]));
+  }
+
+  NodePtr parse_number() {
+    std::size_t start = pos_;
+    bool decimal = false;
+    while (is_digit(peek()) || peek() == '.') decimal |= text_[pos_++] == '.';
+    if (peek() == 'e' || peek() == 'E') {
+      decimal = true;
+      ++pos_;
+      if (peek() == '+' || peek() == '-') ++pos_;
+      while (is_digit(peek())) ++pos_;
+    }
+    std::string_view literal = text_.substr(start, pos_ - start);
+    auto node = std::make_shared<ExpressionNode>();
+    if (decimal) {
+      double value = 0;
+      auto [end, error] = std::from_chars(literal.begin(), literal.end(), value);
+      if (error != std::errc() || end != literal.end()) throw failure_at(start, fmt::format("bad number \"{}\"", literal));
+      node->value = value;
+    } else {
+      std::int64_t value = 0;
+      auto [end, error] = std::from_chars(literal.begin(), literal.end(), value);
+      if (error != std::errc() || end != literal.end()) {
+        throw failure_at(start, fmt::format("integer {} does not fit in 64 bits", literal));
+      }
+      node->value = value;
+    }
+    return node;
+  }
+
+  NodePtr parse_name_or_call() {
+    std::size_t start = pos_;
+    while (is_name_char(peek())) ++pos_;
+    std::string name(text_.substr(start, pos_ - start));
+    skip_spaces();
+    if (peek() != '(') return make_node(ExpressionNode::Kind::name, name);
+    if (!kFunctions.contains(name)) {
+      throw failure_at(start, fmt::format("unknown function \"{}\" (known: cdiv, max, min)", name));
+    }
+    ++pos_;
+    NodePtr first = parse_binary(0);
+    expect(',');
+    NodePtr second = parse_binary(0);
+    expect(')');
+    return make_node(ExpressionNode::Kind::call, name, {first, second});
+  }
+
+  std::optional<std::string_view> match_operator(const std::vector<std::string_view>& ops) {
+    skip_spaces();
+    for (std::string_view op : ops) {
+      if (text_.substr(pos_, op.size()) == op) {
+        pos_ += op.size();
+        return op;
+      }
+    }
+    return std::nullopt;
+  }
+
+  void expect(char c) {
+    skip_spaces();
+    if (peek() != c) {
+      throw failure(pos_ == text_.size() ? fmt::format("expected \"{}\" but the text ends", c)
+                                         : fmt::format("expected \"{}\" but found \"{}\"", c, text_[pos_]));
+    }
+    ++pos_;
+  }
+
+  void skip_spaces() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  char peek(std::size_t ahead = 0) const {
+    return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
+  }
+
+  Error failure(std::string_view what) const { return failure_at(pos_, what); }
+  Error failure_at(std::size_t pos, std::string_view what) const {
+    return input_error("cannot parse expression \"{}\": {} at column {}", text_, what, pos + 1);
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+};
+
+void collect_names(const ExpressionNode& node, std::set<std::string>& names) {
+  if (node.kind == ExpressionNode::Kind::name) names.insert(node.symbol);
+  for (const NodePtr& operand : node.operands) collect_names(*operand, names);
+}
+
+}  // namespace
+
+double to_double(const Number& value) {
+  if (const auto* integer = std::get_if<std::int64_t>(&value)) return static_cast<double>(*integer);
+  return std::get<double>(value);
+}
+
+std::string to_string(const Number& value) {
+  if (const auto* integer = std::get_if<std::int64_t>(&value)) return std::to_string(*integer);
+  // Shortest round-trip form, marked as floating so "1.0" never reads back as an integer.
+  std::string text = fmt::format("{}", std::get<double>(value));
+  if (text.find_first_of(".en") == std::string::npos) text += ".0";
+  return text;
+}
+
+Expression Expression::parse(std::string_view text) {
+  Expression expression;
+  expression.text_ = std::string(text);
+  expression.root_ = Parser(expression.text_).parse_all();
+  return expression;
+}
+
+std::vector<std::string> Expression::names() const {
+  std::set<std::string> names;
+  collect_names(*root_, names);
+  return {names.begin(), names.end()};
+}
+
+namespace {
+
+// Integers stay exact int64 with every overflow reported: a size that wrapped would
+// allocate the wrong buffer silently. A decimal operand makes the operation floating.
+class Evaluator {
+ public:
+  Evaluator(std::string_view text, const Dims& dims) : text_(text), dims_(dims) {}
+
+  Number evaluate(const ExpressionNode& node) const {
+    switch (node.kind) {
+      case ExpressionNode::Kind::literal: return node.value;
+      case ExpressionNode::Kind::name: return lookup(node.symbol);
+      case ExpressionNode::Kind::unary: return unary(node.symbol, evaluate(*node.operands[0]));
+      case ExpressionNode::Kind::binary: return binary(node);
+      case ExpressionNode::Kind::call:
+        return call(node.symbol, evaluate(*node.operands[0]), evaluate(*node.operands[1]));
+    }
+    return std::int64_t{0};
+  }
+
+ private:
+  Number lookup(const std::string& name) const {
+    if (auto found = dims_.find(name); found != dims_.end()) return found->second;
+    std::string known;
+    for (const auto& [dim, value] : dims_) known += (known.empty() ? "" : ", ") + dim;
+    throw failure(fmt::format("unknown dim \"{}\" ({})", name,
+                              known.empty() ? "no dims are defined" : "known: " + known));
+  }
+
+  Number unary(const std::string& op, const Number& operand) const {
+    if (op == "!") return std::int64_t{!truthy(operand)};
+    if (const auto* integer = std::get_if<std::int64_t>(&operand)) {
+      if (*integer == INT64_MIN) throw failure(fmt::format("integer overflow in -({})", *integer));
+      return -*integer;
+    }
+    return -std::get<double>(operand);
+  }
+
+  Number binary(const ExpressionNode& node) const {
+    const std::string& op = node.symbol;
+    Number left = evaluate(*node.operands[0]);
+    // && and || do not evaluate their right side when the left decides, like C.
+    if (op == "&&" && !truthy(left)) return std::int64_t{0};
+    if (op == "||" && truthy(left)) return std::int64_t{1};
+    Number right = evaluate(*node.operands[1]);
+    if (op == "&&" || op == "||") return std::int64_t{truthy(right)};
+    if (op == "==" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=") {
+      return std::int64_t{compare(op, left, right)};
+    }
+    const auto* a = std::get_if<std::int64_t>(&left);
+    const auto* b = std::get_if<std::int64_t>(&right);
+    if (a != nullptr && b != nullptr) return integer_arithmetic(op, *a, *b);
+    return floating_arithmetic(op, to_double(left), to_double(right));
+  }
+
+  Number call(const std::string& function, const Number& left, const Number& right) const {
+    if (function == "min") return to_double(right) < to_double(left) ? right : left;
+    if (function == "max") return to_double(right) > to_double(left) ? right : left;
+    // cdiv: ceiling division, the usual grid-size helper.
+    const auto* a = std::get_if<std::int64_t>(&left);
+    const auto* b = std::get_if<std::int64_t>(&right);
+    if (a == nullptr || b == nullptr) {
+      return std::ceil(to_double(floating_arithmetic("/", to_double(left), to_double(right))));
+    }
+    std::int64_t quotient = std::get<std::int64_t>(integer_arithmetic("/", *a, *b));
+    bool inexact = *a % *b != 0;
+    return quotient + ((inexact && (*a < 0) == (*b < 0)) ? 1 : 0);
+  }
+
+  Number integer_arithmetic(const std::string& op, std::int64_t a, std::int64_t b) const {
+    std::int64_t result = 0;
+    bool overflow = false;
+    if (op == "+") overflow = __builtin_add_overflow(a, b, &result);
+    if (op == "-") overflow = __builtin_sub_overflow(a, b, &result);
+    if (op == "*") overflow = __builtin_mul_overflow(a, b, &result);
+    if (op == "/" || op == "%") {
+      if (b == 0) throw failure(fmt::format("division by zero in {} {} {}", a, op, b));
+      overflow = a == INT64_MIN && b == -1;
+      if (!overflow) result = op == "/" ? a / b : a % b;
+    }
+    if (overflow) throw failure(fmt::format("integer overflow in {} {} {}", a, op, b));
+    return result;
+  }
+
+  Number floating_arithmetic(const std::string& op, double a, double b) const {
+    if ((op == "/" || op == "%") && b == 0) {
+      throw failure(fmt::format("division by zero in {} {} {}", to_string(a), op, to_string(b)));
+    }
+    double result = op == "+" ? a + b : op == "-" ? a - b : op == "*" ? a * b : op == "/" ? a / b : std::fmod(a, b);
+    if (!std::isfinite(result)) throw failure(fmt::format("{} {} {} is not finite", to_string(a), op, to_string(b)));
+    return result;
+  }
+
+  static bool compare(const std::string& op, const Number& left, const Number& right) {
+    // Two integers compare exactly; int64 values beyond 2^53 would not survive a double.
+    auto order = std::holds_alternative<std::int64_t>(left) && std::holds_alternative<std::int64_t>(right)
+                     ? std::get<std::int64_t>(left) <=> std::get<std::int64_t>(right)
+                     : std::weak_order(to_double(left), to_double(right));
+    if (op == "==") return order == 0;
+    if (op == "!=") return order != 0;
+    if (op == "<") return order < 0;
+    if (op == "<=") return order <= 0;
+    if (op == ">") return order > 0;
+    return order >= 0;
+  }
+
+  static bool truthy(const Number& value) { return to_double(value) != 0; }
+
+  Error failure(std::string_view what) const { return input_error("expression \"{}\": {}", text_, what); }
+
+  std::string_view text_;
+  const Dims& dims_;
+};
+
+}  // namespace
+
+Number Expression::evaluate(const Dims& dims) const { return Evaluator(text_, dims).evaluate(*root_); }
+
+std::int64_t Expression::evaluate_integer(const Dims& dims) const {
+  Number value = evaluate(dims);
+  if (const auto* integer = std::get_if<std::int64_t>(&value)) return *integer;
+  // A floating result is accepted only when it is a whole number a double holds exactly
+  // ("1e6" is a fine size; "N*0.5" with odd N is not).
+  double floating = std::get<double>(value);
+  constexpr double kExactLimit = 9007199254740992.0;  // 2^53
+  if (floating == std::trunc(floating) && std::abs(floating) <= kExactLimit) {
+    return static_cast<std::int64_t>(floating);
+  }
+  throw input_error("expression \"{}\" gives {}, not an integer", text_, to_string(value));
+}
+
+}  // namespace kopt::spec

@@ -1,0 +1,78 @@
+// From the command line's KERNEL to a Problem: which spec, which kernel, and what a
+// spec-less run assumes.
+
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+#include "kopt/spec/problem_spec.hpp"
+
+namespace kopt::spec {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Paths in messages: relative to the current folder when below it, else absolute.
+std::string display_path(const fs::path& path) {
+  std::error_code error;
+  fs::path relative = path.lexically_relative(fs::current_path(error));
+  if (error || relative.empty() || *relative.begin() == "..") return path.string();
+  return relative.string();
+}
+
+ProblemSpec spec_less_problem(const fs::path& kernel) {
+  ProblemSpec spec;
+  spec.kernel = fs::absolute(kernel).lexically_normal();
+  spec.directory = spec.kernel.parent_path();
+  spec.name = spec.kernel.stem().string();
+  spec.cases = {ProblemCase{"default", {}}};
+  spec.guesses.push_back(fmt::format("no kopt.toml beside {}: problem \"{}\" with one case, \"default\"",
+                                     spec.kernel.filename().string(), spec.name));
+  for (std::string_view name : {"ref.cu", "ref.py", "reference.cu", "reference.py"}) {
+    fs::path candidate = spec.directory / name;
+    std::error_code error;
+    if (candidate != spec.kernel && fs::is_regular_file(candidate, error)) {
+      spec.reference = candidate;
+      spec.guesses.push_back(fmt::format("reference: {} (found beside the kernel)", name));
+      return spec;
+    }
+  }
+  spec.guesses.push_back(
+      "no reference (no ref.cu, ref.py, reference.cu or reference.py beside the kernel): checks will cover "
+      "determinism, unwritten outputs and input integrity only");
+  return spec;
+}
+
+}  // namespace
+
+ProblemSpec locate_problem(const fs::path& target, const std::optional<fs::path>& spec_override) {
+  const fs::path path = target.empty() ? fs::path(".") : target;
+  std::error_code error;
+  if (!fs::exists(path, error)) throw input_error("{}: no such file or folder", path.string());
+  const bool is_folder = fs::is_directory(path, error);
+  if (spec_override) {
+    if (is_folder) return load_problem_spec(*spec_override);
+    if (path.extension() != ".cu") throw input_error("{}: with --spec, name a .cu kernel", path.string());
+    return load_problem_spec(*spec_override, path);
+  }
+  if (is_folder) {
+    fs::path toml = path / "kopt.toml";
+    if (!fs::is_regular_file(toml, error)) {
+      throw input_error("{}: no kopt.toml in this folder; name a .cu file or give --spec", path.string());
+    }
+    return load_problem_spec(toml);
+  }
+  if (path.extension() == ".toml") return load_problem_spec(path);
+  if (path.extension() != ".cu") {
+    throw input_error("{}: expected a .cu kernel, a kopt.toml or a folder holding one", path.string());
+  }
+  fs::path beside = path.parent_path() / "kopt.toml";
+  if (fs::is_regular_file(beside, error)) return load_problem_spec(beside, path);
+  return spec_less_problem(path);
+}
+
+Problem load_problem(const fs::path& target, const std::optional<fs::path>& spec_override, const Dims& dim_overrides) {
+  ProblemSpec spec = locate_problem(target, spec_override);
+  KernelSignature signature = parse_kernel_signature(read_file(spec.kernel), display_path(spec.kernel), spec.entry);
+  return bind_problem(std::move(spec), std::move(signature), dim_overrides);
+}
+
+}  // namespace kopt::spec

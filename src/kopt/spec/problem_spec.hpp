@@ -1,0 +1,148 @@
+#pragma once
+// The problem spec, kopt.toml (DESIGN.md §2), and its binding to a kernel's signature into
+// concrete cases: every buffer's size and initial values, every scalar's value.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kopt/spec/expression.hpp"
+#include "kopt/spec/kernel_signature.hpp"
+
+namespace kopt::spec {
+
+enum class InitKind { normal, uniform, integers, zeros, ones };
+
+// How an input buffer is filled. normal(mean, stddev); uniform(lo, hi); int(lo, hi) draws
+// integers in [lo, hi] inclusive (index-like inputs); zeros; ones.
+struct InitSpec {
+  InitKind kind = InitKind::normal;
+  double a = 0;  // mean, lo
+  double b = 1;  // stddev, hi
+  std::string text() const;  // as a spec would write it: "normal", "uniform(-1,1)", "int(0,99)"
+  // Parses the spellings above; throws input_error quoting `text`.
+  static InitSpec parse(std::string_view text);
+};
+
+struct Tolerance {
+  double atol = 0;
+  double rtol = 0;
+};
+
+struct BufferSpec {
+  std::vector<Expression> shape;          // "M*K" is one dimension; ["M", "K"] is two
+  std::optional<InitSpec> init;           // on an output: the output is in-out
+  std::optional<Tolerance> tolerance;     // overrides [tolerance] for this output
+};
+
+struct WorkSpec {
+  std::optional<Expression> flops;  // FLOP per solve call
+  std::optional<Expression> bytes;  // minimum DRAM bytes per solve call
+};
+
+struct BuildSpec {
+  std::vector<std::string> flags;            // extra nvcc flags for the kernel and a .cu reference
+  std::string arch = "native";               // "native", "sm_90", "sm_90a", ...
+};
+
+struct TuneSpec {
+  std::vector<std::pair<std::string, std::vector<std::string>>> params;  // in spec order
+  std::vector<Expression> restrictions;
+};
+
+struct ProblemCase {
+  std::string name;  // "default" for [dims]; else the case's `name` key, else "M=1024 N=1024"
+  Dims dims;         // [dims] with the case's own values laid over them
+};
+
+struct ProblemSpec {
+  std::string name;                              // default: the folder's name
+  std::filesystem::path directory;               // relative paths resolve here
+  std::filesystem::path kernel;                  // absolute
+  std::optional<std::filesystem::path> reference;  // absolute; none: no reference
+  std::optional<std::string> entry;
+  std::vector<ProblemCase> cases;                // never empty after loading
+  std::map<std::string, BufferSpec, std::less<>> buffers;
+  std::optional<Tolerance> tolerance;
+  WorkSpec work;
+  BuildSpec build;
+  TuneSpec tune;
+  std::vector<std::string> guesses;              // what was inferred, one sentence each
+  std::optional<std::filesystem::path> spec_file;  // the kopt.toml read; none: a spec-less problem
+};
+
+// Parses kopt.toml text. Unknown keys are errors (a typo must not be silently ignored).
+// Throws input_error naming `file_name`, the key and, where known, the line.
+ProblemSpec parse_problem_spec(std::string_view toml_text, const std::filesystem::path& directory,
+                               std::string_view file_name);
+
+ProblemSpec load_problem_spec(const std::filesystem::path& toml_path);
+
+// As above, with `kernel` standing in for the spec's own kernel (a variant checked against
+// its problem's spec); the spec then need not name a kernel.
+ProblemSpec load_problem_spec(const std::filesystem::path& toml_path, const std::filesystem::path& kernel);
+
+// What the command line names as KERNEL:
+//  - a folder holding kopt.toml: that spec;
+//  - a .toml file: that spec;
+//  - a .cu file: kopt.toml beside it when there is one, with this file as the kernel (so a
+//    variant is checked against its problem's spec); else a spec-less problem whose guesses
+//    say what was assumed;
+// `spec_override` (--spec) names the spec explicitly, with `target` as the kernel.
+ProblemSpec locate_problem(const std::filesystem::path& target,
+                           const std::optional<std::filesystem::path>& spec_override = std::nullopt);
+
+// One kernel argument of one case.
+struct BoundBuffer {
+  std::string name;
+  const DType* dtype = nullptr;
+  std::int64_t elements = 0;
+  std::vector<std::int64_t> shape;   // product == elements
+  bool is_output = false;            // written by the kernel (output or in-out)
+  std::optional<InitSpec> init;      // inputs and in-out buffers; none: a pure output
+  Tolerance tolerance;               // for outputs
+
+  std::int64_t bytes() const { return elements * static_cast<std::int64_t>(dtype->bytes); }
+};
+
+struct BoundScalar {
+  std::string name;
+  const DType* dtype = nullptr;
+  Number value;  // checked to fit dtype
+};
+
+struct BoundArg {
+  std::optional<BoundBuffer> buffer;  // exactly one of buffer, scalar
+  std::optional<BoundScalar> scalar;
+};
+
+struct BoundCase {
+  std::string name;
+  Dims dims;
+  std::vector<BoundArg> args;  // in the order of the signature's parameters
+};
+
+struct Problem {
+  ProblemSpec spec;
+  KernelSignature signature;
+  std::vector<BoundCase> cases;
+  std::vector<std::string> guesses;  // the spec's guesses plus those made while binding
+};
+
+// Binds the spec to the signature, with `dim_overrides` (--dim) laid over every case.
+// Fills what can be inferred safely (a lone integer scalar sizes every buffer; default init
+// and tolerance by dtype) and records each guess; refuses with input_error, naming the
+// buffer or scalar, where a guess would be unsafe: a buffer whose size cannot be known, a
+// scalar without a value, a [buffers.X] that names no parameter, a shape with an unknown dim,
+// a size that is zero, negative or overflows, a value that does not fit its C type.
+Problem bind_problem(ProblemSpec spec, KernelSignature signature, const Dims& dim_overrides = {});
+
+// Reads the kernel, parses its signature (the spec's entry), binds. One call for the CLI.
+Problem load_problem(const std::filesystem::path& target,
+                     const std::optional<std::filesystem::path>& spec_override, const Dims& dim_overrides);
+
+}  // namespace kopt::spec

@@ -1,0 +1,49 @@
+#pragma once
+// Lexical helpers for reading CUDA source without a compiler: enough to find the entry
+// point and the kopt: annotations, not a C++ parser.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kopt::spec {
+
+struct LineComment {
+  int line = 0;             // 1-based
+  std::size_t offset = 0;   // of the "//" in the source
+  std::string text;         // after the "//"
+};
+
+struct CleanSource {
+  // The source with comments and the contents of string and character literals replaced by
+  // spaces, newlines kept, so offsets and line numbers still match the original. The
+  // literals "C" and "C++" are kept: `extern "C"` is what we look for.
+  std::string code;
+  std::vector<LineComment> comments;
+};
+
+CleanSource clean_source(std::string_view source);
+
+// Blanks preprocessor directives (with their continuation lines): a #define may hold
+// unbalanced braces or parentheses that would confuse the entry finder.
+std::string blank_preprocessor(std::string code);
+
+struct Token {
+  std::string text;
+  int line = 0;
+  std::size_t begin = 0;  // offsets into the code
+  std::size_t end = 0;
+
+  bool is_identifier() const;
+};
+
+// Identifiers and numbers, string literals, "::", "...", "&&", and single characters.
+std::vector<Token> tokenize(std::string_view code);
+
+// "unsigned  long\tint" -> "unsigned long int".
+std::string collapse_whitespace(std::string_view text);
+
+int line_at(std::string_view text, std::size_t offset);
+
+}  // namespace kopt::spec

@@ -1,0 +1,164 @@
+#include "kopt/verify/check.hpp"
+
+#include <fmt/format.h>
+
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+#include "kopt/run/device_probe.hpp"
+#include "kopt/run/problem_codec.hpp"
+#include "kopt/verify/reference.hpp"
+
+namespace kopt::verify {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+bool CheckReport::passed() const {
+  if (failure) return false;
+  for (const RunRecord& run : runs) {
+    if (!run.passed()) return false;
+  }
+  return !runs.empty();
+}
+
+std::string CheckReport::cause() const {
+  if (failure) return failure->message;
+  for (const RunRecord& run : runs) {
+    if (!run.passed()) return fmt::format("{} (case {}, seed {})", run.findings.front().message, run.case_name, run.seed);
+  }
+  return runs.empty() ? "no runs" : "";
+}
+
+std::string resolve_arch(const std::string& spec_arch, const std::optional<std::string>& option,
+                         const std::string& device_arch) {
+  if (option) return *option;
+  if (spec_arch.empty() || spec_arch == "native") return device_arch;
+  return spec_arch;
+}
+
+namespace {
+
+std::vector<std::uint64_t> seeds_of(const CheckOptions& options) {
+  if (options.seed_count < 1) throw input_error("--seeds must be at least 1 (got {})", options.seed_count);
+  std::vector<std::uint64_t> seeds;
+  for (int i = 0; i < options.seed_count; ++i) seeds.push_back(options.first_seed + static_cast<std::uint64_t>(i));
+  return seeds;
+}
+
+ReferenceOutputs reference_outputs(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,
+                                   CheckContext& context, build::Compiler* compiler, const std::string& arch) {
+  ReferenceContext reference_context{context.runner, context.cache_dir, context.worker};
+  if (is_python_reference(*problem.spec.reference)) return python_reference_outputs(problem, seeds, reference_context);
+  return cuda_reference_outputs(problem, seeds, reference_context, *compiler, arch);
+}
+
+std::string describe_reference(const spec::Problem& problem, const ReferenceOutputs& outputs) {
+  return fmt::format("{} ({}, {}; {} computed, {} cached)", problem.spec.reference->filename().string(), outputs.kind,
+                     outputs.backend, outputs.computed, outputs.cached);
+}
+
+KernelFailure failure_from_worker(const run::WorkerOutcome& outcome, std::chrono::duration<double> limit) {
+  std::string where = outcome.last_progress.empty() ? "" : " (" + outcome.last_progress + ")";
+  if (outcome.timed_out) {
+    return {"timeout",
+            fmt::format("solve did not finish within {:.0f} s{}; its worker was killed", limit.count(), where),
+            outcome.stderr_tail};
+  }
+  return {"crash", fmt::format("the worker running solve {}{}", outcome.failure.substr(outcome.failure.find(' ') + 1), where),
+          outcome.stderr_tail};
+}
+
+}  // namespace
+
+CheckReport run_check(const spec::Problem& problem, const CheckOptions& options, CheckContext& context) {
+  CheckReport report{.kernel = problem.spec.kernel,
+                     .problem_name = problem.spec.name,
+                     .entry = problem.signature.entry,
+                     .guesses = problem.guesses,
+                     .seeds = seeds_of(options),
+                     .cases = problem.cases};
+  fs::create_directories(context.cache_dir / "tmp");
+
+  // A Python reference needs no GPU and no compiler: its errors come first and cheapest.
+  std::optional<ReferenceOutputs> reference;
+  const bool python_reference = problem.spec.reference && is_python_reference(*problem.spec.reference);
+  if (python_reference) reference = reference_outputs(problem, report.seeds, context, nullptr, "");
+
+  TempDir work("check", context.cache_dir / "tmp");
+  run::DeviceInfo device = run::probe_device(context.runner, context.worker, work.path() / "probe");
+  report.device = device;
+  report.arch = resolve_arch(problem.spec.build.arch, options.arch, device.arch());
+
+  build::Compiler compiler(context.runner, build::find_nvcc(), context.cache_dir);
+  if (problem.spec.reference && !python_reference) {
+    reference = reference_outputs(problem, report.seeds, context, &compiler, report.arch);
+  }
+  report.reference = reference ? describe_reference(problem, *reference) : "none";
+
+  build::BuildOutcome build = compiler.compile({.source = problem.spec.kernel, .arch = report.arch,
+                                                .flags = problem.spec.build.flags, .defines = options.defines});
+  if (!build.ok()) {
+    report.failure = KernelFailure{"compile_error",
+                                   fmt::format("{} does not compile: {}", problem.spec.kernel.filename().string(),
+                                               build.failure->first_error),
+                                   build.failure->log};
+    return report;
+  }
+  report.build = build.artifact;
+
+  CheckJob job{.library = build.artifact->library,
+               .signature = problem.signature,
+               .cases = problem.cases,
+               .seeds = report.seeds,
+               .reference_dirs = reference ? reference->dirs : std::vector<std::vector<fs::path>>{},
+               .device = context.worker.device};
+  run::WorkerOutcome outcome = run::run_worker(context.runner, context.worker, check_job_to_json(job), work.path() / "check");
+  if (!outcome.result) {
+    report.failure = failure_from_worker(outcome, context.worker.time_limit);
+    return report;
+  }
+  run::rethrow_worker_error(*outcome.result);
+  CheckJobResult result = check_result_from_json(*outcome.result);
+  report.runs = std::move(result.runs);
+  if (result.fatal) {
+    report.failure = KernelFailure{std::string(finding_kind_name(result.fatal->kind)), result.fatal->message, ""};
+  }
+  return report;
+}
+
+json check_report_to_json(const CheckReport& report) {
+  json runs = json::array();
+  for (const RunRecord& run : report.runs) runs.push_back(run_record_to_json(run));
+  json cases = json::array();
+  for (const spec::BoundCase& c : report.cases) cases.push_back(run::case_to_json(c));
+  json build = nullptr;
+  if (report.build) {
+    build = {{"library", report.build->library.string()},
+             {"key", report.build->key},
+             {"command", report.build->command},
+             {"cache_hit", report.build->cache_hit},
+             {"compile_seconds", report.build->compile_seconds},
+             {"resources", report.build->resources}};
+  }
+  json failure = nullptr;
+  if (report.failure) {
+    failure = {{"kind", report.failure->kind}, {"message", report.failure->message}, {"detail", report.failure->detail}};
+  }
+  return {{"schema_version", 1},
+          {"kind", "check"},
+          {"kernel", report.kernel.string()},
+          {"problem", report.problem_name},
+          {"entry", report.entry},
+          {"guesses", report.guesses},
+          {"device", report.device},
+          {"arch", report.arch},
+          {"build", build},
+          {"reference", report.reference},
+          {"seeds", report.seeds},
+          {"cases", cases},
+          {"runs", runs},
+          {"failure", failure},
+          {"passed", report.passed()},
+          {"cause", report.cause()}};
+}
+
+}  // namespace kopt::verify

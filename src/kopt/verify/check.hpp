@@ -1,0 +1,72 @@
+#pragma once
+// `kopt check`: prove a kernel correct on every case and seed, before anything is timed.
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kopt/build/compiler.hpp"
+#include "kopt/core/process.hpp"
+#include "kopt/run/worker_launcher.hpp"
+#include "kopt/spec/problem_spec.hpp"
+#include "kopt/verify/check_job.hpp"
+
+namespace kopt::verify {
+
+struct CheckOptions {
+  int seed_count = 3;
+  std::uint64_t first_seed = 1;
+  std::optional<std::string> arch;                               // overrides [build] arch
+  std::vector<std::pair<std::string, std::string>> defines;      // -D overrides (variants, ablation)
+};
+
+struct CheckContext {
+  ProcessRunner& runner;
+  std::filesystem::path cache_dir;
+  run::WorkerSettings worker;
+};
+
+// A failure of the kernel as a whole, rather than of one run: it did not compile, it hung,
+// its worker crashed, or it faulted.
+struct KernelFailure {
+  std::string kind;     // "compile_error", "timeout", "crash", "fault", "out_of_memory"
+  std::string message;  // one line
+  std::string detail;   // compiler output or the worker's last stderr lines
+};
+
+struct CheckReport {
+  std::filesystem::path kernel;
+  std::string problem_name;
+  std::string entry;
+  std::vector<std::string> guesses;
+  nlohmann::json device;                       // DeviceInfo
+  std::string arch;
+  std::optional<build::BuildArtifact> build;
+  std::string reference;                       // "ref.cu (cuda, compiled for sm_90)", "none"
+  std::vector<std::uint64_t> seeds;
+  std::vector<spec::BoundCase> cases;
+  std::vector<RunRecord> runs;
+  std::optional<KernelFailure> failure;
+
+  bool passed() const;
+  // One line naming the cause of failure, with case and seed; empty when passed.
+  std::string cause() const;
+};
+
+// Throws Error for bad input (exit 2) and a missing environment (exit 3); a kernel that is
+// wrong, crashes or hangs is a report that did not pass (exit 1).
+CheckReport run_check(const spec::Problem& problem, const CheckOptions& options, CheckContext& context);
+
+// The arch to build for: the spec's [build] arch, the option, or the device's own.
+std::string resolve_arch(const std::string& spec_arch, const std::optional<std::string>& option,
+                         const std::string& device_arch);
+
+nlohmann::json check_report_to_json(const CheckReport& report);
+
+}  // namespace kopt::verify

@@ -1,0 +1,377 @@
+#include "kopt/verify/check_job.hpp"
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "kopt/core/error.hpp"
+#include "kopt/run/device_buffer.hpp"
+#include "kopt/run/device_info.hpp"
+#include "kopt/run/host_data.hpp"
+#include "kopt/run/kernel_library.hpp"
+#include "kopt/run/problem_codec.hpp"
+#include "kopt/run/worker_launcher.hpp"
+#include "kopt/verify/npy.hpp"
+
+namespace kopt::verify {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// Poison for the two runs: 0xFF makes every floating element NaN; 0x7F makes a large
+// finite float32 or a NaN half. Different bytes tell "never written" from "written the same".
+constexpr unsigned char kFirstPoison = 0xFF;
+constexpr unsigned char kSecondPoison = 0x7F;
+
+using Bytes = std::vector<std::byte>;
+
+// One kernel argument on both sides: its host data and its guarded device buffer.
+struct ArgumentData {
+  const spec::BoundBuffer* buffer = nullptr;  // null for scalars
+  run::ElementType type{};
+  Bytes initial;                              // inputs and in-out buffers
+  std::optional<run::GuardedDeviceBuffer> device;
+};
+
+std::vector<ArgumentData> allocate_arguments(const spec::BoundCase& bound_case) {
+  std::vector<ArgumentData> arguments;
+  for (const spec::BoundArg& arg : bound_case.args) {
+    ArgumentData data;
+    if (arg.buffer) {
+      data.buffer = &*arg.buffer;
+      data.type = run::element_type(*arg.buffer->dtype);
+      data.device.emplace(static_cast<std::size_t>(arg.buffer->bytes()));
+    }
+    arguments.push_back(std::move(data));
+  }
+  return arguments;
+}
+
+void generate_inputs(std::vector<ArgumentData>& arguments, std::uint64_t seed) {
+  for (ArgumentData& arg : arguments) {
+    if (arg.buffer == nullptr || !arg.buffer->init) continue;
+    arg.initial.resize(static_cast<std::size_t>(arg.buffer->bytes()));
+    run::fill_buffer(arg.initial, *arg.buffer->dtype, *arg.buffer->init, seed, arg.buffer->name);
+  }
+}
+
+// Lays out the inputs, poisons the pure outputs, arms the guards.
+void prepare_call(std::vector<ArgumentData>& arguments, unsigned char poison) {
+  for (ArgumentData& arg : arguments) {
+    if (arg.buffer == nullptr) continue;
+    arg.device->arm_guards();
+    if (arg.buffer->init) arg.device->upload(arg.initial);
+    else arg.device->fill(poison);
+  }
+}
+
+std::vector<run::KernelArgument> call_arguments(const std::vector<ArgumentData>& arguments,
+                                                const spec::BoundCase& bound_case) {
+  std::vector<run::KernelArgument> call;
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    if (arguments[i].buffer) call.push_back({.pointer = arguments[i].device->data()});
+    else call.push_back({.scalar = bound_case.args[i].scalar->value});
+  }
+  return call;
+}
+
+// Calls solve and waits for everything it launched. Returns the wall time; a launch error
+// seen by the library's own runtime is returned through `launch_error`.
+double call_solve(const run::KernelLibrary& library, const std::vector<run::KernelArgument>& call,
+                  std::optional<std::string>& launch_error) {
+  const auto start = std::chrono::steady_clock::now();
+  library.call(call);
+  launch_error = library.take_launch_error();
+  run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::vector<Bytes> download_outputs(const std::vector<ArgumentData>& arguments) {
+  std::vector<Bytes> outputs(arguments.size());
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    if (arguments[i].buffer == nullptr || !arguments[i].buffer->is_output) continue;
+    outputs[i].resize(arguments[i].device->size());
+    arguments[i].device->download(outputs[i]);
+  }
+  return outputs;
+}
+
+void check_inputs_and_guards(const std::vector<ArgumentData>& arguments, RunRecord& run) {
+  for (const ArgumentData& arg : arguments) {
+    if (arg.buffer == nullptr) continue;
+    const std::string& name = arg.buffer->name;
+    if (!arg.buffer->is_output) {
+      Bytes after(arg.device->size());
+      arg.device->download(after);
+      std::int64_t changed = first_changed_element(arg.initial, after, arg.buffer->dtype->bytes);
+      if (changed >= 0) {
+        run.findings.push_back({FindingKind::input_modified, name,
+                                fmt::format("solve wrote its input {} (first changed element {})", name, changed)});
+      }
+    }
+    auto [before, after] = arg.device->damaged_guard_bytes();
+    if (before > 0 || after > 0) {
+      std::string where = after > 0 ? fmt::format("{} bytes past the end", after) : "";
+      if (before > 0) where += fmt::format("{}{} bytes before the start", where.empty() ? "" : " and ", before);
+      run.findings.push_back({FindingKind::out_of_bounds_write, name,
+                              fmt::format("solve wrote out of bounds: {} of {}", where, name)});
+    }
+  }
+}
+
+void check_reruns(const std::vector<ArgumentData>& arguments, const std::vector<Bytes>& first,
+                  const std::vector<Bytes>& second, RunRecord& run) {
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    const spec::BoundBuffer* buffer = arguments[i].buffer;
+    if (buffer == nullptr || !buffer->is_output) continue;
+    RerunComparison rerun = compare_reruns(first[i], second[i], kFirstPoison, kSecondPoison, arguments[i].type,
+                                           buffer->dtype->bytes, buffer->tolerance);
+    if (buffer->init) rerun.unwritten_count = 0;  // an in-out buffer is never poisoned
+    if (rerun.unwritten_count > 0) {
+      run.findings.push_back(
+          {FindingKind::unwritten_output, buffer->name,
+           fmt::format("output {}: {} of {} elements were never written (first at index {})", buffer->name,
+                       rerun.unwritten_count, buffer->elements, rerun.first_unwritten_index)});
+    }
+    if (rerun.beyond_tolerance_count > 0) {
+      run.findings.push_back(
+          {FindingKind::race, buffer->name,
+           fmt::format("output {} changes between two runs on the same inputs at {} elements (first at index {}: "
+                       "{:g} then {:g}): a race or a read of uninitialized memory",
+                       buffer->name, rerun.beyond_tolerance_count, rerun.first_beyond_tolerance_index,
+                       rerun.first_beyond_values[0], rerun.first_beyond_values[1])});
+    }
+    if (rerun.differing_count > 0) {
+      run.bitwise_reproducible = false;
+      if (rerun.beyond_tolerance_count == 0) {
+        run.notes.push_back(fmt::format(
+            "output {} is not bitwise reproducible: {} elements differ between runs, all within tolerance "
+            "(atomics or a varying reduction order)",
+            buffer->name, rerun.differing_count));
+      }
+    }
+  }
+}
+
+void compare_with_reference(const std::vector<ArgumentData>& arguments, const std::vector<Bytes>& outputs,
+                            const fs::path& reference_dir, RunRecord& run) {
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    const spec::BoundBuffer* buffer = arguments[i].buffer;
+    if (buffer == nullptr || !buffer->is_output) continue;
+    NpyArray expected = read_npy(reference_dir / (buffer->name + ".npy"));
+    if (expected.data.size() != outputs[i].size()) {
+      throw input_error("reference output {} has {} bytes, the kernel's has {}", buffer->name, expected.data.size(),
+                        outputs[i].size());
+    }
+    OutputError error = compare_to_reference(buffer->name, outputs[i], expected.data, arguments[i].type,
+                                             buffer->dtype->bytes, buffer->tolerance);
+    if (!error.passed()) {
+      run.findings.push_back(
+          {FindingKind::mismatch, buffer->name,
+           fmt::format("output {}: {} of {} elements outside atol={:g} rtol={:g} (first at index {}: got {:g}, "
+                       "expected {:g}; max abs error {:g})",
+                       buffer->name, error.bad_count, error.elements, error.tolerance.atol, error.tolerance.rtol,
+                       error.first_bad_index, error.first_bad_value, error.first_bad_expected, error.max_abs_error)});
+    }
+    run.outputs.push_back(std::move(error));
+  }
+}
+
+void dump_outputs(const std::vector<ArgumentData>& arguments, const std::vector<Bytes>& outputs, const fs::path& dir) {
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    const spec::BoundBuffer* buffer = arguments[i].buffer;
+    if (buffer == nullptr || !buffer->is_output) continue;
+    write_npy(dir / (buffer->name + ".npy"), buffer->dtype->numpy_descr, buffer->elements, outputs[i]);
+  }
+}
+
+// Findings are listed most fundamental first, so that findings[0] is the cause.
+void order_findings(RunRecord& run) {
+  std::stable_sort(run.findings.begin(), run.findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.kind < b.kind; });
+}
+
+RunRecord run_one_seed(const CheckJob& job, const run::KernelLibrary& library, std::size_t case_index,
+                       std::size_t seed_index, std::vector<ArgumentData>& arguments) {
+  const spec::BoundCase& bound_case = job.cases[case_index];
+  const std::uint64_t seed = job.seeds[seed_index];
+  RunRecord run{.case_name = bound_case.name, .case_index = static_cast<int>(case_index), .seed = seed};
+  run::report_progress(fmt::format("case {} seed {}: first call", bound_case.name, seed));
+  generate_inputs(arguments, seed);
+  const std::vector<run::KernelArgument> call = call_arguments(arguments, bound_case);
+
+  std::optional<std::string> launch_error;
+  prepare_call(arguments, kFirstPoison);
+  run.solve_wall_seconds = call_solve(library, call, launch_error);
+  if (launch_error) {
+    run.findings.push_back({FindingKind::launch_error, "", "a kernel launch in solve failed: " + *launch_error});
+  }
+  std::vector<Bytes> first = download_outputs(arguments);
+  check_inputs_and_guards(arguments, run);
+
+  run::report_progress(fmt::format("case {} seed {}: second call", bound_case.name, seed));
+  prepare_call(arguments, kSecondPoison);
+  call_solve(library, call, launch_error);
+  std::vector<Bytes> second = download_outputs(arguments);
+  check_reruns(arguments, first, second, run);
+
+  if (!job.reference_dirs.empty()) compare_with_reference(arguments, first, job.reference_dirs[case_index][seed_index], run);
+  if (!job.dump_dirs.empty()) dump_outputs(arguments, first, job.dump_dirs[case_index][seed_index]);
+  order_findings(run);
+  return run;
+}
+
+Finding finding_from_cuda(const run::CudaFailure& failure) {
+  if (failure.out_of_memory) {
+    return {FindingKind::out_of_memory, "", fmt::format("out of device memory ({})", failure.call)};
+  }
+  return {FindingKind::fault, "", fmt::format("solve faulted: {} (reported by {})", failure.message, failure.call)};
+}
+
+}  // namespace
+
+CheckJobResult execute_check_job(const CheckJob& job) {
+  CheckJobResult result;
+  result.device = run::query_device(job.device);
+  run::check_cuda(cudaSetDevice(job.device), "cudaSetDevice");
+  run::KernelLibrary library(job.library, job.signature);
+  for (std::size_t c = 0; c < job.cases.size(); ++c) {
+    try {
+      run::report_progress(fmt::format("case {}: allocating", job.cases[c].name));
+      std::vector<ArgumentData> arguments = allocate_arguments(job.cases[c]);
+      for (std::size_t s = 0; s < job.seeds.size(); ++s) {
+        result.runs.push_back(run_one_seed(job, library, c, s, arguments));
+      }
+    } catch (const run::CudaFailure& failure) {
+      // After a fault the context is unusable: every later call would fail the same way.
+      result.fatal = finding_from_cuda(failure);
+      result.fatal->message = fmt::format("case {}: {}", job.cases[c].name, result.fatal->message);
+      return result;
+    }
+  }
+  return result;
+}
+
+std::string_view finding_kind_name(FindingKind kind) {
+  switch (kind) {
+    case FindingKind::out_of_memory: return "out_of_memory";
+    case FindingKind::fault: return "fault";
+    case FindingKind::launch_error: return "launch_error";
+    case FindingKind::unwritten_output: return "unwritten_output";
+    case FindingKind::input_modified: return "input_modified";
+    case FindingKind::out_of_bounds_write: return "out_of_bounds_write";
+    case FindingKind::race: return "race";
+    case FindingKind::mismatch: return "mismatch";
+  }
+  return "unknown";
+}
+
+namespace {
+
+FindingKind finding_kind_from_name(const std::string& name) {
+  for (int k = 0; k <= static_cast<int>(FindingKind::mismatch); ++k) {
+    if (finding_kind_name(static_cast<FindingKind>(k)) == name) return static_cast<FindingKind>(k);
+  }
+  throw input_error("unknown finding kind \"{}\" in a worker result", name);
+}
+
+json finding_to_json(const Finding& f) {
+  return {{"kind", finding_kind_name(f.kind)}, {"buffer", f.buffer}, {"message", f.message}};
+}
+
+Finding finding_from_json(const json& in) {
+  return {finding_kind_from_name(in.at("kind")), in.at("buffer"), in.at("message")};
+}
+
+json paths_to_json(const std::vector<std::vector<fs::path>>& paths) {
+  json out = json::array();
+  for (const auto& row : paths) {
+    json r = json::array();
+    for (const fs::path& p : row) r.push_back(p.string());
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<std::vector<fs::path>> paths_from_json(const json& in) {
+  std::vector<std::vector<fs::path>> paths;
+  for (const json& row : in) {
+    std::vector<fs::path> r;
+    for (const json& p : row) r.emplace_back(p.get<std::string>());
+    paths.push_back(std::move(r));
+  }
+  return paths;
+}
+
+RunRecord run_record_from_json(const json& in) {
+  RunRecord run{.case_name = in.at("case"), .case_index = in.at("case_index"), .seed = in.at("seed")};
+  for (const json& f : in.at("findings")) run.findings.push_back(finding_from_json(f));
+  run.outputs = in.at("outputs").get<std::vector<OutputError>>();
+  run.bitwise_reproducible = in.at("bitwise_reproducible");
+  run.notes = in.at("notes").get<std::vector<std::string>>();
+  run.solve_wall_seconds = in.at("solve_wall_seconds");
+  return run;
+}
+
+}  // namespace
+
+json run_record_to_json(const RunRecord& run) {
+  json findings = json::array();
+  for (const Finding& f : run.findings) findings.push_back(finding_to_json(f));
+  return {{"case", run.case_name},
+          {"case_index", run.case_index},
+          {"seed", run.seed},
+          {"passed", run.passed()},
+          {"findings", findings},
+          {"outputs", run.outputs},
+          {"bitwise_reproducible", run.bitwise_reproducible},
+          {"notes", run.notes},
+          {"solve_wall_seconds", run.solve_wall_seconds}};
+}
+
+json check_job_to_json(const CheckJob& job) {
+  json cases = json::array();
+  for (const spec::BoundCase& c : job.cases) cases.push_back(run::case_to_json(c));
+  return {{"kind", "check"},
+          {"schema_version", 1},
+          {"library", job.library.string()},
+          {"signature", run::signature_to_json(job.signature)},
+          {"cases", cases},
+          {"seeds", job.seeds},
+          {"reference_dirs", paths_to_json(job.reference_dirs)},
+          {"dump_dirs", paths_to_json(job.dump_dirs)},
+          {"device", job.device}};
+}
+
+CheckJob check_job_from_json(const json& in) {
+  CheckJob job;
+  job.library = in.at("library").get<std::string>();
+  job.signature = run::signature_from_json(in.at("signature"));
+  for (const json& c : in.at("cases")) job.cases.push_back(run::case_from_json(c));
+  job.seeds = in.at("seeds").get<std::vector<std::uint64_t>>();
+  job.reference_dirs = paths_from_json(in.at("reference_dirs"));
+  job.dump_dirs = paths_from_json(in.at("dump_dirs"));
+  job.device = in.at("device");
+  return job;
+}
+
+json check_result_to_json(const CheckJobResult& result) {
+  json runs = json::array();
+  for (const RunRecord& run : result.runs) runs.push_back(run_record_to_json(run));
+  return {{"kind", "check"},
+          {"device", result.device},
+          {"runs", runs},
+          {"fatal", result.fatal ? finding_to_json(*result.fatal) : json(nullptr)}};
+}
+
+CheckJobResult check_result_from_json(const json& in) {
+  CheckJobResult result;
+  result.device = in.at("device");
+  for (const json& run : in.at("runs")) result.runs.push_back(run_record_from_json(run));
+  if (!in.at("fatal").is_null()) result.fatal = finding_from_json(in.at("fatal"));
+  return result;
+}
+
+}  // namespace kopt::verify

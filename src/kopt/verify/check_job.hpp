@@ -1,0 +1,82 @@
+#pragma once
+// A verification job, run inside a worker process: for each case and seed, fresh inputs,
+// poisoned outputs, guarded buffers, two calls of solve, and every check DESIGN.md §4
+// names. The same job, run on a reference library, produces the reference outputs.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kopt/spec/kernel_signature.hpp"
+#include "kopt/spec/problem_spec.hpp"
+#include "kopt/verify/output_comparison.hpp"
+
+namespace kopt::verify {
+
+// What can be wrong with a kernel, most fundamental first: a run reports its first
+// finding as the cause.
+enum class FindingKind {
+  out_of_memory,
+  fault,
+  launch_error,
+  unwritten_output,
+  input_modified,
+  out_of_bounds_write,
+  race,
+  mismatch,
+};
+
+std::string_view finding_kind_name(FindingKind kind);  // "unwritten_output"
+
+struct Finding {
+  FindingKind kind;
+  std::string buffer;   // the buffer concerned, when there is one
+  std::string message;  // one line
+};
+
+struct RunRecord {
+  std::string case_name;
+  int case_index = 0;
+  std::uint64_t seed = 0;
+  std::vector<Finding> findings;
+  std::vector<OutputError> outputs;   // against the reference; empty without one
+  bool bitwise_reproducible = true;
+  std::vector<std::string> notes;
+  double solve_wall_seconds = 0;      // host wall time of the first call, synchronize included
+
+  bool passed() const { return findings.empty(); }
+};
+
+struct CheckJob {
+  std::filesystem::path library;
+  spec::KernelSignature signature;
+  std::vector<spec::BoundCase> cases;
+  std::vector<std::uint64_t> seeds;
+  // reference_dirs[case][seed] holds <output>.npy; empty: no reference.
+  std::vector<std::vector<std::filesystem::path>> reference_dirs;
+  // When set, the first run's outputs are written to dump_dirs[case][seed]/<output>.npy:
+  // the job is then producing reference outputs.
+  std::vector<std::vector<std::filesystem::path>> dump_dirs;
+  int device = 0;
+};
+
+struct CheckJobResult {
+  nlohmann::json device;              // DeviceInfo
+  std::vector<RunRecord> runs;
+  std::optional<Finding> fatal;       // a fault or OOM that ended the job early
+};
+
+nlohmann::json check_job_to_json(const CheckJob& job);
+CheckJob check_job_from_json(const nlohmann::json& in);
+nlohmann::json check_result_to_json(const CheckJobResult& result);
+CheckJobResult check_result_from_json(const nlohmann::json& in);
+nlohmann::json run_record_to_json(const RunRecord& run);
+
+// Worker side. Throws an environment Error when there is no usable GPU.
+CheckJobResult execute_check_job(const CheckJob& job);
+
+}  // namespace kopt::verify

@@ -1,0 +1,90 @@
+#include "kopt/verify/npy.hpp"
+
+#include <cstring>
+#include <regex>
+
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+
+namespace kopt::verify {
+namespace fs = std::filesystem;
+
+namespace {
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr std::size_t kMagicBytes = 6;
+
+std::size_t descr_bytes(const std::string& descr) { return std::stoul(descr.substr(2)); }
+}  // namespace
+
+std::string npy_header(const std::string& descr, std::int64_t elements) {
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" +
+                     std::to_string(elements) + ",), }";
+  // Magic (6) + version (2) + header length (2) + dict + padding + '\n', a multiple of 64.
+  std::size_t unpadded = kMagicBytes + 4 + dict.size() + 1;
+  dict.append((64 - unpadded % 64) % 64, ' ');
+  dict += '\n';
+  std::string header(kMagic, kMagicBytes);
+  header += '\x01';
+  header += '\x00';
+  header += static_cast<char>(dict.size() & 0xff);
+  header += static_cast<char>((dict.size() >> 8) & 0xff);
+  return header + dict;
+}
+
+void write_npy(const fs::path& path, const std::string& descr, std::int64_t elements,
+               std::span<const std::byte> data) {
+  std::string content = npy_header(descr, elements);
+  content.append(reinterpret_cast<const char*>(data.data()), data.size());
+  write_file_atomic(path, content);
+}
+
+NpyArray read_npy(const fs::path& path) {
+  std::string content = read_file(path);
+  auto bad = [&](const std::string& why) { return input_error("{} is not a usable .npy file: {}", path.string(), why); };
+  if (content.size() < 10 || content.compare(0, kMagicBytes, kMagic, kMagicBytes) != 0) throw bad("no NUMPY magic");
+  const int major = static_cast<unsigned char>(content[6]);
+  std::size_t header_length = 0;
+  std::size_t header_start = 0;
+  if (major == 1) {
+    header_length = static_cast<unsigned char>(content[8]) | (static_cast<unsigned char>(content[9]) << 8);
+    header_start = 10;
+  } else if (major == 2 || major == 3) {
+    if (content.size() < 12) throw bad("truncated header");
+    header_length = 0;
+    for (int i = 0; i < 4; ++i) header_length |= static_cast<std::size_t>(static_cast<unsigned char>(content[8 + i])) << (8 * i);
+    header_start = 12;
+  } else {
+    throw bad("format version " + std::to_string(major));
+  }
+  if (header_start + header_length > content.size()) throw bad("truncated header");
+  const std::string header = content.substr(header_start, header_length);
+
+  static const std::regex kDescr(R"('descr'\s*:\s*'([<>|=][a-zA-Z]\d+)')");
+  static const std::regex kFortran(R"('fortran_order'\s*:\s*(True|False))");
+  static const std::regex kShape(R"('shape'\s*:\s*\(([^)]*)\))");
+  std::smatch match;
+  NpyArray array;
+  if (!std::regex_search(header, match, kDescr)) throw bad("no descr");
+  array.descr = match[1].str();
+  if (array.descr[0] == '>') throw bad("big-endian data");
+  if (array.descr[0] == '=') array.descr[0] = '<';
+  if (std::regex_search(header, match, kFortran) && match[1] == "True") throw bad("Fortran order");
+  if (!std::regex_search(header, match, kShape)) throw bad("no shape");
+  array.elements = 1;
+  static const std::regex kDim(R"(\d+)");
+  const std::string dims = match[1].str();
+  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), kDim); it != std::sregex_iterator(); ++it) {
+    array.elements *= std::stoll(it->str());
+  }
+  const std::size_t data_start = header_start + header_length;
+  const std::size_t expected = static_cast<std::size_t>(array.elements) * descr_bytes(array.descr);
+  if (content.size() - data_start != expected) {
+    throw bad("holds " + std::to_string(content.size() - data_start) + " data bytes, the header says " +
+              std::to_string(expected));
+  }
+  array.data.resize(expected);
+  std::memcpy(array.data.data(), content.data() + data_start, expected);
+  return array;
+}
+
+}  // namespace kopt::verify

@@ -1,0 +1,33 @@
+#pragma once
+// NumPy .npy files (format version 1.0), the way data travels to and from the Python
+// reference runner. Written by hand: the format is a short header and raw bytes, and no
+// C++ library for it is packaged in Debian. Only what kopt exchanges is supported: 1-D,
+// little-endian, C order.
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace kopt::verify {
+
+struct NpyArray {
+  std::string descr;          // "<f4", "|u1", ...
+  std::int64_t elements = 0;
+  std::vector<std::byte> data;
+};
+
+// Writes atomically.
+void write_npy(const std::filesystem::path& path, const std::string& descr, std::int64_t elements,
+               std::span<const std::byte> data);
+
+// Throws input_error naming the file when it is not a 1-D (or 0-D/N-D C-order, read flat)
+// little-endian .npy.
+NpyArray read_npy(const std::filesystem::path& path);
+
+// The header kopt writes, exposed for tests.
+std::string npy_header(const std::string& descr, std::int64_t elements);
+
+}  // namespace kopt::verify

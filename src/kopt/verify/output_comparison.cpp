@@ -1,0 +1,136 @@
+#include "kopt/verify/output_comparison.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace kopt::verify {
+
+bool within_tolerance(double out, double ref, const spec::Tolerance& tolerance) {
+  if (std::isnan(out) || std::isnan(ref)) return std::isnan(out) && std::isnan(ref);
+  if (std::isinf(out) || std::isinf(ref)) return out == ref;
+  return std::fabs(out - ref) <= tolerance.atol + tolerance.rtol * std::fabs(ref);
+}
+
+OutputError compare_to_reference(std::string name, std::span<const std::byte> out, std::span<const std::byte> ref,
+                                 run::ElementType type, std::size_t element_bytes, const spec::Tolerance& tolerance) {
+  OutputError error{.name = std::move(name), .tolerance = tolerance};
+  error.elements = static_cast<std::int64_t>(std::min(out.size(), ref.size()) / element_bytes);
+  double abs_sum = 0, diff_squares = 0, ref_squares = 0;
+  for (std::int64_t i = 0; i < error.elements; ++i) {
+    const double o = run::element_as_double(out.data(), type, i);
+    const double r = run::element_as_double(ref.data(), type, i);
+    if (!within_tolerance(o, r, tolerance)) {
+      if (error.bad_count++ == 0) {
+        error.first_bad_index = i;
+        error.first_bad_value = o;
+        error.first_bad_expected = r;
+      }
+    }
+    if (!std::isfinite(o) || !std::isfinite(r)) continue;
+    const double diff = std::fabs(o - r);
+    error.max_abs_error = std::max(error.max_abs_error, diff);
+    abs_sum += diff;
+    if (r != 0) error.max_rel_error = std::max(error.max_rel_error, diff / std::fabs(r));
+    diff_squares += diff * diff;
+    ref_squares += r * r;
+  }
+  if (error.elements > 0) error.mean_abs_error = abs_sum / static_cast<double>(error.elements);
+  error.rel_l2_error = ref_squares > 0 ? std::sqrt(diff_squares / ref_squares) : std::sqrt(diff_squares);
+  return error;
+}
+
+namespace {
+bool all_bytes(const std::byte* element, std::size_t bytes, unsigned char value) {
+  for (std::size_t b = 0; b < bytes; ++b) {
+    if (static_cast<unsigned char>(element[b]) != value) return false;
+  }
+  return true;
+}
+}  // namespace
+
+RerunComparison compare_reruns(std::span<const std::byte> first, std::span<const std::byte> second,
+                               unsigned char first_poison, unsigned char second_poison, run::ElementType type,
+                               std::size_t element_bytes, const spec::Tolerance& tolerance) {
+  RerunComparison result;
+  const auto elements = static_cast<std::int64_t>(std::min(first.size(), second.size()) / element_bytes);
+  for (std::int64_t i = 0; i < elements; ++i) {
+    const std::byte* a = first.data() + i * static_cast<std::int64_t>(element_bytes);
+    const std::byte* b = second.data() + i * static_cast<std::int64_t>(element_bytes);
+    if (std::memcmp(a, b, element_bytes) == 0) continue;
+    if (all_bytes(a, element_bytes, first_poison) && all_bytes(b, element_bytes, second_poison)) {
+      if (result.unwritten_count++ == 0) result.first_unwritten_index = i;
+      continue;
+    }
+    ++result.differing_count;
+    const double x = run::element_as_double(first.data(), type, i);
+    const double y = run::element_as_double(second.data(), type, i);
+    if (!within_tolerance(x, y, tolerance)) {
+      if (result.beyond_tolerance_count++ == 0) {
+        result.first_beyond_tolerance_index = i;
+        result.first_beyond_values[0] = x;
+        result.first_beyond_values[1] = y;
+      }
+    }
+  }
+  return result;
+}
+
+std::int64_t first_changed_element(std::span<const std::byte> before, std::span<const std::byte> after,
+                                   std::size_t element_bytes) {
+  const std::size_t size = std::min(before.size(), after.size());
+  if (std::memcmp(before.data(), after.data(), size) == 0) return -1;
+  for (std::size_t i = 0; i < size; ++i) {
+    if (before[i] != after[i]) return static_cast<std::int64_t>(i / element_bytes);
+  }
+  return -1;
+}
+
+namespace {
+// JSON has no NaN or infinity; such values are written as strings.
+nlohmann::json number(double value) {
+  if (std::isfinite(value)) return value;
+  return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
+}
+double number_from(const nlohmann::json& in) {
+  if (in.is_number()) return in.get<double>();
+  const std::string text = in.get<std::string>();
+  if (text == "inf") return INFINITY;
+  if (text == "-inf") return -INFINITY;
+  return NAN;
+}
+}  // namespace
+
+void to_json(nlohmann::json& out, const OutputError& e) {
+  out = {{"name", e.name},
+         {"elements", e.elements},
+         {"atol", e.tolerance.atol},
+         {"rtol", e.tolerance.rtol},
+         {"max_abs_error", number(e.max_abs_error)},
+         {"mean_abs_error", number(e.mean_abs_error)},
+         {"max_rel_error", number(e.max_rel_error)},
+         {"rel_l2_error", number(e.rel_l2_error)},
+         {"bad_count", e.bad_count},
+         {"first_bad_index", e.first_bad_index},
+         {"first_bad_value", number(e.first_bad_value)},
+         {"first_bad_expected", number(e.first_bad_expected)},
+         {"passed", e.passed()}};
+}
+
+void from_json(const nlohmann::json& in, OutputError& e) {
+  e.name = in.at("name");
+  e.elements = in.at("elements");
+  e.tolerance = {.atol = in.at("atol"), .rtol = in.at("rtol")};
+  e.max_abs_error = number_from(in.at("max_abs_error"));
+  e.mean_abs_error = number_from(in.at("mean_abs_error"));
+  e.max_rel_error = number_from(in.at("max_rel_error"));
+  e.rel_l2_error = number_from(in.at("rel_l2_error"));
+  e.bad_count = in.at("bad_count");
+  e.first_bad_index = in.at("first_bad_index");
+  e.first_bad_value = number_from(in.at("first_bad_value"));
+  e.first_bad_expected = number_from(in.at("first_bad_expected"));
+}
+
+}  // namespace kopt::verify

@@ -1,0 +1,226 @@
+#include "kopt/verify/reference.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <sstream>
+
+#include "kopt/core/embedded_files.hpp"
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+#include "kopt/core/hash.hpp"
+#include "kopt/run/host_data.hpp"
+#include "kopt/run/device_probe.hpp"
+#include "kopt/run/problem_codec.hpp"
+#include "kopt/verify/check_job.hpp"
+#include "kopt/verify/npy.hpp"
+
+namespace kopt::verify {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::string_view kReferenceCacheVersion = "kopt-reference-1";
+constexpr std::string_view kCompleteMarker = "complete.json";
+
+// The folder for one (reference, case, seed); `reference_identity` is the hash of what
+// determines the reference's behaviour (its source, or its build key).
+fs::path cache_dir_for(const fs::path& cache_dir, const std::string& reference_identity, const spec::Problem& problem,
+                       const spec::BoundCase& bound_case, std::uint64_t seed) {
+  std::string key = ContentHasher()
+                        .add(kReferenceCacheVersion)
+                        .add(std::to_string(run::kInputGeneratorVersion))
+                        .add(reference_identity)
+                        .add(run::signature_to_json(problem.signature).dump())
+                        .add(run::case_to_json(bound_case).dump())
+                        .add(std::to_string(seed))
+                        .hex();
+  return cache_dir / "reference" / key;
+}
+
+bool is_complete(const fs::path& dir) { return fs::exists(dir / kCompleteMarker); }
+
+void mark_complete(const fs::path& dir, const json& about) { write_file_atomic(dir / kCompleteMarker, about.dump(2)); }
+
+std::string reference_name(const spec::Problem& problem) { return problem.spec.reference->filename().string(); }
+
+fs::path runner_script(const fs::path& cache_dir) {
+  const std::string script = data_file("python/kopt_reference_runner.py");
+  fs::path path = cache_dir / "python" / ("kopt_reference_runner-" + content_hash(script).substr(0, 12) + ".py");
+  if (!fs::exists(path)) write_file_atomic(path, script);
+  return path;
+}
+
+// Writes the inputs of one (case, seed) as .npy files and returns the runner's manifest.
+json write_manifest(const spec::Problem& problem, const spec::BoundCase& bound_case, std::uint64_t seed,
+                    const fs::path& input_dir, const fs::path& output_dir) {
+  json params = json::array();
+  for (const spec::BoundArg& arg : bound_case.args) {
+    if (arg.scalar) {
+      params.push_back({{"name", arg.scalar->name}, {"kind", "scalar"}, {"dtype", arg.scalar->dtype->name},
+                        {"value", run::number_to_json(arg.scalar->value)}});
+      continue;
+    }
+    const spec::BoundBuffer& b = *arg.buffer;
+    json param = {{"name", b.name}, {"kind", "buffer"}, {"dtype", b.dtype->name}, {"shape", b.shape}};
+    param["role"] = !b.is_output ? "input" : (b.init ? "inout" : "output");
+    if (b.init) {
+      std::vector<std::byte> data(static_cast<std::size_t>(b.bytes()));
+      run::fill_buffer(data, *b.dtype, *b.init, seed, b.name);
+      fs::path path = input_dir / (b.name + ".npy");
+      write_npy(path, b.dtype->numpy_descr, b.elements, data);
+      param["path"] = path.string();
+    }
+    if (b.is_output) param["output_path"] = (output_dir / (b.name + ".npy")).string();
+    params.push_back(param);
+  }
+  return {{"reference", problem.spec.reference->string()}, {"device", "auto"}, {"params", params}};
+}
+
+// The runner's last stderr line says what went wrong with the reference itself.
+std::string runner_error(const ProcessResult& result) {
+  std::istringstream in(result.err);
+  std::string reason;
+  for (std::string line; std::getline(in, line);) {
+    if (auto at = line.find("REFERENCE_ERROR: "); at != std::string::npos) reason = line.substr(at + 17);
+  }
+  return reason.empty() ? fmt::format("the reference runner {}: {}", result.outcome(), result.output_tail(3)) : reason;
+}
+
+void check_outputs_exist(const spec::Problem& problem, const spec::BoundCase& bound_case, const fs::path& dir) {
+  for (const spec::BoundArg& arg : bound_case.args) {
+    if (!arg.buffer || !arg.buffer->is_output) continue;
+    NpyArray array = read_npy(dir / (arg.buffer->name + ".npy"));
+    if (array.elements != arg.buffer->elements) {
+      throw input_error("reference {} produced {} elements for output {}, the spec says {}", reference_name(problem),
+                        array.elements, arg.buffer->name, arg.buffer->elements);
+    }
+  }
+}
+
+}  // namespace
+
+bool is_python_reference(const fs::path& reference) { return reference.extension() == ".py"; }
+
+fs::path find_python() {
+  if (const char* python = std::getenv("KOPT_PYTHON"); python && *python) {
+    if (auto found = find_program(python)) return *found;
+    throw environment_error("KOPT_PYTHON={} is not an executable", python);
+  }
+  if (auto found = find_program("python3")) return *found;
+  throw environment_error("python3 not found: a .py reference needs Python 3 with numpy (or torch)");
+}
+
+ReferenceOutputs python_reference_outputs(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,
+                                          ReferenceContext& context) {
+  const std::string identity = content_hash(read_file(*problem.spec.reference));
+  ReferenceOutputs outputs{.kind = "python"};
+  std::vector<fs::path> manifests;
+  std::vector<std::pair<fs::path, json>> pending;  // output dir, what it was made from
+  TempDir inputs("reference-inputs", context.cache_dir / "tmp");
+  for (std::size_t c = 0; c < problem.cases.size(); ++c) {
+    outputs.dirs.emplace_back();
+    for (std::uint64_t seed : seeds) {
+      fs::path dir = cache_dir_for(context.cache_dir, identity, problem, problem.cases[c], seed);
+      outputs.dirs.back().push_back(dir);
+      if (is_complete(dir)) {
+        ++outputs.cached;
+        continue;
+      }
+      fs::path input_dir = inputs.path() / fmt::format("case{}-seed{}", c, seed);
+      fs::create_directories(input_dir);
+      fs::create_directories(dir);
+      json manifest = write_manifest(problem, problem.cases[c], seed, input_dir, dir);
+      manifests.push_back(input_dir / "manifest.json");
+      write_file_atomic(manifests.back(), manifest.dump(2));
+      pending.push_back({dir, {{"reference", problem.spec.reference->string()}, {"case", problem.cases[c].name},
+                               {"seed", seed}}});
+    }
+  }
+  if (manifests.empty()) return outputs;
+
+  std::vector<std::string> argv{find_python().string(), runner_script(context.cache_dir).string()};
+  for (const fs::path& manifest : manifests) argv.push_back(manifest.string());
+  ProcessResult result = context.runner.run({.argv = argv, .time_limit = context.worker.time_limit * 4});
+  if (result.timed_out) {
+    throw input_error("reference {} did not finish within {:.0f} s", reference_name(problem), result.seconds);
+  }
+  if (!result.ok()) {
+    throw Error(result.exit_status == 3 ? ExitCode::environment : ExitCode::bad_input,
+                fmt::format("reference {} failed: {}", reference_name(problem), runner_error(result)));
+  }
+  // The runner prints one JSON line per manifest saying what ran it.
+  std::istringstream lines(result.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("{")) outputs.backend = json::parse(line).value("backend", "") + " on " +
+                                                 json::parse(line).value("device", "");
+  }
+  for (std::size_t c = 0, p = 0; c < problem.cases.size(); ++c) {
+    for (std::size_t s = 0; s < seeds.size(); ++s) {
+      if (p < pending.size() && pending[p].first == outputs.dirs[c][s]) {
+        check_outputs_exist(problem, problem.cases[c], pending[p].first);
+        mark_complete(pending[p].first, pending[p].second);
+        ++outputs.computed;
+        ++p;
+      }
+    }
+  }
+  return outputs;
+}
+
+ReferenceOutputs cuda_reference_outputs(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,
+                                        ReferenceContext& context, build::Compiler& compiler, const std::string& arch) {
+  build::BuildOutcome build = compiler.compile({.source = *problem.spec.reference, .arch = arch,
+                                                .flags = problem.spec.build.flags});
+  if (!build.ok()) {
+    throw input_error("reference {} does not compile: {}", reference_name(problem), build.failure->first_error);
+  }
+  ReferenceOutputs outputs{.kind = "cuda", .backend = "compiled for " + arch};
+  CheckJob job{.library = build.artifact->library, .signature = problem.signature, .device = context.worker.device};
+  std::vector<std::size_t> case_of_job;
+  for (std::size_t c = 0; c < problem.cases.size(); ++c) {
+    outputs.dirs.emplace_back();
+    bool all_cached = true;
+    for (std::uint64_t seed : seeds) {
+      outputs.dirs.back().push_back(cache_dir_for(context.cache_dir, build.artifact->key, problem, problem.cases[c], seed));
+      all_cached = all_cached && is_complete(outputs.dirs.back().back());
+    }
+    if (all_cached) {
+      outputs.cached += static_cast<int>(seeds.size());
+      continue;
+    }
+    job.cases.push_back(problem.cases[c]);
+    job.dump_dirs.push_back(outputs.dirs.back());
+    case_of_job.push_back(c);
+  }
+  if (job.cases.empty()) return outputs;
+  job.seeds = seeds;
+
+  TempDir work("reference-job", context.cache_dir / "tmp");
+  run::WorkerOutcome outcome = run::run_worker(context.runner, context.worker, check_job_to_json(job), work.path());
+  if (!outcome.result) {
+    throw input_error("reference {} failed: {}{}", reference_name(problem), outcome.failure,
+                      outcome.last_progress.empty() ? "" : " during " + outcome.last_progress);
+  }
+  run::rethrow_worker_error(*outcome.result);
+  CheckJobResult result = check_result_from_json(*outcome.result);
+  if (result.fatal) throw input_error("reference {} failed: {}", reference_name(problem), result.fatal->message);
+  for (const RunRecord& run : result.runs) {
+    if (!run.passed()) {
+      throw input_error("reference {} is not usable (case {}, seed {}): {}", reference_name(problem), run.case_name,
+                        run.seed, run.findings.front().message);
+    }
+  }
+  for (std::size_t j = 0; j < job.cases.size(); ++j) {
+    for (std::size_t s = 0; s < seeds.size(); ++s) {
+      mark_complete(job.dump_dirs[j][s], {{"reference", problem.spec.reference->string()},
+                                          {"case", job.cases[j].name}, {"seed", seeds[s]}});
+      ++outputs.computed;
+    }
+  }
+  return outputs;
+}
+
+}  // namespace kopt::verify

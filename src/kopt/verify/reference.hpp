@@ -1,0 +1,49 @@
+#pragma once
+// Reference outputs for every (case, seed): from a .cu reference with the kernel's own
+// signature (run in a worker like any kernel) or from a Python reference (run by the
+// bundled runner). Cached per (reference, case, seed, input generator version): a
+// reference runs once, however many variants are checked against it.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kopt/build/compiler.hpp"
+#include "kopt/core/process.hpp"
+#include "kopt/run/worker_launcher.hpp"
+#include "kopt/spec/problem_spec.hpp"
+
+namespace kopt::verify {
+
+struct ReferenceContext {
+  ProcessRunner& runner;
+  std::filesystem::path cache_dir;
+  run::WorkerSettings worker;
+};
+
+struct ReferenceOutputs {
+  std::vector<std::vector<std::filesystem::path>> dirs;  // [case][seed] → folder of <output>.npy
+  std::string kind;                                      // "cuda" or "python"
+  std::string backend;                                   // python: "torch on cuda", "numpy on cpu"
+  int computed = 0;                                      // (case, seed) pairs computed now
+  int cached = 0;                                        // ... and found in the cache
+};
+
+bool is_python_reference(const std::filesystem::path& reference);
+
+// Python references need no GPU. Throws input_error (exit 2) when the reference raises,
+// leaves an output unwritten or writes the wrong shape, naming the reference and the cause.
+ReferenceOutputs python_reference_outputs(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,
+                                          ReferenceContext& context);
+
+// Compiles the .cu reference for `arch` and runs it in a worker. A reference that fails to
+// compile, faults or leaves outputs unwritten is bad input (exit 2).
+ReferenceOutputs cuda_reference_outputs(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,
+                                        ReferenceContext& context, build::Compiler& compiler, const std::string& arch);
+
+// $KOPT_PYTHON, else python3 on PATH; throws an environment Error when there is none.
+std::filesystem::path find_python();
+
+}  // namespace kopt::verify

@@ -1,0 +1,366 @@
+"""Tests of python/kopt_reference_runner.py, run as kopt runs it: a subprocess on a manifest.
+
+numpy only; every manifest forces "device": "cpu", so torch is never needed.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir,
+                      "python", "kopt_reference_runner.py")
+
+
+class Case:
+    """A reference file, its inputs and its manifest in one temporary folder."""
+
+    def __init__(self, folder, source):
+        self.folder = folder
+        self.reference = folder / "ref.py"
+        self.reference.write_text(textwrap.dedent(source))
+        self.params = []
+
+    def input(self, name, array, dtype=None, role="input"):
+        array = np.asarray(array)
+        path = self.folder / ("%s.npy" % name)
+        np.save(path, array.reshape(-1))
+        param = {"name": name, "kind": "buffer", "dtype": dtype or array.dtype.name,
+                 "shape": list(array.shape), "role": role, "path": str(path)}
+        if role == "inout":
+            param["output_path"] = str(self.folder / "out" / ("%s.npy" % name))
+        self.params.append(param)
+
+    def output(self, name, shape, dtype="float32"):
+        self.params.append({"name": name, "kind": "buffer", "dtype": dtype, "shape": list(shape),
+                            "role": "output",
+                            "output_path": str(self.folder / "out" / ("%s.npy" % name))})
+
+    def scalar(self, name, value, dtype="int32"):
+        self.params.append({"name": name, "kind": "scalar", "dtype": dtype, "value": value})
+
+    def run(self, manifest=None):
+        manifest = manifest or {"reference": str(self.reference), "device": "cpu",
+                                "params": self.params}
+        path = self.folder / "manifest.json"
+        path.write_text(json.dumps(manifest))
+        return subprocess.run([sys.executable, RUNNER, str(path)], capture_output=True, text=True,
+                              timeout=120)
+
+    def result(self, name):
+        return np.load(self.folder / "out" / ("%s.npy" % name), allow_pickle=False)
+
+
+def ok(process):
+    assert process.returncode == 0, process.stderr
+    lines = process.stdout.splitlines()
+    assert len(lines) == 1, process.stdout
+    summary = json.loads(lines[0])
+    assert summary["backend"] == "numpy" and summary["device"] == "cpu"
+    assert summary["seconds"] >= 0
+    return summary
+
+
+def failed(process, code=2):
+    assert process.returncode == code, (process.stdout, process.stderr)
+    last = process.stderr.strip().splitlines()[-1]
+    assert last.startswith("REFERENCE_ERROR: "), process.stderr
+    return last
+
+
+def vector_add(tmp_path, source):
+    case = Case(tmp_path, source)
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.full((2, 3), 10, dtype=np.float32)
+    case.input("A", a)
+    case.input("B", b)
+    case.output("C", (2, 3))
+    case.scalar("N", 6)
+    return case, a + b
+
+
+def test_in_place_reference(tmp_path):
+    case, expected = vector_add(tmp_path, """
+        def reference(A, B, C, N):
+            assert C.shape == (2, 3)
+            C[...] = A + B
+        """)
+    ok(case.run())
+    got = case.result("C")
+    assert got.dtype == np.float32 and got.shape == (6,)
+    np.testing.assert_array_equal(got, expected.reshape(-1))
+    assert sorted(os.listdir(tmp_path / "out")) == ["C.npy"]  # no temporary left behind
+
+
+@pytest.mark.parametrize("body", ["return A + B", "return (A + B,)", "return [A + B]",
+                                  "return {'C': A + B}", "return (A + B).astype('float64')"])
+def test_returned_values(tmp_path, body):
+    case, expected = vector_add(tmp_path, """
+        def reference(A, B, C, N):
+            %s
+        """ % body)
+    ok(case.run())
+    np.testing.assert_array_equal(case.result("C"), expected.reshape(-1))
+
+
+def test_returned_scalar_fills_one_element_output(tmp_path):
+    case = Case(tmp_path, """
+        def reference(input, output, N):
+            return input.astype('float64').sum()
+        """)
+    case.input("input", np.ones(5, dtype=np.float32))
+    case.output("output", (1,))
+    case.scalar("N", 5)
+    ok(case.run())
+    np.testing.assert_array_equal(case.result("output"), [5.0])
+
+
+def test_two_outputs_returned_as_tuple(tmp_path):
+    case = Case(tmp_path, """
+        def reference(x, lo, hi, N):
+            return x - 1, x + 1
+        """)
+    case.input("x", np.arange(4, dtype=np.float32))
+    case.output("lo", (4,))
+    case.output("hi", (4,))
+    case.scalar("N", 4)
+    ok(case.run())
+    np.testing.assert_array_equal(case.result("lo"), [-1, 0, 1, 2])
+    np.testing.assert_array_equal(case.result("hi"), [1, 2, 3, 4])
+
+
+def test_inout_buffer_starts_from_its_data(tmp_path):
+    case = Case(tmp_path, """
+        def reference(x, y, N):
+            y += 2 * x
+        """)
+    case.input("x", np.arange(4, dtype=np.float32))
+    case.input("y", np.full(4, 100, dtype=np.float32), role="inout")
+    case.scalar("N", 4)
+    ok(case.run())
+    np.testing.assert_array_equal(case.result("y"), [100, 102, 104, 106])
+
+
+def test_challenge_class(tmp_path):
+    case, expected = vector_add(tmp_path, """
+        class Challenge:
+            def __init__(self):
+                self.name = "vector add"
+
+            def reference_impl(self, A, B, C, N):
+                C[:] = A + B
+        """)
+    ok(case.run())
+    np.testing.assert_array_equal(case.result("C"), expected.reshape(-1))
+
+
+def test_leetgpu_challenge_file_runs_without_its_repository(tmp_path):
+    case, expected = vector_add(tmp_path, """
+        from core.challenge_base import ChallengeBase, OutTensor
+
+        class Challenge(ChallengeBase):
+            def __init__(self):
+                super().__init__(name="Vector Addition", atol=1e-05, rtol=1e-05, num_gpus=1)
+
+            def reference_impl(self, A, B, C, N):
+                C[:] = A + B
+        """)
+    ok(case.run())
+    np.testing.assert_array_equal(case.result("C"), expected.reshape(-1))
+
+
+def test_reference_raising(tmp_path):
+    case, _ = vector_add(tmp_path, """
+        def helper():
+            raise ValueError("planted\\nsecond line")
+
+        def reference(A, B, C, N):
+            helper()
+        """)
+    process = case.run()
+    assert failed(process) == "REFERENCE_ERROR: ref.py:3: ValueError: planted second line"
+    assert "Traceback" in process.stderr
+    assert process.stdout == ""
+    assert not (tmp_path / "out" / "C.npy").exists()
+
+
+def test_reference_with_syntax_error(tmp_path):
+    case, _ = vector_add(tmp_path, """
+        def reference(A, B, C, N):
+            C[...] = (A + B
+        """)
+    last = failed(case.run())
+    assert last.startswith("REFERENCE_ERROR: ref.py:3: SyntaxError"), last
+
+
+def test_reference_without_entry_point(tmp_path):
+    case, _ = vector_add(tmp_path, """
+        def solve(A, B, C, N):
+            pass
+        """)
+    assert "no reference(**kwargs)" in failed(case.run())
+
+
+def test_output_not_written(tmp_path):
+    case, _ = vector_add(tmp_path, """
+        def reference(A, B, C, N):
+            D = A + B  # computed, never written into C
+        """)
+    last = failed(case.run())
+    assert "reference did not write output C" in last
+    assert "C.copy_(...)" in last
+
+
+def test_partly_written_output_is_accepted(tmp_path):
+    case, _ = vector_add(tmp_path, """
+        def reference(A, B, C, N):
+            C[0, 0] = 1.0
+        """)
+    ok(case.run())
+    assert np.isnan(case.result("C")[1:]).all()  # poisoned elements travel back as NaN
+
+
+def test_wrong_returned_shape(tmp_path):
+    case, _ = vector_add(tmp_path, """
+        def reference(A, B, C, N):
+            return (A + B)[:, :2]
+        """)
+    last = failed(case.run())
+    assert "output C" in last and "[2, 2]" in last and "[2, 3]" in last, last
+
+
+def test_wrong_number_of_returned_values(tmp_path):
+    case, _ = vector_add(tmp_path, """
+        def reference(A, B, C, N):
+            return A, B
+        """)
+    assert "2 values for 1 outputs" in failed(case.run())
+
+
+def test_scalar_passing(tmp_path):
+    case = Case(tmp_path, """
+        def reference(x, y, N, alpha):
+            assert type(N) is int and N == 3, repr(N)
+            assert type(alpha) is float and alpha == 2.5, repr(alpha)
+            y[...] = alpha * x + N
+        """)
+    case.input("x", np.arange(3, dtype=np.float32))
+    case.output("y", (3,))
+    case.scalar("N", 3, "int64")
+    case.scalar("alpha", 2.5, "float32")
+    ok(case.run())
+    np.testing.assert_array_equal(case.result("y"), [3.0, 5.5, 8.0])
+
+
+def test_integer_scalar_given_as_float_is_an_int(tmp_path):
+    case = Case(tmp_path, """
+        def reference(y, N):
+            assert type(N) is int
+            y[...] = N
+        """)
+    case.output("y", (2,), "int32")
+    case.scalar("N", 7.0, "uint32")
+    ok(case.run())
+    got = case.result("y")
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, [7, 7])
+
+
+def test_float16_round_trip(tmp_path):
+    case = Case(tmp_path, """
+        import numpy as np
+
+        def reference(x, y, N):
+            assert x.dtype == np.float16 and y.dtype == np.float16
+            y[...] = x * np.float16(2)
+        """)
+    x = np.array([0.5, -1.25, 65504 / 2, 1e-3], dtype=np.float16)
+    case.input("x", x)
+    case.output("y", (4,), "float16")
+    case.scalar("N", 4)
+    ok(case.run())
+    got = case.result("y")
+    assert got.dtype == np.dtype("<f2")
+    np.testing.assert_array_equal(got, x * np.float16(2))
+
+
+def test_prints_in_reference_stay_off_stdout(tmp_path):
+    case, _ = vector_add(tmp_path, """
+        import os
+        print("hello from the reference")
+        def reference(A, B, C, N):
+            print("called")
+            os.write(1, b"raw write to fd 1\\n")
+            C[...] = A + B
+        """)
+    process = case.run()
+    ok(process)
+    assert "hello from the reference" in process.stderr and "raw write" in process.stderr
+
+
+def test_missing_input_file(tmp_path):
+    case, _ = vector_add(tmp_path, """
+        def reference(A, B, C, N):
+            C[...] = A + B
+        """)
+    os.remove(tmp_path / "A.npy")
+    last = failed(case.run())
+    assert "buffer A" in last, last
+
+
+def test_input_of_wrong_size(tmp_path):
+    case, _ = vector_add(tmp_path, """
+        def reference(A, B, C, N):
+            C[...] = A + B
+        """)
+    case.params[0]["shape"] = [2, 4]
+    assert "expected 1-D of 8 elements" in failed(case.run())
+
+
+@pytest.mark.parametrize("manifest, message", [
+    ({"device": "cpu", "params": []}, "missing \"reference\""),
+    ({"reference": "/no/such/ref.py", "device": "cpu", "params": []}, "not found"),
+    ({"device": "gpu"}, "device must be"),
+    ({"params": [{"name": "X", "kind": "buffer", "dtype": "complex64", "shape": [1],
+                  "role": "input", "path": "x"}]}, "unknown dtype"),
+    ({"params": [{"name": "X", "kind": "buffer", "dtype": "float32", "shape": [1],
+                  "role": "output"}]}, "output_path"),
+])
+def test_bad_manifest(tmp_path, manifest, message):
+    case = Case(tmp_path, "def reference(): pass\n")
+    full = {"reference": str(case.reference), "device": "cpu", "params": []}
+    full.update(manifest)
+    if "reference" not in manifest and manifest.get("params") == []:
+        del full["reference"]
+    assert message in failed(case.run(full))
+
+
+def test_bfloat16_without_torch_or_ml_dtypes(tmp_path):
+    try:
+        import ml_dtypes  # noqa: F401
+        pytest.skip("ml_dtypes is installed")
+    except ImportError:
+        pass
+    case = Case(tmp_path, "def reference(x, y): y[...] = x\n")
+    case.input("x", np.zeros(2, dtype=np.uint16), dtype="bfloat16")
+    case.output("y", (2,), "bfloat16")
+    assert "need torch" in failed(case.run(), code=3)
+
+
+def test_bfloat16_travels_as_bits_with_ml_dtypes(tmp_path):
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    case = Case(tmp_path, """
+        def reference(x, y):
+            y[...] = x * 2
+        """)
+    x = np.array([1.0, -2.5, 3.0], dtype=ml_dtypes.bfloat16)
+    case.input("x", x.view(np.uint16), dtype="bfloat16")
+    case.output("y", (3,), "bfloat16")
+    ok(case.run())
+    got = case.result("y")
+    assert got.dtype == np.dtype("<u2")
+    np.testing.assert_array_equal(got.view(ml_dtypes.bfloat16).astype(np.float32), [2, -5, 6])

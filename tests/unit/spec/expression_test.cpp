@@ -1,0 +1,146 @@
+#include "kopt/spec/expression.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kopt/core/error.hpp"
+
+namespace kopt::spec {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+const Dims kDims = {{"M", std::int64_t{4096}}, {"N", std::int64_t{1024}}, {"K", std::int64_t{512}},
+                    {"alpha", 0.5}};
+
+std::int64_t integer(std::string_view text, const Dims& dims = kDims) {
+  return Expression::parse(text).evaluate_integer(dims);
+}
+
+double floating(std::string_view text, const Dims& dims = kDims) {
+  Number value = Expression::parse(text).evaluate(dims);
+  EXPECT_TRUE(std::holds_alternative<double>(value)) << text;
+  return to_double(value);
+}
+
+std::string error_of(std::string_view text, const Dims& dims = kDims) {
+  try {
+    Expression::parse(text).evaluate(dims);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+TEST(Expression, FollowsArithmeticPrecedence) {
+  EXPECT_EQ(integer("2*M*N*K"), std::int64_t{2} * 4096 * 1024 * 512);
+  EXPECT_EQ(integer("1 + 2 * 3"), 7);
+  EXPECT_EQ(integer("(1 + 2) * 3"), 9);
+  EXPECT_EQ(integer("10 - 4 - 3"), 3);
+  EXPECT_EQ(integer("100 / 10 / 5"), 2);
+  EXPECT_EQ(integer("4*(M*K + K*N + M*N)"), 4 * (4096 * 512 + 512 * 1024 + 4096 * 1024));
+  EXPECT_EQ(integer("-M + 1"), -4095);
+  EXPECT_EQ(integer("--3"), 3);
+  EXPECT_EQ(integer("+3"), 3);
+}
+
+TEST(Expression, DividesIntegersByTruncationAndTakesRemainders) {
+  EXPECT_EQ(integer("7 / 2"), 3);
+  EXPECT_EQ(integer("-7 / 2"), -3);
+  EXPECT_EQ(integer("7 % 3"), 1);
+  EXPECT_EQ(integer("M % 1000"), 96);
+}
+
+TEST(Expression, ProvidesCdivMinAndMax) {
+  EXPECT_EQ(integer("cdiv(N, 256)"), 4);
+  EXPECT_EQ(integer("cdiv(N + 1, 256)"), 5);
+  EXPECT_EQ(integer("cdiv(-7, 2)"), -3);
+  EXPECT_EQ(integer("min(M, N)"), 1024);
+  EXPECT_EQ(integer("max(M, N) * 2"), 8192);
+  EXPECT_EQ(integer("min(max(1, 5), 3)"), 3);
+}
+
+TEST(Expression, ComparisonsAndLogicGiveOneOrZero) {
+  EXPECT_EQ(integer("M*N <= 16384"), 0);
+  EXPECT_EQ(integer("K*2 == N"), 1);
+  EXPECT_EQ(integer("K != N"), 1);
+  EXPECT_EQ(integer("1 < 2 && 3 >= 3"), 1);
+  EXPECT_EQ(integer("0 || 2 > 1"), 1);
+  EXPECT_EQ(integer("!0"), 1);
+  EXPECT_EQ(integer("!(M > N)"), 0);
+  EXPECT_EQ(integer("1 + 1 == 2"), 1);  // arithmetic binds tighter than comparison
+  EXPECT_EQ(integer("1 || 0 && 0"), 1);  // && binds tighter than ||
+}
+
+TEST(Expression, LogicShortCircuitsLikeC) {
+  EXPECT_EQ(integer("0 && M / 0"), 0);
+  EXPECT_EQ(integer("1 || Q"), 1);
+}
+
+TEST(Expression, DecimalOperandsMakeTheArithmeticFloating) {
+  EXPECT_DOUBLE_EQ(floating("0.5 * 3"), 1.5);
+  EXPECT_DOUBLE_EQ(floating("alpha * N"), 512.0);
+  EXPECT_DOUBLE_EQ(floating("1e3"), 1000.0);
+  EXPECT_DOUBLE_EQ(floating("7 / 2.0"), 3.5);
+  EXPECT_DOUBLE_EQ(floating(".25 + 1"), 1.25);
+  EXPECT_EQ(integer("0.5 < 1"), 1);
+}
+
+TEST(Expression, AcceptsWholeFloatingResultsAsIntegers) {
+  EXPECT_EQ(integer("1e6"), 1000000);
+  EXPECT_EQ(integer("N * 0.5"), 512);
+  EXPECT_THAT([] { integer("3 * 0.5"); }, ::testing::Throws<Error>());
+  try {
+    integer("3 * 0.5");
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("gives 1.5, not an integer"));
+  }
+}
+
+TEST(Expression, ListsTheNamesItReadsSortedAndUnique) {
+  EXPECT_THAT(Expression::parse("N*M + cdiv(N, BM) > K").names(), ElementsAre("BM", "K", "M", "N"));
+  EXPECT_TRUE(Expression::parse("2 + 2").names().empty());
+  EXPECT_EQ(Expression::parse(" M * K ").text(), " M * K ");
+}
+
+TEST(Expression, ReportsIntegerOverflowInsteadOfWrapping) {
+  Dims huge = {{"N", std::int64_t{1} << 40}};
+  EXPECT_THAT(error_of("N*N", huge), HasSubstr("expression \"N*N\": integer overflow in 1099511627776 * 1099511627776"));
+  EXPECT_THAT(error_of("9223372036854775807 + 1"), HasSubstr("integer overflow"));
+  EXPECT_THAT(error_of("-9223372036854775807 - 2"), HasSubstr("integer overflow"));
+  EXPECT_THAT(error_of("99999999999999999999"), HasSubstr("does not fit in 64 bits"));
+  EXPECT_THAT(error_of("1e308 * 10"), HasSubstr("is not finite"));
+}
+
+TEST(Expression, ReportsDivisionByZero) {
+  EXPECT_THAT(error_of("M / (N - 1024)"), HasSubstr("expression \"M / (N - 1024)\": division by zero"));
+  EXPECT_THAT(error_of("M % 0"), HasSubstr("division by zero"));
+  EXPECT_THAT(error_of("1.5 / 0"), HasSubstr("division by zero"));
+  EXPECT_THAT(error_of("cdiv(M, 0)"), HasSubstr("division by zero"));
+}
+
+TEST(Expression, NamesAnUnknownDimAndTheKnownOnes) {
+  EXPECT_THAT(error_of("M*Q"), HasSubstr("expression \"M*Q\": unknown dim \"Q\" (known: K, M, N, alpha)"));
+  EXPECT_THAT(error_of("Q", {}), HasSubstr("unknown dim \"Q\" (no dims are defined)"));
+}
+
+TEST(Expression, RejectsMalformedTextWithItsColumn) {
+  EXPECT_THAT(error_of("M*"), HasSubstr("cannot parse expression \"M*\": expected a number, a name or \"(\" but the text ends at column 3"));
+  EXPECT_THAT(error_of("(M"), HasSubstr("expected \")\""));
+  EXPECT_THAT(error_of("M N"), HasSubstr("unexpected \"N\" at column 3"));
+  EXPECT_THAT(error_of("BM = 64"), HasSubstr("unexpected \"=\""));
+  EXPECT_THAT(error_of("sqrt(M)"), HasSubstr("unknown function \"sqrt\" (known: cdiv, max, min)"));
+  EXPECT_THAT(error_of("min(M)"), HasSubstr("expected \",\""));
+  EXPECT_THAT(error_of(""), HasSubstr("the text ends"));
+}
+
+TEST(Expression, FormatsNumbersSoFloatsStayFloats) {
+  EXPECT_EQ(to_string(Number{std::int64_t{4096}}), "4096");
+  EXPECT_EQ(to_string(Number{0.5}), "0.5");
+  EXPECT_EQ(to_string(Number{2.0}), "2.0");
+  EXPECT_EQ(to_double(Number{std::int64_t{3}}), 3.0);
+}
+
+}  // namespace
+}  // namespace kopt::spec
