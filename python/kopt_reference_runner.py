@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """kopt's bundled reference runner.
 
-    python3 kopt_reference_runner.py MANIFEST.json
+    python3 kopt_reference_runner.py MANIFEST.json [MANIFEST.json ...]
 
 Loads the inputs named by the manifest (1-D .npy files), calls the reference's
 `reference(**kwargs)` (or a LeetGPU-style `Challenge().reference_impl(**kwargs)`), and saves
-every output as a 1-D .npy file. See DESIGN.md §2 and §4.
+every output as a 1-D .npy file. See DESIGN.md sections 2 and 4.
 
-Exit codes: 0 ok (one JSON line on stdout); 2 the reference failed or the manifest/files are
+Exit codes: 0 ok (one JSON line per manifest on stdout); 2 the reference failed or the manifest/files are
 bad; 3 the environment is missing something (numpy; for bf16/fp8 without torch, ml_dtypes).
 On failure the last line of stderr is `REFERENCE_ERROR: ...`.
 """
@@ -502,9 +502,10 @@ def main(argv):
     result_fd = os.dup(1)
     os.dup2(2, 1)
     try:
-        if len(argv) != 2:
-            raise RunnerError("usage: %s MANIFEST.json" % os.path.basename(argv[0]))
-        summary = run(argv[1])
+        if len(argv) < 2:
+            raise RunnerError("usage: %s MANIFEST.json [MANIFEST.json ...]" % os.path.basename(argv[0]))
+        # Several manifests in one process: torch is imported and the reference loaded once.
+        summaries = [run(manifest) for manifest in argv[1:]]
     except RunnerError as error:
         sys.stdout.flush()
         sys.stderr.write("REFERENCE_ERROR: %s\n" % one_line(error))
@@ -518,7 +519,7 @@ def main(argv):
         sys.stderr.flush()
         return EXIT_FAILED
     sys.stdout.flush()
-    os.write(result_fd, (json.dumps(summary) + "\n").encode("utf-8"))
+    os.write(result_fd, "".join(json.dumps(summary) + "\n" for summary in summaries).encode("utf-8"))
     return EXIT_OK
 
 

@@ -19,8 +19,8 @@ class EntryReader {
   EntryReader(const toml::table& entry, std::string where) : entry_(entry), where_(std::move(where)) {}
 
   void reject_unknown_keys() const {
-    static const std::set<std::string, std::less<>> known = {"name", "c_names", "kind", "bytes",
-                                                            "numpy", "atol", "rtol"};
+    static const std::set<std::string, std::less<>> known = {"name",  "c_names", "kind", "bytes",
+                                                             "numpy", "atol",    "rtol"};
     for (const auto& [key, value] : entry_) {
       if (!known.contains(key.str())) throw failure(fmt::format("unknown key \"{}\"", key.str()));
     }

@@ -5,8 +5,8 @@
 #include <charconv>
 #include <cmath>
 #include <compare>
-#include <optional>
 #include <cstdint>
+#include <optional>
 #include <set>
 
 #include "kopt/core/error.hpp"
@@ -16,8 +16,8 @@ namespace kopt::spec {
 struct ExpressionNode {
   enum class Kind { literal, name, unary, binary, call };
   Kind kind = Kind::literal;
-  Number value;                // literal
-  std::string symbol;          // name, operator or function
+  Number value;        // literal
+  std::string symbol;  // name, operator or function
   std::vector<std::shared_ptr<const ExpressionNode>> operands;
 };
 
@@ -75,7 +75,10 @@ class Parser {
 
   NodePtr parse_unary() {
     skip_spaces();
-    if (peek() == '+') return ++pos_, parse_unary();
+    if (peek() == '+') {  // unary plus changes nothing
+      ++pos_;
+      return parse_unary();
+    }
     if (peek() == '-' || (peek() == '!' && peek(1) != '=')) {
       std::string op(1, text_[pos_++]);
       return make_node(ExpressionNode::Kind::unary, op, {parse_unary()});
@@ -111,13 +114,15 @@ class Parser {
     auto node = std::make_shared<ExpressionNode>();
     if (decimal) {
       double value = 0;
-      auto [end, error] = std::from_chars(literal.begin(), literal.end(), value);
-      if (error != std::errc() || end != literal.end()) throw failure_at(start, fmt::format("bad number \"{}\"", literal));
+      auto [end, error] = std::from_chars(literal.data(), literal.data() + literal.size(), value);
+      if (error != std::errc() || end != literal.data() + literal.size()) {
+        throw failure_at(start, fmt::format("bad number \"{}\"", literal));
+      }
       node->value = value;
     } else {
       std::int64_t value = 0;
-      auto [end, error] = std::from_chars(literal.begin(), literal.end(), value);
-      if (error != std::errc() || end != literal.end()) {
+      auto [end, error] = std::from_chars(literal.data(), literal.data() + literal.size(), value);
+      if (error != std::errc() || end != literal.data() + literal.size()) {
         throw failure_at(start, fmt::format("integer {} does not fit in 64 bits", literal));
       }
       node->value = value;
@@ -165,9 +170,7 @@ class Parser {
   void skip_spaces() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
   }
-  char peek(std::size_t ahead = 0) const {
-    return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
-  }
+  char peek(std::size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
 
   Error failure(std::string_view what) const { return failure_at(pos_, what); }
   Error failure_at(std::size_t pos, std::string_view what) const {
@@ -221,10 +224,14 @@ class Evaluator {
 
   Number evaluate(const ExpressionNode& node) const {
     switch (node.kind) {
-      case ExpressionNode::Kind::literal: return node.value;
-      case ExpressionNode::Kind::name: return lookup(node.symbol);
-      case ExpressionNode::Kind::unary: return unary(node.symbol, evaluate(*node.operands[0]));
-      case ExpressionNode::Kind::binary: return binary(node);
+      case ExpressionNode::Kind::literal:
+        return node.value;
+      case ExpressionNode::Kind::name:
+        return lookup(node.symbol);
+      case ExpressionNode::Kind::unary:
+        return unary(node.symbol, evaluate(*node.operands[0]));
+      case ExpressionNode::Kind::binary:
+        return binary(node);
       case ExpressionNode::Kind::call:
         return call(node.symbol, evaluate(*node.operands[0]), evaluate(*node.operands[1]));
     }
@@ -299,8 +306,14 @@ class Evaluator {
     if ((op == "/" || op == "%") && b == 0) {
       throw failure(fmt::format("division by zero in {} {} {}", to_string(a), op, to_string(b)));
     }
-    double result = op == "+" ? a + b : op == "-" ? a - b : op == "*" ? a * b : op == "/" ? a / b : std::fmod(a, b);
-    if (!std::isfinite(result)) throw failure(fmt::format("{} {} {} is not finite", to_string(a), op, to_string(b)));
+    double result = op == "+"   ? a + b
+                    : op == "-" ? a - b
+                    : op == "*" ? a * b
+                    : op == "/" ? a / b
+                                : std::fmod(a, b);
+    if (!std::isfinite(result)) {
+      throw failure(fmt::format("{} {} {} is not finite", to_string(a), op, to_string(b)));
+    }
     return result;
   }
 

@@ -78,10 +78,14 @@ std::string InitSpec::text() const {
   switch (kind) {
     case InitKind::normal:
       return a == 0 && b == 1 ? "normal" : fmt::format("normal({},{})", a, b);
-    case InitKind::uniform: return fmt::format("uniform({},{})", a, b);
-    case InitKind::integers: return fmt::format("int({},{})", a, b);
-    case InitKind::zeros: return "zeros";
-    case InitKind::ones: return "ones";
+    case InitKind::uniform:
+      return fmt::format("uniform({},{})", a, b);
+    case InitKind::integers:
+      return fmt::format("int({},{})", a, b);
+    case InitKind::zeros:
+      return "zeros";
+    case InitKind::ones:
+      return "ones";
   }
   return "normal";
 }

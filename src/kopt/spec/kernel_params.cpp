@@ -62,7 +62,8 @@ TokenRange without_attributes(const TokenRange& tokens) {
     std::size_t group = call_like ? i + 1 : i;
     int depth = 0;
     for (std::size_t j = group; j < tokens.size(); ++j) {
-      depth += (tokens[j].text == "(" || tokens[j].text == "[") - (tokens[j].text == ")" || tokens[j].text == "]");
+      depth +=
+          (tokens[j].text == "(" || tokens[j].text == "[") - (tokens[j].text == ")" || tokens[j].text == "]");
       i = j;
       if (depth == 0) break;
     }
@@ -95,6 +96,7 @@ std::string without_std_prefix(std::string word) {
   return word;
 }
 
+// Reads one parameter: qualifiers and "*" may stand anywhere between the type and the name.
 class ParamParser {
  public:
   ParamParser(std::string_view code, std::string_view file_name, std::string_view entry)
@@ -103,23 +105,36 @@ class ParamParser {
   KernelParam parse(const TokenRange& written, int index, int line) const {
     KernelParam param;
     if (!written.empty()) {
-      param.declaration = collapse_whitespace(code_.substr(written.front().begin, written.back().end - written.front().begin));
+      param.declaration = collapse_whitespace(
+          code_.substr(written.front().begin, written.back().end - written.front().begin));
     }
-    auto fail = [&](std::string_view what) {
-      return input_error("{}:{}: cannot parse parameter {} of {} (\"{}\"): {}", file_name_, line, index, entry_,
-                         param.declaration, what);
-    };
+    const Where where{index, line, param.declaration};
     TokenRange tokens = without_attributes(written);
-    if (tokens.empty()) throw fail("the parameter is empty");
-    if (std::optional<std::string> problem = unsupported_construct(tokens)) throw fail(*problem);
+    if (tokens.empty()) throw failure(where, "the parameter is empty");
+    if (std::optional<std::string> problem = unsupported_construct(tokens)) throw failure(where, *problem);
     const Token& last = tokens.back();
     if (!last.is_identifier() || is_qualifier(last.text) || type_words().contains(last.text)) {
-      throw fail("the parameter has no name");
+      throw failure(where, "the parameter has no name");
     }
     param.name = last.text;
     tokens.pop_back();
+    std::string type_name = read_type(tokens, param, where);
+    if (type_name == "void") throw failure(where, "void pointers are not supported; give the element type");
+    param.dtype = dtype_from_c_name(type_name);
+    if (param.dtype == nullptr) throw failure(where, fmt::format("unknown type \"{}\"", type_name));
+    return param;
+  }
 
-    std::vector<std::string> type;
+ private:
+  struct Where {
+    int index;
+    int line;
+    std::string_view declaration;
+  };
+
+  // The type's words ("unsigned int"); sets is_pointer and is_const on the way.
+  std::string read_type(const TokenRange& tokens, KernelParam& param, const Where& where) const {
+    std::vector<std::string> words;
     bool qualify_next = false;
     for (const Token& token : tokens) {
       if (token.text == "const") param.is_const |= !param.is_pointer;  // const before "*": the pointee
@@ -127,30 +142,33 @@ class ParamParser {
       if (token.text == "*") {
         param.is_pointer = true;
       } else if (token.text == "::") {
-        if (type.empty()) type.emplace_back();
-        type.back() += "::";
+        if (words.empty()) words.emplace_back();
+        words.back() += "::";
         qualify_next = true;
       } else if (!token.is_identifier()) {
-        throw fail(fmt::format("unexpected \"{}\"", token.text));
+        throw failure(where, fmt::format("unexpected \"{}\"", token.text));
       } else if (param.is_pointer) {
-        throw fail(fmt::format("unexpected \"{}\" after \"*\"", token.text));
+        throw failure(where, fmt::format("unexpected \"{}\" after \"*\"", token.text));
       } else if (qualify_next) {
-        type.back() += token.text;
+        words.back() += token.text;
         qualify_next = false;
       } else {
-        type.push_back(token.text);
+        words.push_back(token.text);
       }
     }
-    if (type.empty()) throw fail("the parameter has no type");
+    if (words.empty()) throw failure(where, "the parameter has no type");
     std::string type_name;
-    for (const std::string& word : type) type_name += (type_name.empty() ? "" : " ") + without_std_prefix(word);
-    if (type_name == "void") throw fail("void pointers are not supported; give the element type");
-    param.dtype = dtype_from_c_name(type_name);
-    if (param.dtype == nullptr) throw fail(fmt::format("unknown type \"{}\"", type_name));
-    return param;
+    for (const std::string& word : words) {
+      type_name += (type_name.empty() ? "" : " ") + without_std_prefix(word);
+    }
+    return type_name;
   }
 
- private:
+  Error failure(const Where& where, std::string_view what) const {
+    return input_error("{}:{}: cannot parse parameter {} of {} (\"{}\"): {}", file_name_, where.line,
+                       where.index, entry_, where.declaration, what);
+  }
+
   std::string_view code_;
   std::string_view file_name_;
   std::string_view entry_;
@@ -162,7 +180,8 @@ std::vector<KernelParam> parse_kernel_params(const std::vector<Token>& tokens, s
                                              std::size_t close, std::string_view code,
                                              std::string_view file_name, std::string_view entry) {
   std::vector<TokenRange> written = split_params(tokens, open, close);
-  bool no_params = written.size() == 1 && (written[0].empty() || (written[0].size() == 1 && written[0][0].text == "void"));
+  bool no_params =
+      written.size() == 1 && (written[0].empty() || (written[0].size() == 1 && written[0][0].text == "void"));
   if (no_params) return {};
   ParamParser parser(code, file_name, entry);
   std::vector<KernelParam> params;
@@ -170,8 +189,8 @@ std::vector<KernelParam> parse_kernel_params(const std::vector<Token>& tokens, s
     int line = written[i].empty() ? tokens[open].line : written[i].front().line;
     KernelParam param = parser.parse(written[i], static_cast<int>(i + 1), line);
     if (auto same = std::ranges::find(params, param.name, &KernelParam::name); same != params.end()) {
-      throw input_error("{}:{}: parameter {} of {} repeats the name \"{}\" of parameter {}", file_name, line, i + 1,
-                        entry, param.name, same - params.begin() + 1);
+      throw input_error("{}:{}: parameter {} of {} repeats the name \"{}\" of parameter {}", file_name, line,
+                        i + 1, entry, param.name, same - params.begin() + 1);
     }
     params.push_back(std::move(param));
   }

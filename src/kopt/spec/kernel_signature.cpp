@@ -1,7 +1,6 @@
 #include "kopt/spec/kernel_signature.hpp"
 
 #include <algorithm>
-#include <set>
 
 #include "kopt/core/error.hpp"
 #include "kopt/spec/kernel_params.hpp"
@@ -70,9 +69,15 @@ class EntryFinder {
 
  private:
   Scope scope_opened_at(std::size_t brace) const {
-    auto before = [&](std::size_t n) { return brace >= n ? tokens_[brace - n].text : std::string(); };
-    if (before(1) == "\"C\"" && before(2) == "extern") return Scope::extern_c;
-    if (before(1) == "namespace" || before(2) == "namespace") return Scope::namespace_scope;
+    if (brace >= 2 && tokens_[brace - 1].text == "\"C\"" && tokens_[brace - 2].text == "extern") {
+      return Scope::extern_c;
+    }
+    // namespace {, namespace a {, namespace a::b {
+    for (std::size_t i = brace; i > 0; --i) {
+      const Token& token = tokens_[i - 1];
+      if (token.text == "namespace") return Scope::namespace_scope;
+      if (!token.is_identifier() && token.text != "::") break;
+    }
     return Scope::other;
   }
 
@@ -125,20 +130,21 @@ std::optional<Candidate> choose_entry(const std::vector<Candidate>& candidates, 
     if (!candidate.extern_c) continue;
     int line = tokens[candidate.name].line;
     if (candidate.has("__global__") || (candidate.has("__device__") && !candidate.has("__host__"))) {
-      throw input_error("{}:{}: {} is a device function; kopt calls {} on the host: write an extern \"C\" "
-                        "void {}(...) that launches the kernel",
-                        file_name, line, name, name, name);
+      throw input_error(
+          "{}:{}: {} is a device function; kopt calls {} on the host: write an extern \"C\" "
+          "void {}(...) that launches the kernel",
+          file_name, line, name, name, name);
     }
     if (!candidate.has("void")) {
-      throw input_error("{}:{}: {} must return void (extern \"C\" void {}(...))", file_name, line, name, name);
+      throw input_error("{}:{}: {} must return void (extern \"C\" void {}(...))", file_name, line, name,
+                        name);
     }
     if (first_extern_c == nullptr) first_extern_c = &candidate;
   }
   if (first_extern_c == nullptr) return std::nullopt;
   auto usable_definition = [](const Candidate& c) { return c.definition && c.has("void"); };
-  auto extern_c_definition = std::ranges::find_if(candidates, [&](const Candidate& c) {
-    return c.extern_c && usable_definition(c);
-  });
+  auto extern_c_definition = std::ranges::find_if(
+      candidates, [&](const Candidate& c) { return c.extern_c && usable_definition(c); });
   if (extern_c_definition != candidates.end()) return *extern_c_definition;
   auto definition = std::ranges::find_if(candidates, usable_definition);
   return definition != candidates.end() ? *definition : *first_extern_c;
@@ -167,7 +173,8 @@ KernelSignature parse_kernel_signature(std::string_view source, std::string_view
   std::string looked_for;
   for (const std::string& name : names) looked_for += (looked_for.empty() ? "" : ", ") + name;
   throw input_error(
-      "{}: no extern \"C\" void {}(...) found (looked for {}; name another with entry = \"...\" in kopt.toml)",
+      "{}: no extern \"C\" void {}(...) found (looked for {}; name another with entry = \"...\" in "
+      "kopt.toml)",
       file_name, names.front(), looked_for);
 }
 

@@ -34,7 +34,9 @@ std::string join_names(const Range& items, Name name) {
 
 bool fits_integer(const DType& dtype, std::int64_t value) {
   const int bits = static_cast<int>(dtype.bytes * 8);
-  if (dtype.kind == DTypeKind::unsigned_integer) return value >= 0 && (bits >= 64 || value < (std::int64_t{1} << bits));
+  if (dtype.kind == DTypeKind::unsigned_integer) {
+    return value >= 0 && (bits >= 64 || value < (std::int64_t{1} << bits));
+  }
   return bits >= 64 || (value >= -(std::int64_t{1} << (bits - 1)) && value < (std::int64_t{1} << (bits - 1)));
 }
 
@@ -57,7 +59,8 @@ InitSpec default_init(const DType& dtype) {
 
 std::string shape_text(const std::vector<Expression>& shape) {
   if (shape.size() == 1) return fmt::format("\"{}\"", shape[0].text());
-  return fmt::format("[{}]", join_names(shape, [](const Expression& e) { return fmt::format("\"{}\"", e.text()); }));
+  return fmt::format("[{}]",
+                     join_names(shape, [](const Expression& e) { return fmt::format("\"{}\"", e.text()); }));
 }
 
 class Binder {
@@ -72,16 +75,22 @@ class Binder {
         throw input_error("[buffers.{}] names no parameter of {} (parameters: {})", name, signature_.entry,
                           join_names(signature_.params, [](const KernelParam& p) { return p.name; }));
       }
-      if (param->is_scalar()) throw input_error("[buffers.{}]: {} is a scalar parameter of {}, not a buffer", name, name, signature_.entry);
+      if (param->is_scalar()) {
+        throw input_error("[buffers.{}]: {} is a scalar parameter of {}, not a buffer", name, name,
+                          signature_.entry);
+      }
       if (buffer.tolerance && param->is_input_buffer()) {
-        throw input_error("[buffers.{}] gives a tolerance, but {} is an input (const) and is never compared", name, name);
+        throw input_error("[buffers.{}] gives a tolerance, but {} is an input (const) and is never compared",
+                          name, name);
       }
       if (buffer.init) check_init(*param, *buffer.init);
     }
     // Refuse an unknowable size before asking for scalar values: the fix is a kopt.toml.
     for (const KernelParam& param : signature_.params) {
       auto given = spec_.buffers.find(param.name);
-      if (param.is_pointer && (given == spec_.buffers.end() || given->second.shape.empty())) inferred_shape(param);
+      if (param.is_pointer && (given == spec_.buffers.end() || given->second.shape.empty())) {
+        inferred_shape(param);
+      }
     }
   }
 
@@ -104,13 +113,14 @@ class Binder {
   BoundScalar bind_scalar(const KernelParam& param, const BoundCase& bound) const {
     auto found = bound.dims.find(param.name);
     if (found == bound.dims.end()) {
-      throw input_error("scalar {} of {} has no value in case \"{}\" (set {} in [dims] of kopt.toml, or pass --dim {}=...)",
-                        param.name, signature_.entry, bound.name, param.name, param.name);
+      throw input_error(
+          "scalar {} of {} has no value in case \"{}\" (set {} in [dims] of kopt.toml, or pass --dim {}=...)",
+          param.name, signature_.entry, bound.name, param.name, param.name);
     }
     const Number& value = found->second;
     auto cannot_hold = [&](std::string_view why) {
-      return input_error("scalar {} of {} is {} and cannot hold {} in case \"{}\"{}", param.name, signature_.entry,
-                         param.dtype->name, to_string(value), bound.name, why);
+      return input_error("scalar {} of {} is {} and cannot hold {} in case \"{}\"{}", param.name,
+                         signature_.entry, param.dtype->name, to_string(value), bound.name, why);
     };
     if (param.dtype->is_floating()) {
       if (std::abs(to_double(value)) > max_finite(*param.dtype)) throw cannot_hold("");
@@ -125,21 +135,25 @@ class Binder {
     BoundBuffer buffer{.name = param.name, .dtype = param.dtype, .is_output = param.is_output_buffer()};
     auto spec = spec_.buffers.find(param.name);
     const BufferSpec* given = spec == spec_.buffers.end() ? nullptr : &spec->second;
-    std::string shape = given != nullptr && !given->shape.empty() ? shape_text(given->shape) : inferred_shape(param);
-    buffer.shape = given != nullptr && !given->shape.empty() ? evaluate_shape(param, given->shape, bound) : inferred_extent(param, bound);
+    const bool has_shape = given != nullptr && !given->shape.empty();
+    const std::string shape = has_shape ? shape_text(given->shape) : inferred_shape(param);
+    buffer.shape = has_shape ? evaluate_shape(param, given->shape, bound) : inferred_extent(param, bound);
     buffer.elements = 1;
     for (std::int64_t extent : buffer.shape) {
       if (extent <= 0) {
-        throw input_error("buffer {}: shape {} gives {} in case \"{}\"; a size must be > 0", param.name, shape, extent, bound.name);
+        throw input_error("buffer {}: shape {} gives {} in case \"{}\"; a size must be > 0", param.name,
+                          shape, extent, bound.name);
       }
       if (__builtin_mul_overflow(buffer.elements, extent, &buffer.elements)) {
-        throw input_error("buffer {}: shape {} has too many elements for int64 in case \"{}\"", param.name, shape, bound.name);
+        throw input_error("buffer {}: shape {} has too many elements for int64 in case \"{}\"", param.name,
+                          shape, bound.name);
       }
     }
     std::int64_t bytes = 0;
     if (__builtin_mul_overflow(buffer.elements, static_cast<std::int64_t>(param.dtype->bytes), &bytes)) {
-      throw input_error("buffer {}: shape {} gives {} elements of {} bytes, more bytes than int64 holds (case \"{}\")",
-                        param.name, shape, buffer.elements, param.dtype->bytes, bound.name);
+      throw input_error(
+          "buffer {}: shape {} gives {} elements of {} bytes, more bytes than int64 holds (case \"{}\")",
+          param.name, shape, buffer.elements, param.dtype->bytes, bound.name);
     }
     if (given != nullptr && given->init) {
       buffer.init = given->init;
@@ -166,11 +180,16 @@ class Binder {
   std::string inferred_shape(const KernelParam& param) const {
     if (size_params_.size() == 1) return fmt::format("\"{}\"", size_params_[0]->name);
     if (size_params_.empty()) {
-      throw input_error("cannot infer the size of buffer {}: {} has no size parameter; give [buffers.{}] shape = \"...\" in kopt.toml",
-                        param.name, signature_.entry, param.name);
+      throw input_error(
+          "cannot infer the size of buffer {}: {} has no size parameter; give [buffers.{}] shape = \"...\" "
+          "in kopt.toml",
+          param.name, signature_.entry, param.name);
     }
-    throw input_error("cannot infer the size of buffer {}: {} has several size parameters ({}); give [buffers.{}] shape = \"...\" in kopt.toml",
-                      param.name, signature_.entry, join_names(size_params_, [](const KernelParam* p) { return p->name; }), param.name);
+    throw input_error(
+        "cannot infer the size of buffer {}: {} has several size parameters ({}); give [buffers.{}] shape = "
+        "\"...\" in kopt.toml",
+        param.name, signature_.entry, join_names(size_params_, [](const KernelParam* p) { return p->name; }),
+        param.name);
   }
 
   // The lone integer scalar sizes the buffer; said once per buffer.
@@ -178,8 +197,9 @@ class Binder {
     const std::string& size_name = size_params_[0]->name;
     std::int64_t size = std::get<std::int64_t>(bound.dims.at(size_name));
     std::string elements = spec_.cases.size() == 1 ? std::to_string(size) : size_name;
-    std::string guess = fmt::format("buffer {}: {} elements{} (the value of {}; no [buffers.{}] in kopt.toml)", param.name, elements,
-                                    spec_.cases.size() == 1 ? "" : " in each case", size_name, param.name);
+    std::string guess =
+        fmt::format("buffer {}: {} elements{} (the value of {}; no [buffers.{}] in kopt.toml)", param.name,
+                    elements, spec_.cases.size() == 1 ? "" : " in each case", size_name, param.name);
     if (std::ranges::find(guesses_, guess) == guesses_.end()) guesses_.push_back(guess);
     return {size};
   }
@@ -193,17 +213,23 @@ class Binder {
   void check_init(const KernelParam& param, const InitSpec& init) const {
     const bool random_real = init.kind == InitKind::normal || init.kind == InitKind::uniform;
     if (random_real && !param.dtype->is_floating()) {
-      throw input_error("[buffers.{}] init \"{}\" needs a floating dtype, but {} is {}; use int(lo,hi), zeros or ones",
-                        param.name, init.text(), param.name, param.dtype->name);
+      throw input_error(
+          "[buffers.{}] init \"{}\" needs a floating dtype, but {} is {}; use int(lo,hi), zeros or ones",
+          param.name, init.text(), param.name, param.dtype->name);
     }
     bool in_range = init.kind != InitKind::integers || param.dtype->is_floating() ||
-                    (fits_integer(*param.dtype, static_cast<std::int64_t>(init.a)) && fits_integer(*param.dtype, static_cast<std::int64_t>(init.b)));
-    if (!in_range) throw input_error("[buffers.{}] init \"{}\" does not fit {}", param.name, init.text(), param.dtype->name);
+                    (fits_integer(*param.dtype, static_cast<std::int64_t>(init.a)) &&
+                     fits_integer(*param.dtype, static_cast<std::int64_t>(init.b)));
+    if (!in_range) {
+      throw input_error("[buffers.{}] init \"{}\" does not fit {}", param.name, init.text(),
+                        param.dtype->name);
+    }
   }
 
   // The work formulas must evaluate on every case, or the roofline would fail much later.
   void check_work(const BoundCase& bound) const {
-    for (auto [what, formula] : {std::pair{"flops", &spec_.work.flops}, std::pair{"bytes", &spec_.work.bytes}}) {
+    for (auto [what, formula] :
+         {std::pair{"flops", &spec_.work.flops}, std::pair{"bytes", &spec_.work.bytes}}) {
       if (!*formula) continue;
       try {
         (*formula)->evaluate(bound.dims);
@@ -225,8 +251,9 @@ void check_overrides(const ProblemSpec& spec, const KernelSignature& signature, 
     bool known = signature.find(name) != nullptr ||
                  std::ranges::any_of(spec.cases, [&](const ProblemCase& c) { return c.dims.contains(name); });
     if (!known) {
-      throw input_error("--dim {}: {} is neither a dim of the spec nor a parameter of {} (parameters: {})", name, name,
-                        signature.entry, join_names(signature.params, [](const KernelParam& p) { return p.name; }));
+      throw input_error("--dim {}: {} is neither a dim of the spec nor a parameter of {} (parameters: {})",
+                        name, name, signature.entry,
+                        join_names(signature.params, [](const KernelParam& p) { return p.name; }));
     }
   }
 }
@@ -244,13 +271,17 @@ Problem bind_problem(ProblemSpec spec, KernelSignature signature, const Dims& di
   if (spec_less && sizes.size() == 1 && !dim_overrides.contains(sizes[0]->name)) {
     const std::string& size = sizes[0]->name;
     for (ProblemCase& problem_case : spec.cases) problem_case.dims.try_emplace(size, kSpecLessSize);
-    guesses.push_back(fmt::format("{} = {} (2^24; no kopt.toml gives it; override with --dim {}=...)", size, kSpecLessSize, size));
+    guesses.push_back(fmt::format("{} = {} (2^24; no kopt.toml gives it; override with --dim {}=...)", size,
+                                  kSpecLessSize, size));
   }
   Binder binder(spec, signature, guesses);
   binder.check_spec_against_signature();
   std::vector<BoundCase> cases;
   for (const ProblemCase& problem_case : spec.cases) cases.push_back(binder.bind(problem_case));
-  return Problem{.spec = std::move(spec), .signature = std::move(signature), .cases = std::move(cases), .guesses = std::move(guesses)};
+  return Problem{.spec = std::move(spec),
+                 .signature = std::move(signature),
+                 .cases = std::move(cases),
+                 .guesses = std::move(guesses)};
 }
 
 }  // namespace kopt::spec

@@ -69,9 +69,11 @@ ProblemSpec locate_problem(const fs::path& target, const std::optional<fs::path>
   return spec_less_problem(path);
 }
 
-Problem load_problem(const fs::path& target, const std::optional<fs::path>& spec_override, const Dims& dim_overrides) {
+Problem load_problem(const fs::path& target, const std::optional<fs::path>& spec_override,
+                     const Dims& dim_overrides) {
   ProblemSpec spec = locate_problem(target, spec_override);
-  KernelSignature signature = parse_kernel_signature(read_file(spec.kernel), display_path(spec.kernel), spec.entry);
+  KernelSignature signature =
+      parse_kernel_signature(read_file(spec.kernel), display_path(spec.kernel), spec.entry);
   return bind_problem(std::move(spec), std::move(signature), dim_overrides);
 }
 

@@ -3,78 +3,49 @@
 
 #include "kopt/spec/problem_spec.hpp"
 
-#include <toml++/toml.h>
-
 #include <algorithm>
+#include <cctype>
 #include <set>
-#include <tuple>
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/spec/toml_fields.hpp"
 
 namespace kopt::spec {
 namespace {
 
 namespace fs = std::filesystem;
 
-using KnownKeys = std::vector<std::string_view>;
-
-struct Entry {
-  std::string key;
-  const toml::node* node = nullptr;
-  int line = 0;
-};
-
 bool is_identifier(std::string_view word) {
   return !word.empty() && !std::isdigit(static_cast<unsigned char>(word[0])) &&
-         std::ranges::all_of(word, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+         std::ranges::all_of(word,
+                             [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
-std::string joined(const KnownKeys& words) {
-  std::string text;
-  for (std::string_view word : words) text += (text.empty() ? "" : ", ") + std::string(word);
-  return text;
+// "sm_90", "sm_90a", "sm_100f"
+bool is_sm_arch(std::string_view arch) {
+  return arch.starts_with("sm_") && arch.size() > 3 && std::isdigit(static_cast<unsigned char>(arch[3])) &&
+         std::ranges::all_of(arch.substr(3),
+                             [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
 }
 
-std::string type_name(const toml::node& node) {
-  if (node.is_string()) return "a string";
-  if (node.is_number()) return "a number";
-  if (node.is_boolean()) return "a boolean";
-  if (node.is_array()) return "an array";
-  if (node.is_table()) return "a table";
-  return "a date or time";
-}
-
-// toml++ keeps a table's keys sorted; the spec's own order is that of their source positions.
-std::vector<Entry> in_spec_order(const toml::table& table) {
-  std::vector<Entry> entries;
-  for (const auto& [key, node] : table) {
-    entries.push_back({std::string(key.str()), &node, static_cast<int>(key.source().begin.line)});
-  }
-  std::ranges::sort(entries, [&](const Entry& a, const Entry& b) {
-    const auto& x = table.find(a.key)->first.source().begin;
-    const auto& y = table.find(b.key)->first.source().begin;
-    return std::tie(x.line, x.column) < std::tie(y.line, y.column);
-  });
-  return entries;
-}
-
-std::string label_of_case(const std::vector<Entry>& own_dims, const Dims& dims) {
+std::string label_of_case(const std::vector<TomlEntry>& own_dims, const Dims& dims) {
   std::string label;
-  for (const Entry& entry : own_dims) {
+  for (const TomlEntry& entry : own_dims) {
     label += fmt::format("{}{}={}", label.empty() ? "" : " ", entry.key, to_string(dims.at(entry.key)));
   }
   return label;
 }
 
-class SpecReader {
+class SpecReader : private TomlFields {
  public:
   SpecReader(std::string_view file_name, fs::path directory)
-      : file_name_(file_name), directory_(std::move(directory)) {}
+      : TomlFields(file_name), directory_(std::move(directory)) {}
 
   ProblemSpec read(const toml::table& root, const std::optional<fs::path>& kernel) {
-    reject_unknown_keys(root, "", {"name", "kernel", "reference", "entry", "dims", "cases", "buffers",
-                                   "tolerance", "work", "build", "tune"});
+    reject_unknown_keys(root, "",
+                        {"name", "kernel", "reference", "entry", "dims", "cases", "buffers", "tolerance",
+                         "work", "build", "tune"});
     ProblemSpec spec;
     spec.directory = directory_;
     spec.name = root.contains("name") ? string_at(root, "name") : directory_.filename().string();
@@ -85,13 +56,15 @@ class SpecReader {
     if (root.contains("reference")) spec.reference = reference_at(*root.get("reference"));
     spec.cases = read_cases(root);
     if (root.contains("buffers")) spec.buffers = read_buffers(table_at(root, "buffers"));
-    if (root.contains("tolerance")) spec.tolerance = read_tolerance_table(table_at(root, "tolerance"), "[tolerance]");
+    if (root.contains("tolerance")) {
+      spec.tolerance = read_tolerance_table(table_at(root, "tolerance"), "[tolerance]");
+    }
     if (root.contains("work")) spec.work = read_work(table_at(root, "work"));
     if (root.contains("build")) spec.build = read_build(table_at(root, "build"));
     if (root.contains("tune")) spec.tune = read_tune(table_at(root, "tune"), spec.cases);
     if (kernel) {
       spec.kernel = fs::absolute(*kernel).lexically_normal();
-      if (root.contains("kernel")) string_at(root, "kernel");
+      if (root.contains("kernel")) string_at(root, "kernel");  // unused here, but still checked
     } else if (root.contains("kernel")) {
       spec.kernel = (directory_ / string_at(root, "kernel")).lexically_normal();
     } else {
@@ -110,23 +83,26 @@ class SpecReader {
     }
     if (root.contains("cases")) {
       const toml::array* array = root.get("cases")->as_array();
-      if (array == nullptr || !array->is_array_of_tables()) throw failure(*root.get("cases"), "write cases as [[cases]] tables");
+      if (array == nullptr || !array->is_array_of_tables()) {
+        throw failure(*root.get("cases"), "write cases as [[cases]] tables");
+      }
       for (const toml::node& node : *array) cases.push_back(read_case(*node.as_table(), defaults));
     }
     if (cases.empty()) cases.push_back({"default", {}});
     std::set<std::string, std::less<>> names;
     for (const ProblemCase& problem_case : cases) {
       if (!names.insert(problem_case.name).second) {
-        throw input_error("{}: two cases are named \"{}\"; give each [[cases]] its own name", file_name_, problem_case.name);
+        throw input_error("{}: two cases are named \"{}\"; give each [[cases]] its own name", file_name(),
+                          problem_case.name);
       }
     }
     return cases;
   }
 
   ProblemCase read_case(const toml::table& table, const Dims& defaults) {
-    std::vector<Entry> entries = in_spec_order(table);
+    std::vector<TomlEntry> entries = in_spec_order(table);
     std::optional<std::string> name;
-    if (auto named = std::ranges::find(entries, "name", &Entry::key); named != entries.end()) {
+    if (auto named = std::ranges::find(entries, "name", &TomlEntry::key); named != entries.end()) {
       name = string_at(table, "name");
       entries.erase(named);
     }
@@ -137,24 +113,25 @@ class SpecReader {
     return problem_case;
   }
 
-  Dims read_dims(const std::vector<Entry>& entries, std::string_view where) {
+  Dims read_dims(const std::vector<TomlEntry>& entries, std::string_view where) {
     Dims dims;
-    for (const Entry& entry : entries) {
-      if (!is_identifier(entry.key)) throw failure(entry.line, fmt::format("{} dim \"{}\" is not a C identifier", where, entry.key));
-      if (std::optional<std::int64_t> integer = entry.node->value_exact<std::int64_t>()) {
-        dims[entry.key] = *integer;
-      } else if (entry.node->is_floating_point()) {
-        dims[entry.key] = *entry.node->value<double>();
-      } else {
-        throw failure(entry.line, fmt::format("{} {} must be a number, not {}", where, entry.key, type_name(*entry.node)));
+    for (const TomlEntry& entry : entries) {
+      if (!is_identifier(entry.key)) {
+        throw failure(entry.line, fmt::format("{} dim \"{}\" is not a C identifier", where, entry.key));
       }
+      std::optional<Number> value = number_at(*entry.node);
+      if (!value) {
+        throw failure(entry.line, fmt::format("{} {} must be a number, not {}", where, entry.key,
+                                              toml_type_name(*entry.node)));
+      }
+      dims[entry.key] = *value;
     }
     return dims;
   }
 
   std::map<std::string, BufferSpec, std::less<>> read_buffers(const toml::table& buffers) {
     std::map<std::string, BufferSpec, std::less<>> specs;
-    for (const Entry& entry : in_spec_order(buffers)) {
+    for (const TomlEntry& entry : in_spec_order(buffers)) {
       std::string where = fmt::format("[buffers.{}]", entry.key);
       const toml::table* table = entry.node->as_table();
       if (table == nullptr) throw failure(entry.line, fmt::format("{} must be a table", where));
@@ -163,7 +140,9 @@ class SpecReader {
       if (table->contains("shape")) buffer.shape = read_shape(*table->get("shape"), where);
       if (table->contains("init")) buffer.init = init_at(*table->get("init"), where);
       if (table->contains("tolerance")) {
-        if (table->contains("atol") || table->contains("rtol")) throw failure(*table, fmt::format("{}: give tolerance = {{...}} or atol/rtol, not both", where));
+        if (table->contains("atol") || table->contains("rtol")) {
+          throw failure(*table, fmt::format("{}: give tolerance = {{...}} or atol/rtol, not both", where));
+        }
         buffer.tolerance = read_tolerance_table(table_at(*table, "tolerance"), where + " tolerance");
       } else if (table->contains("atol") || table->contains("rtol")) {
         buffer.tolerance = read_tolerance(*table, where);
@@ -176,7 +155,9 @@ class SpecReader {
   std::vector<Expression> read_shape(const toml::node& node, std::string_view where) {
     std::vector<Expression> shape;
     if (const toml::array* array = node.as_array()) {
-      for (const toml::node& element : *array) shape.push_back(expression_at(element, fmt::format("{} shape", where)));
+      for (const toml::node& element : *array) {
+        shape.push_back(expression_at(element, fmt::format("{} shape", where)));
+      }
     } else {
       shape.push_back(expression_at(node, fmt::format("{} shape", where)));
     }
@@ -191,12 +172,16 @@ class SpecReader {
 
   // atol alone is an absolute tolerance (rtol 0), and the other way round.
   Tolerance read_tolerance(const toml::table& table, const std::string& where) {
-    if (!table.contains("atol") && !table.contains("rtol")) throw failure(table, fmt::format("{} needs atol or rtol", where));
+    if (!table.contains("atol") && !table.contains("rtol")) {
+      throw failure(table, fmt::format("{} needs atol or rtol", where));
+    }
     Tolerance tolerance;
     for (auto [key, field] : {std::pair{"atol", &Tolerance::atol}, std::pair{"rtol", &Tolerance::rtol}}) {
       if (!table.contains(key)) continue;
       std::optional<double> value = table.get(key)->value<double>();
-      if (!value || !(*value >= 0)) throw failure(*table.get(key), fmt::format("{} {} must be a number >= 0", where, key));
+      if (!value || !(*value >= 0)) {
+        throw failure(*table.get(key), fmt::format("{} {} must be a number >= 0", where, key));
+      }
       tolerance.*field = *value;
     }
     return tolerance;
@@ -216,10 +201,10 @@ class SpecReader {
     if (table.contains("flags")) build.flags = strings_at(*table.get("flags"), "[build] flags");
     if (table.contains("arch")) {
       build.arch = string_at(table, "arch");
-      bool sm = build.arch.starts_with("sm_") && build.arch.size() > 3 && std::isdigit(static_cast<unsigned char>(build.arch[3])) &&
-                std::ranges::all_of(build.arch.substr(3), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
-      if (build.arch != "native" && !sm) {
-        throw failure(*table.get("arch"), fmt::format("[build] arch \"{}\": expected \"native\" or sm_XX (e.g. sm_90a)", build.arch));
+      if (build.arch != "native" && !is_sm_arch(build.arch)) {
+        throw failure(
+            *table.get("arch"),
+            fmt::format("[build] arch \"{}\": expected \"native\" or sm_XX (e.g. sm_90a)", build.arch));
       }
     }
     return build;
@@ -227,9 +212,11 @@ class SpecReader {
 
   TuneSpec read_tune(const toml::table& table, const std::vector<ProblemCase>& cases) {
     TuneSpec tune;
-    for (const Entry& entry : in_spec_order(table)) {
+    for (const TomlEntry& entry : in_spec_order(table)) {
       if (entry.key == "restrict") continue;
-      if (!is_identifier(entry.key)) throw failure(entry.line, fmt::format("[tune] {} is not a macro name", entry.key));
+      if (!is_identifier(entry.key)) {
+        throw failure(entry.line, fmt::format("[tune] {} is not a macro name", entry.key));
+      }
       std::vector<std::string> values = values_at(*entry.node, fmt::format("[tune] {}", entry.key));
       tune.params.emplace_back(entry.key, std::move(values));
     }
@@ -240,12 +227,16 @@ class SpecReader {
       for (const auto& [dim, value] : problem_case.dims) known.insert(dim);
     }
     const toml::array* restrictions = table.get("restrict")->as_array();
-    if (restrictions == nullptr) throw failure(*table.get("restrict"), "[tune] restrict must be an array of strings");
+    if (restrictions == nullptr) {
+      throw failure(*table.get("restrict"), "[tune] restrict must be an array of strings");
+    }
     for (const toml::node& node : *restrictions) {
       Expression restriction = expression_at(node, "[tune] restrict");
       for (const std::string& name : restriction.names()) {
         if (!known.contains(name)) {
-          throw failure(node, fmt::format("[tune] restrict \"{}\": \"{}\" is neither a tune parameter nor a dim", restriction.text(), name));
+          throw failure(node,
+                        fmt::format("[tune] restrict \"{}\": \"{}\" is neither a tune parameter nor a dim",
+                                    restriction.text(), name));
         }
       }
       tune.restrictions.push_back(std::move(restriction));
@@ -255,14 +246,17 @@ class SpecReader {
 
   fs::path reference_at(const toml::node& node) {
     std::optional<std::string> relative = node.value<std::string>();
-    if (!relative || relative->empty()) throw failure(node, fmt::format("reference must be a file name, not {}", type_name(node)));
+    if (!relative || relative->empty()) {
+      throw failure(node, fmt::format("reference must be a file name, not {}", toml_type_name(node)));
+    }
     fs::path path = (directory_ / *relative).lexically_normal();
     if (path.extension() != ".cu" && path.extension() != ".py") {
       throw failure(node, fmt::format("reference \"{}\" must be a .cu or a .py file", *relative));
     }
     std::error_code ignored;
     if (!fs::is_regular_file(path, ignored)) {
-      throw failure(node, fmt::format("reference \"{}\" does not exist (looked for {})", *relative, path.string()));
+      throw failure(node,
+                    fmt::format("reference \"{}\" does not exist (looked for {})", *relative, path.string()));
     }
     return path;
   }
@@ -277,101 +271,14 @@ class SpecReader {
       if (path.extension() == ".cu" && !reference_name) found.push_back(path);
     }
     if (found.size() != 1) {
-      throw input_error("{}: no kernel = \"...\" and {} .cu files beside it to take instead; name the kernel", file_name_,
-                        found.empty() ? "no" : "several");
+      throw input_error("{}: no kernel = \"...\" and {} .cu files beside it to take instead; name the kernel",
+                        file_name(), found.empty() ? "no" : "several");
     }
     spec.guesses.push_back(fmt::format("kernel: {} (the only .cu file beside {}; no kernel = \"...\" in it)",
-                                       found[0].filename().string(), file_name_));
+                                       found[0].filename().string(), file_name()));
     return found[0];
   }
 
-  // Typed access, each failure naming the line.
-  const toml::table& table_at(const toml::table& parent, std::string_view key) {
-    const toml::node& node = *parent.get(key);
-    if (!node.is_table()) throw failure(node, fmt::format("{} must be a table, not {}", key, type_name(node)));
-    return *node.as_table();
-  }
-
-  std::string string_at(const toml::table& parent, std::string_view key) {
-    const toml::node& node = *parent.get(key);
-    std::optional<std::string> value = node.value_exact<std::string>();
-    if (!value || value->empty()) throw failure(node, fmt::format("{} must be a non-empty string, not {}", key, type_name(node)));
-    return *value;
-  }
-
-  std::vector<std::string> strings_at(const toml::node& node, std::string_view where) {
-    const toml::array* array = node.as_array();
-    std::vector<std::string> values;
-    for (std::size_t i = 0; array != nullptr && i < array->size(); ++i) {
-      std::optional<std::string> value = array->get(i)->value_exact<std::string>();
-      if (!value) break;
-      values.push_back(*value);
-    }
-    if (array == nullptr || values.size() != array->size()) throw failure(node, fmt::format("{} must be an array of strings", where));
-    return values;
-  }
-
-  // Tune values become -D macro values: numbers as written, strings verbatim.
-  std::vector<std::string> values_at(const toml::node& node, std::string_view where) {
-    const toml::array* array = node.as_array();
-    if (array == nullptr || array->empty()) throw failure(node, fmt::format("{} must be a non-empty array of values", where));
-    std::vector<std::string> values;
-    for (const toml::node& element : *array) {
-      if (std::optional<std::int64_t> integer = element.value_exact<std::int64_t>()) {
-        values.push_back(std::to_string(*integer));
-      } else if (element.is_floating_point()) {
-        values.push_back(to_string(Number(*element.value<double>())));
-      } else if (std::optional<std::string> text = element.value_exact<std::string>(); text && !text->empty()) {
-        values.push_back(*text);
-      } else {
-        throw failure(element, fmt::format("{} values must be numbers or non-empty strings, not {}", where, type_name(element)));
-      }
-    }
-    return values;
-  }
-
-  Expression expression_at(const toml::node& node, std::string_view where) {
-    std::string text;
-    if (std::optional<std::int64_t> integer = node.value_exact<std::int64_t>()) {
-      text = std::to_string(*integer);
-    } else if (node.is_floating_point()) {
-      text = to_string(Number(*node.value<double>()));
-    } else if (std::optional<std::string> written = node.value_exact<std::string>()) {
-      text = *written;
-    } else {
-      throw failure(node, fmt::format("{} must be an expression string, not {}", where, type_name(node)));
-    }
-    try {
-      return Expression::parse(text);
-    } catch (const Error& error) {
-      throw failure(node, fmt::format("{}: {}", where, error.what()));
-    }
-  }
-
-  InitSpec init_at(const toml::node& node, std::string_view where) {
-    std::optional<std::string> text = node.value_exact<std::string>();
-    if (!text) throw failure(node, fmt::format("{} init must be a string, not {}", where, type_name(node)));
-    try {
-      return InitSpec::parse(*text);
-    } catch (const Error& error) {
-      throw failure(node, fmt::format("{}: {}", where, error.what()));
-    }
-  }
-
-  void reject_unknown_keys(const toml::table& table, std::string_view where, const KnownKeys& known) {
-    for (const Entry& entry : in_spec_order(table)) {
-      if (std::ranges::find(known, entry.key) == known.end()) {
-        throw failure(entry.line, fmt::format("unknown key \"{}\"{}{} (known: {})", entry.key, where.empty() ? "" : " in ", where, joined(known)));
-      }
-    }
-  }
-
-  Error failure(const toml::node& node, std::string_view what) const {
-    return failure(static_cast<int>(node.source().begin.line), what);
-  }
-  Error failure(int line, std::string_view what) const { return input_error("{}:{}: {}", file_name_, line, what); }
-
-  std::string file_name_;
   fs::path directory_;
 };
 
@@ -381,26 +288,33 @@ ProblemSpec parse_spec(std::string_view toml_text, const fs::path& directory, st
   try {
     root = toml::parse(toml_text, file_name);
   } catch (const toml::parse_error& error) {
-    throw input_error("{}:{}:{}: {}", file_name, error.source().begin.line, error.source().begin.column, error.description());
+    throw input_error("{}:{}:{}: {}", file_name, error.source().begin.line, error.source().begin.column,
+                      error.description());
   }
-  return SpecReader(file_name, fs::absolute(directory).lexically_normal()).read(root, kernel);
+  fs::path absolute_directory = fs::absolute(directory).lexically_normal();
+  ProblemSpec spec = SpecReader(file_name, absolute_directory).read(root, kernel);
+  spec.spec_file = absolute_directory / fs::path(file_name).filename();
+  return spec;
 }
 
 ProblemSpec load_spec(const fs::path& toml_path, const std::optional<fs::path>& kernel) {
   fs::path absolute = fs::absolute(toml_path).lexically_normal();
   ProblemSpec spec = parse_spec(read_file(toml_path), absolute.parent_path(), toml_path.string(), kernel);
-  spec.spec_file = absolute;
+  spec.spec_file = absolute;  // file_name above is the path as the user gave it
   return spec;
 }
 
 }  // namespace
 
-ProblemSpec parse_problem_spec(std::string_view toml_text, const fs::path& directory, std::string_view file_name) {
+ProblemSpec parse_problem_spec(std::string_view toml_text, const fs::path& directory,
+                               std::string_view file_name) {
   return parse_spec(toml_text, directory, file_name, std::nullopt);
 }
 
 ProblemSpec load_problem_spec(const fs::path& toml_path) { return load_spec(toml_path, std::nullopt); }
 
-ProblemSpec load_problem_spec(const fs::path& toml_path, const fs::path& kernel) { return load_spec(toml_path, kernel); }
+ProblemSpec load_problem_spec(const fs::path& toml_path, const fs::path& kernel) {
+  return load_spec(toml_path, kernel);
+}
 
 }  // namespace kopt::spec

@@ -20,7 +20,8 @@ std::string_view trim(std::string_view text) {
 
 bool is_identifier(std::string_view word) {
   return !word.empty() && !std::isdigit(static_cast<unsigned char>(word[0])) &&
-         std::ranges::all_of(word, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+         std::ranges::all_of(word,
+                             [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 // Splits off the first whitespace-separated word.
@@ -84,11 +85,17 @@ class AnnotationReader {
     bool valid_id = !id.empty() && std::ranges::all_of(id, [](char c) {
       return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
     });
-    if (!valid_id || !rest.empty()) throw failure("expected \"kopt:method CATALOG_ID\" (e.g. memory.tiling_smem)");
-    if (define.value != "0" && define.value != "1") {
-      throw failure(fmt::format("method switch {} must default to 0 or 1, not \"{}\"", define.macro, define.value));
+    if (!valid_id || !rest.empty()) {
+      throw failure("expected \"kopt:method CATALOG_ID\" (e.g. memory.tiling_smem)");
     }
-    return {.macro = define.macro, .method_id = std::string(id), .enabled_by_default = define.value == "1", .line = line_};
+    if (define.value != "0" && define.value != "1") {
+      throw failure(
+          fmt::format("method switch {} must default to 0 or 1, not \"{}\"", define.macro, define.value));
+    }
+    return {.macro = define.macro,
+            .method_id = std::string(id),
+            .enabled_by_default = define.value == "1",
+            .line = line_};
   }
 
   Error failure(std::string_view what) const { return input_error("{}:{}: {}", file_name_, line_, what); }
@@ -117,12 +124,14 @@ SourceAnnotations parse_source_annotations(std::string_view source, std::string_
     std::string_view rest = text.substr(5);
     std::string_view kind = take_word(rest);
     if (kind != "param" && kind != "method") {
-      throw reader.failure(fmt::format("unknown annotation \"kopt:{}\" (known: kopt:param, kopt:method)", kind));
+      throw reader.failure(
+          fmt::format("unknown annotation \"kopt:{}\" (known: kopt:param, kopt:method)", kind));
     }
     if (!define || trim(define->value).empty()) {
-      throw reader.failure(fmt::format("kopt:{} must follow a #define with a value on the same line "
-                                       "(#define BM 64  // kopt:param BM in {{32,64,128}})",
-                                       kind));
+      throw reader.failure(
+          fmt::format("kopt:{} must follow a #define with a value on the same line "
+                      "(#define BM 64  // kopt:param BM in {{32,64,128}})",
+                      kind));
     }
     define->value = std::string(trim(define->value));
     if (!macros.insert(define->macro).second) {

@@ -10,9 +10,9 @@
 namespace kopt::spec {
 
 struct LineComment {
-  int line = 0;             // 1-based
-  std::size_t offset = 0;   // of the "//" in the source
-  std::string text;         // after the "//"
+  int line = 0;            // 1-based
+  std::size_t offset = 0;  // of the "//" in the source
+  std::string text;        // after the "//"
 };
 
 struct CleanSource {

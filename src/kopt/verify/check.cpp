@@ -67,6 +67,16 @@ KernelFailure failure_from_worker(const run::WorkerOutcome& outcome, std::chrono
           outcome.stderr_tail};
 }
 
+CheckReport with_compile_failure(CheckReport report, const spec::Problem& problem, const build::BuildFailure& failure,
+                                 const std::string& arch) {
+  report.arch = arch;
+  report.failure = KernelFailure{"compile_error",
+                                 fmt::format("{} does not compile: {}", problem.spec.kernel.filename().string(),
+                                             failure.first_error),
+                                 failure.log};
+  return report;
+}
+
 }  // namespace
 
 CheckReport run_check(const spec::Problem& problem, const CheckOptions& options, CheckContext& context) {
@@ -83,29 +93,32 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
   const bool python_reference = problem.spec.reference && is_python_reference(*problem.spec.reference);
   if (python_reference) reference = reference_outputs(problem, report.seeds, context, nullptr, "");
 
+  // With the target known up front, compile errors come before the GPU is needed.
+  build::Compiler compiler(context.runner, build::find_nvcc(), context.cache_dir);
+  std::optional<build::BuildOutcome> build;
+  const std::string known_arch = resolve_arch(problem.spec.build.arch, options.arch, "");
+  auto compile_kernel = [&](const std::string& arch) {
+    return compiler.compile({.source = problem.spec.kernel, .arch = arch, .flags = problem.spec.build.flags,
+                             .defines = options.defines});
+  };
+  if (!known_arch.empty()) build = compile_kernel(known_arch);
+  if (build && !build->ok()) return with_compile_failure(std::move(report), problem, *build->failure, known_arch);
+
   TempDir work("check", context.cache_dir / "tmp");
   run::DeviceInfo device = run::probe_device(context.runner, context.worker, work.path() / "probe");
   report.device = device;
   report.arch = resolve_arch(problem.spec.build.arch, options.arch, device.arch());
 
-  build::Compiler compiler(context.runner, build::find_nvcc(), context.cache_dir);
   if (problem.spec.reference && !python_reference) {
     reference = reference_outputs(problem, report.seeds, context, &compiler, report.arch);
   }
   report.reference = reference ? describe_reference(problem, *reference) : "none";
 
-  build::BuildOutcome build = compiler.compile({.source = problem.spec.kernel, .arch = report.arch,
-                                                .flags = problem.spec.build.flags, .defines = options.defines});
-  if (!build.ok()) {
-    report.failure = KernelFailure{"compile_error",
-                                   fmt::format("{} does not compile: {}", problem.spec.kernel.filename().string(),
-                                               build.failure->first_error),
-                                   build.failure->log};
-    return report;
-  }
-  report.build = build.artifact;
+  if (!build) build = compile_kernel(report.arch);
+  if (!build->ok()) return with_compile_failure(std::move(report), problem, *build->failure, report.arch);
+  report.build = build->artifact;
 
-  CheckJob job{.library = build.artifact->library,
+  CheckJob job{.library = build->artifact->library,
                .signature = problem.signature,
                .cases = problem.cases,
                .seeds = report.seeds,

@@ -33,9 +33,10 @@ rtol = 0
 
 TEST(DTypeTable, KnowsEveryTypeOfTheKernelContract) {
   for (std::string_view spelling :
-       {"float", "double", "__half", "half", "__nv_bfloat16", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t",
-        "uint32_t", "int64_t", "uint64_t", "char", "short", "int", "long", "__nv_fp8_e4m3", "__nv_fp8_e5m2",
-        "size_t", "unsigned", "unsigned int", "long long", "unsigned long"}) {
+       {"float",         "double",  "__half",   "half",         "__nv_bfloat16", "int8_t",
+        "uint8_t",       "int16_t", "uint16_t", "int32_t",      "uint32_t",      "int64_t",
+        "uint64_t",      "char",    "short",    "int",          "long",          "__nv_fp8_e4m3",
+        "__nv_fp8_e5m2", "size_t",  "unsigned", "unsigned int", "long long",     "unsigned long"}) {
     EXPECT_NE(dtype_from_c_name(spelling), nullptr) << spelling;
   }
 }
@@ -84,7 +85,8 @@ TEST(DTypeTableParsing, ReadsAValidEntryWithIntegerTolerance) {
 TEST(DTypeTableParsing, RejectsAnEntryWithAnUnknownKindNamingFileAndEntry) {
   std::string text(kValidEntry);
   text.replace(text.find("floating"), 8, "complex");
-  EXPECT_THAT(error_of(text), HasSubstr("dtypes.toml:3: dtype entry 1 (\"float32\"): unknown kind \"complex\""));
+  EXPECT_THAT(error_of(text),
+              HasSubstr("dtypes.toml:3: dtype entry 1 (\"float32\"): unknown kind \"complex\""));
 }
 
 TEST(DTypeTableParsing, RejectsMissingFieldsBadSizesAndUnknownKeys) {
@@ -101,7 +103,8 @@ TEST(DTypeTableParsing, RejectsMissingFieldsBadSizesAndUnknownKeys) {
 }
 
 TEST(DTypeTableParsing, RejectsASpellingUsedTwice) {
-  std::string twice = std::string(kValidEntry) + std::string(kValidEntry.substr(kValidEntry.find("[[dtype]]")));
+  std::string twice =
+      std::string(kValidEntry) + std::string(kValidEntry.substr(kValidEntry.find("[[dtype]]")));
   twice.replace(twice.rfind("float32"), 7, "float32b");
   EXPECT_THAT(error_of(twice), HasSubstr("spelling \"float\" is already used"));
 }

@@ -11,8 +11,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-const Dims kDims = {{"M", std::int64_t{4096}}, {"N", std::int64_t{1024}}, {"K", std::int64_t{512}},
-                    {"alpha", 0.5}};
+const Dims kDims = {
+    {"M", std::int64_t{4096}}, {"N", std::int64_t{1024}}, {"K", std::int64_t{512}}, {"alpha", 0.5}};
 
 std::int64_t integer(std::string_view text, const Dims& dims = kDims) {
   return Expression::parse(text).evaluate_integer(dims);
@@ -69,7 +69,7 @@ TEST(Expression, ComparisonsAndLogicGiveOneOrZero) {
   EXPECT_EQ(integer("0 || 2 > 1"), 1);
   EXPECT_EQ(integer("!0"), 1);
   EXPECT_EQ(integer("!(M > N)"), 0);
-  EXPECT_EQ(integer("1 + 1 == 2"), 1);  // arithmetic binds tighter than comparison
+  EXPECT_EQ(integer("1 + 1 == 2"), 1);   // arithmetic binds tighter than comparison
   EXPECT_EQ(integer("1 || 0 && 0"), 1);  // && binds tighter than ||
 }
 
@@ -106,7 +106,8 @@ TEST(Expression, ListsTheNamesItReadsSortedAndUnique) {
 
 TEST(Expression, ReportsIntegerOverflowInsteadOfWrapping) {
   Dims huge = {{"N", std::int64_t{1} << 40}};
-  EXPECT_THAT(error_of("N*N", huge), HasSubstr("expression \"N*N\": integer overflow in 1099511627776 * 1099511627776"));
+  EXPECT_THAT(error_of("N*N", huge),
+              HasSubstr("expression \"N*N\": integer overflow in 1099511627776 * 1099511627776"));
   EXPECT_THAT(error_of("9223372036854775807 + 1"), HasSubstr("integer overflow"));
   EXPECT_THAT(error_of("-9223372036854775807 - 2"), HasSubstr("integer overflow"));
   EXPECT_THAT(error_of("99999999999999999999"), HasSubstr("does not fit in 64 bits"));
@@ -126,7 +127,8 @@ TEST(Expression, NamesAnUnknownDimAndTheKnownOnes) {
 }
 
 TEST(Expression, RejectsMalformedTextWithItsColumn) {
-  EXPECT_THAT(error_of("M*"), HasSubstr("cannot parse expression \"M*\": expected a number, a name or \"(\" but the text ends at column 3"));
+  EXPECT_THAT(error_of("M*"), HasSubstr("cannot parse expression \"M*\": expected a number, a name or \"(\" "
+                                        "but the text ends at column 3"));
   EXPECT_THAT(error_of("(M"), HasSubstr("expected \")\""));
   EXPECT_THAT(error_of("M N"), HasSubstr("unexpected \"N\" at column 3"));
   EXPECT_THAT(error_of("BM = 64"), HasSubstr("unexpected \"=\""));

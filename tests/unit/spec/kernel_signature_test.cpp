@@ -96,8 +96,8 @@ TEST(KernelSignature, KeepsTheDeclarationAsWrittenWithWhitespaceCollapsed) {
 TEST(KernelSignature, AcceptsEverySpellingInTheDtypeTable) {
   for (const DType& dtype : all_dtypes()) {
     for (const std::string& spelling : dtype.c_names) {
-      KernelSignature signature =
-          parse("extern \"C\" void solve(const " + spelling + "* in, " + spelling + " *out, " + spelling + " value) {}");
+      KernelSignature signature = parse("extern \"C\" void solve(const " + spelling + "* in, " + spelling +
+                                        " *out, " + spelling + " value) {}");
       ASSERT_EQ(signature.params.size(), 3u) << spelling;
       for (const KernelParam& param : signature.params) EXPECT_EQ(param.dtype, &dtype) << spelling;
       EXPECT_TRUE(signature.params[0].is_input_buffer()) << spelling;
@@ -119,7 +119,9 @@ TEST(KernelSignature, AcceptsMultiWordAndQualifiedTypes) {
 
 TEST(KernelSignature, AcceptsHostAttributesAndNewlinesAnywhere) {
   EXPECT_EQ(parse("extern \"C\" __host__ void solve(float* x, int n) {}").params.size(), 2u);
-  EXPECT_EQ(parse("extern \"C\" __attribute__((visibility(\"default\"))) void solve(float* x) {}").params.size(), 1u);
+  EXPECT_EQ(
+      parse("extern \"C\" __attribute__((visibility(\"default\"))) void solve(float* x) {}").params.size(),
+      1u);
   EXPECT_EQ(parse("extern \"C\" [[gnu::cold]] void solve(float* x) {}").params.size(), 1u);
   KernelSignature spread = parse("extern\n\"C\"\nvoid\nsolve\n(\nconst float *\nA\n,\nint\nN\n)\n{\n}\n");
   EXPECT_EQ(spread.line, 4);
@@ -140,6 +142,14 @@ void solve(const double* x, double* y, long n) {
   ASSERT_EQ(signature.params.size(), 3u);
   EXPECT_EQ(signature.params[0].dtype->name, "float64");
   EXPECT_EQ(signature.params[2].dtype->name, "int64");
+}
+
+TEST(KernelSignature, FindsTheEntryInsideNamespacesButNotInsideClasses) {
+  EXPECT_EQ(parse("namespace user::detail {\nextern \"C\" void solve(float* x) {}\n}").line, 2);
+  EXPECT_THAT(error_of("struct Runner {\n  void solve(float* x) {}\n};"),
+              HasSubstr("no extern \"C\" void solve"));
+  EXPECT_THAT(error_of("extern \"C\" {\nstruct Runner { void solve(float* x) {} };\n}"),
+              HasSubstr("no extern \"C\" void solve"));
 }
 
 TEST(KernelSignature, IgnoresCommentsStringsAndCallsThatMentionTheEntry) {
@@ -173,7 +183,8 @@ TEST(KernelSignature, FindsTensarasSolutionAndANamedEntry) {
 }
 
 TEST(KernelSignature, PrefersSolveOverSolution) {
-  EXPECT_EQ(parse("extern \"C\" void solution(float* x) {}\nextern \"C\" void solve(float* y) {}").entry, "solve");
+  EXPECT_EQ(parse("extern \"C\" void solution(float* x) {}\nextern \"C\" void solve(float* y) {}").entry,
+            "solve");
 }
 
 TEST(KernelSignature, ReadsVoidOrEmptyParameterListsAsNoParameters) {
@@ -182,17 +193,22 @@ TEST(KernelSignature, ReadsVoidOrEmptyParameterListsAsNoParameters) {
 }
 
 TEST(KernelSignature, RejectsUnsupportedParametersNamingFileLineAndParameter) {
-  EXPECT_THAT(error_of("extern \"C\" void solve(const float* A,\n  const float* B,\n  foo_t* X) {}"),
-              HasSubstr("kernel.cu:3: cannot parse parameter 3 of solve (\"foo_t* X\"): unknown type \"foo_t\""));
+  EXPECT_THAT(
+      error_of("extern \"C\" void solve(const float* A,\n  const float* B,\n  foo_t* X) {}"),
+      HasSubstr("kernel.cu:3: cannot parse parameter 3 of solve (\"foo_t* X\"): unknown type \"foo_t\""));
   EXPECT_THAT(error_of("extern \"C\" void solve(float** A) {}"),
-              HasSubstr("kernel.cu:1: cannot parse parameter 1 of solve (\"float** A\"): pointers to pointers are not supported"));
+              HasSubstr("kernel.cu:1: cannot parse parameter 1 of solve (\"float** A\"): pointers to "
+                        "pointers are not supported"));
   EXPECT_THAT(error_of("extern \"C\" void solve(float& x) {}"), HasSubstr("references are not supported"));
   EXPECT_THAT(error_of("extern \"C\" void solve(float A[16]) {}"), HasSubstr("arrays are not supported"));
-  EXPECT_THAT(error_of("extern \"C\" void solve(Tensor<float> t) {}"), HasSubstr("templates are not supported"));
+  EXPECT_THAT(error_of("extern \"C\" void solve(Tensor<float> t) {}"),
+              HasSubstr("templates are not supported"));
   EXPECT_THAT(error_of("extern \"C\" void solve(const float*, float* out) {}"),
               HasSubstr("parameter 1 of solve (\"const float*\"): the parameter has no name"));
-  EXPECT_THAT(error_of("extern \"C\" void solve(float* out, unsigned int) {}"), HasSubstr("parameter 2 of solve"));
-  EXPECT_THAT(error_of("extern \"C\" void solve(void* data) {}"), HasSubstr("void pointers are not supported"));
+  EXPECT_THAT(error_of("extern \"C\" void solve(float* out, unsigned int) {}"),
+              HasSubstr("parameter 2 of solve"));
+  EXPECT_THAT(error_of("extern \"C\" void solve(void* data) {}"),
+              HasSubstr("void pointers are not supported"));
   EXPECT_THAT(error_of("extern \"C\" void solve(float* a, int n = 4) {}"), HasSubstr("default arguments"));
   EXPECT_THAT(error_of("extern \"C\" void solve(float* a, ...) {}"), HasSubstr("variadic"));
   EXPECT_THAT(error_of("extern \"C\" void solve(float* a, float* a) {}"),
@@ -209,7 +225,8 @@ TEST(KernelSignature, ExplainsAMissingEntry) {
 }
 
 TEST(KernelSignature, RejectsAnEntryThatIsNotAHostVoidFunction) {
-  EXPECT_THAT(error_of("extern \"C\" int solve(float* x) { return 0; }"), HasSubstr("kernel.cu:1: solve must return void"));
+  EXPECT_THAT(error_of("extern \"C\" int solve(float* x) { return 0; }"),
+              HasSubstr("kernel.cu:1: solve must return void"));
   EXPECT_THAT(error_of("extern \"C\" __global__ void solve(float* x) {}"),
               HasSubstr("solve is a device function; kopt calls solve on the host"));
 }
@@ -250,13 +267,19 @@ TEST(SourceAnnotations, RejectsMalformedAnnotationsNamingTheLine) {
   };
   EXPECT_THAT(error_of_annotations("\nint x = 1;  // kopt:param BM in {1,2}"),
               HasSubstr("kernel.cu:2: kopt:param must follow a #define"));
-  EXPECT_THAT(error_of_annotations("#define BM 64 // kopt:param BN in {1,2}"), HasSubstr("names \"BN\" but the #define is BM"));
-  EXPECT_THAT(error_of_annotations("#define BM 64 // kopt:param BM {1,2}"), HasSubstr("expected \"kopt:param BM in {v1,v2,...}\""));
+  EXPECT_THAT(error_of_annotations("#define BM 64 // kopt:param BN in {1,2}"),
+              HasSubstr("names \"BN\" but the #define is BM"));
+  EXPECT_THAT(error_of_annotations("#define BM 64 // kopt:param BM {1,2}"),
+              HasSubstr("expected \"kopt:param BM in {v1,v2,...}\""));
   EXPECT_THAT(error_of_annotations("#define BM 64 // kopt:param BM in {1,,2}"), HasSubstr("empty value"));
-  EXPECT_THAT(error_of_annotations("#define BM 64 // kopt:parm BM in {1,2}"), HasSubstr("unknown annotation \"kopt:parm\""));
-  EXPECT_THAT(error_of_annotations("#define KOPT_USE_X 2 // kopt:method memory.x"), HasSubstr("must default to 0 or 1"));
-  EXPECT_THAT(error_of_annotations("#define KOPT_USE_X 1 // kopt:method"), HasSubstr("expected \"kopt:method CATALOG_ID\""));
-  EXPECT_THAT(error_of_annotations("#define BM 64 // kopt:param BM in {1,2}\n#define BM 32 // kopt:param BM in {1,2}"),
+  EXPECT_THAT(error_of_annotations("#define BM 64 // kopt:parm BM in {1,2}"),
+              HasSubstr("unknown annotation \"kopt:parm\""));
+  EXPECT_THAT(error_of_annotations("#define KOPT_USE_X 2 // kopt:method memory.x"),
+              HasSubstr("must default to 0 or 1"));
+  EXPECT_THAT(error_of_annotations("#define KOPT_USE_X 1 // kopt:method"),
+              HasSubstr("expected \"kopt:method CATALOG_ID\""));
+  EXPECT_THAT(error_of_annotations(
+                  "#define BM 64 // kopt:param BM in {1,2}\n#define BM 32 // kopt:param BM in {1,2}"),
               HasSubstr("kernel.cu:2: BM is annotated twice"));
 }
 

@@ -16,7 +16,7 @@ using ::testing::HasSubstr;
 constexpr std::string_view kSgemmKernel =
     "extern \"C\" void solve(const float* A, const float* B, float* C, int M, int N, int K) {}\n";
 
-constexpr std::string_view kSgemmSpec = R"(name = "sgemm"
+constexpr std::string_view kSgemmSpec = R"toml(name = "sgemm"
 kernel = "sgemm_naive.cu"
 reference = "ref.py"
 entry = "solve"
@@ -53,7 +53,7 @@ BM = [32, 64, 128]
 BN = [64, 32]
 VARIANT = ["a", "b"]
 restrict = ["BM*BN <= 16384"]
-)";
+)toml";
 
 // A folder holding the given files; removed at the end of the test.
 class SpecFolder {
@@ -84,7 +84,9 @@ std::string spec_error(std::string_view toml) {
   return error_of([&] { parse_problem_spec(toml, "/nowhere/problem", "kopt.toml"); });
 }
 
-ProblemSpec parse_text(std::string_view toml) { return parse_problem_spec(toml, "/nowhere/problem", "kopt.toml"); }
+ProblemSpec parse_text(std::string_view toml) {
+  return parse_problem_spec(toml, "/nowhere/problem", "kopt.toml");
+}
 
 KernelSignature signature_of(std::string_view source) { return parse_kernel_signature(source, "kernel.cu"); }
 
@@ -125,7 +127,8 @@ TEST(ProblemSpec, ReadsEveryFieldOfAFullSpec) {
 }
 
 TEST(ProblemSpec, LaysEachCaseOverTheDefaultDimsAndNamesIt) {
-  ProblemSpec spec = parse_text(std::string(kSgemmSpec).replace(kSgemmSpec.find("reference = \"ref.py\"\n"), 21, ""));
+  ProblemSpec spec =
+      parse_text(std::string(kSgemmSpec).replace(kSgemmSpec.find("reference = \"ref.py\"\n"), 21, ""));
   ASSERT_EQ(spec.cases.size(), 3u);
   EXPECT_EQ(spec.cases[0].name, "default");
   EXPECT_EQ(spec.cases[0].dims.at("M"), Number{std::int64_t{4096}});
@@ -157,6 +160,27 @@ TEST(ProblemSpec, DefaultsWhatItDoesNotSay) {
   EXPECT_TRUE(spec.tune.params.empty());
 }
 
+TEST(ProblemSpec, AcceptsBareNumbersAndPerBufferToleranceKeys) {
+  ProblemSpec spec = parse_text(R"toml(kernel = "k.cu"
+[buffers.out]
+shape = 1
+rtol = 0.5
+[work]
+flops = 1000
+bytes = 2.5e3
+[tune]
+UNROLL = [1, 2.5, "4u"]
+)toml");
+  EXPECT_EQ(spec.buffers.at("out").shape[0].text(), "1");
+  EXPECT_EQ(spec.buffers.at("out").tolerance->rtol, 0.5);
+  EXPECT_EQ(spec.buffers.at("out").tolerance->atol, 0);
+  EXPECT_EQ(spec.work.flops->text(), "1000");
+  EXPECT_EQ(spec.work.bytes->text(), "2500.0");
+  EXPECT_THAT(spec.tune.params[0].second, ElementsAre("1", "2.5", "4u"));
+  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[buffers.out]\natol = 1\ntolerance = { rtol = 1 }\n"),
+              HasSubstr("give tolerance = {...} or atol/rtol, not both"));
+}
+
 TEST(ProblemSpec, TakesTheOnlyKernelBesideTheSpecWhenNoneIsNamed) {
   SpecFolder folder;
   folder.add("kopt.toml", "[dims]\nN = 4\n").add("vadd.cu", kSgemmKernel).add("ref.cu", kSgemmKernel);
@@ -165,45 +189,61 @@ TEST(ProblemSpec, TakesTheOnlyKernelBesideTheSpecWhenNoneIsNamed) {
   EXPECT_EQ(spec.spec_file, folder / "kopt.toml");
   EXPECT_THAT(spec.guesses, ElementsAre(HasSubstr("kernel: vadd.cu (the only .cu file beside")));
   folder.add("other.cu", kSgemmKernel);
-  EXPECT_THAT(error_of([&] { load_problem_spec(folder / "kopt.toml"); }), HasSubstr("no kernel = \"...\" and several .cu files"));
+  EXPECT_THAT(error_of([&] { load_problem_spec(folder / "kopt.toml"); }),
+              HasSubstr("no kernel = \"...\" and several .cu files"));
 }
 
 TEST(ProblemSpec, RejectsUnknownKeysWithTheirLine) {
   EXPECT_THAT(spec_error("kernel = \"k.cu\"\nkernal = \"x.cu\"\n"),
               HasSubstr("kopt.toml:2: unknown key \"kernal\" (known: name, kernel, reference"));
-  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[buffers.A]\nshape = \"N\"\nshpe = \"N\"\n"),
-              HasSubstr("kopt.toml:4: unknown key \"shpe\" in [buffers.A] (known: shape, init, tolerance, atol, rtol)"));
-  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[tolerance]\natol = 1\nrtl = 2\n"), HasSubstr("unknown key \"rtl\" in [tolerance]"));
-  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[work]\nflop = \"1\"\n"), HasSubstr("unknown key \"flop\" in [work]"));
-  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[build]\nopt = 3\n"), HasSubstr("unknown key \"opt\" in [build]"));
+  EXPECT_THAT(
+      spec_error("kernel = \"k.cu\"\n[buffers.A]\nshape = \"N\"\nshpe = \"N\"\n"),
+      HasSubstr(
+          "kopt.toml:4: unknown key \"shpe\" in [buffers.A] (known: shape, init, tolerance, atol, rtol)"));
+  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[tolerance]\natol = 1\nrtl = 2\n"),
+              HasSubstr("unknown key \"rtl\" in [tolerance]"));
+  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[work]\nflop = \"1\"\n"),
+              HasSubstr("unknown key \"flop\" in [work]"));
+  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[build]\nopt = 3\n"),
+              HasSubstr("unknown key \"opt\" in [build]"));
 }
 
 TEST(ProblemSpec, ReportsTomlSyntaxErrorsWithLineAndColumn) {
   EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[dims\nN = 3\n"), HasSubstr("kopt.toml:2:"));
-  EXPECT_THAT(spec_error("kernel = \"k.cu\"\nname = \n"), ::testing::MatchesRegex("kopt\\.toml:2:[0-9]+: .*"));
+  EXPECT_THAT(spec_error("kernel = \"k.cu\"\nname = \n"),
+              ::testing::MatchesRegex("kopt\\.toml:2:[0-9]+: .*"));
 }
 
 TEST(ProblemSpec, RejectsBadValues) {
-  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[dims]\nN = \"big\"\n"), HasSubstr("kopt.toml:3: [dims] N must be a number, not a string"));
+  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[dims]\nN = \"big\"\n"),
+              HasSubstr("kopt.toml:3: [dims] N must be a number, not a string"));
   EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[buffers.A]\ninit = \"gaussian\"\n"),
               HasSubstr("kopt.toml:3: [buffers.A]: init \"gaussian\": expected normal"));
   EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[buffers.A]\nshape = \"N*\"\n"),
               HasSubstr("[buffers.A] shape: cannot parse expression \"N*\""));
-  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[buffers.A]\nshape = []\n"), HasSubstr("[buffers.A] shape is empty"));
-  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[tolerance]\natol = -1\n"), HasSubstr("[tolerance] atol must be a number >= 0"));
-  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[build]\narch = \"hopper\"\n"), HasSubstr("expected \"native\" or sm_XX"));
-  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[tune]\nBM = []\n"), HasSubstr("[tune] BM must be a non-empty array"));
+  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[buffers.A]\nshape = []\n"),
+              HasSubstr("[buffers.A] shape is empty"));
+  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[tolerance]\natol = -1\n"),
+              HasSubstr("[tolerance] atol must be a number >= 0"));
+  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[build]\narch = \"hopper\"\n"),
+              HasSubstr("expected \"native\" or sm_XX"));
+  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[tune]\nBM = []\n"),
+              HasSubstr("[tune] BM must be a non-empty array"));
   EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[tune]\nBM = [32]\nrestrict = [\"BM * BX < 4\"]\n"),
               HasSubstr("\"BX\" is neither a tune parameter nor a dim"));
-  EXPECT_THAT(spec_error("kernel = \"k.cu\"\nentry = \"my entry\"\n"), HasSubstr("entry must be a C identifier"));
-  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[[cases]]\nname = \"a\"\nN = 1\n[[cases]]\nname = \"a\"\nN = 2\n"),
-              HasSubstr("two cases are named \"a\""));
+  EXPECT_THAT(spec_error("kernel = \"k.cu\"\nentry = \"my entry\"\n"),
+              HasSubstr("entry must be a C identifier"));
+  EXPECT_THAT(
+      spec_error("kernel = \"k.cu\"\n[[cases]]\nname = \"a\"\nN = 1\n[[cases]]\nname = \"a\"\nN = 2\n"),
+      HasSubstr("two cases are named \"a\""));
 }
 
 TEST(ProblemSpec, RequiresTheReferenceToExist) {
-  EXPECT_THAT(spec_error("kernel = \"k.cu\"\nreference = \"ref.cu\"\n"),
-              HasSubstr("kopt.toml:2: reference \"ref.cu\" does not exist (looked for /nowhere/problem/ref.cu)"));
-  EXPECT_THAT(spec_error("kernel = \"k.cu\"\nreference = \"ref.txt\"\n"), HasSubstr("must be a .cu or a .py file"));
+  EXPECT_THAT(
+      spec_error("kernel = \"k.cu\"\nreference = \"ref.cu\"\n"),
+      HasSubstr("kopt.toml:2: reference \"ref.cu\" does not exist (looked for /nowhere/problem/ref.cu)"));
+  EXPECT_THAT(spec_error("kernel = \"k.cu\"\nreference = \"ref.txt\"\n"),
+              HasSubstr("must be a .cu or a .py file"));
 }
 
 TEST(InitSpec, ParsesEverySpelling) {
@@ -222,14 +262,16 @@ TEST(InitSpec, ParsesEverySpelling) {
 }
 
 TEST(InitSpec, WritesTextThatParsesBack) {
-  for (std::string_view text : {"normal", "normal(1.5,0.25)", "uniform(-1,1)", "int(0,99)", "zeros", "ones"}) {
+  for (std::string_view text :
+       {"normal", "normal(1.5,0.25)", "uniform(-1,1)", "int(0,99)", "zeros", "ones"}) {
     EXPECT_EQ(InitSpec::parse(text).text(), text);
   }
 }
 
 TEST(InitSpec, RejectsMalformedSpellingsQuotingThem) {
   auto init_error = [](std::string_view text) { return error_of([&] { InitSpec::parse(text); }); };
-  EXPECT_THAT(init_error("gaussian"), HasSubstr("init \"gaussian\": expected normal, normal(mean,std), uniform(lo,hi)"));
+  EXPECT_THAT(init_error("gaussian"),
+              HasSubstr("init \"gaussian\": expected normal, normal(mean,std), uniform(lo,hi)"));
   EXPECT_THAT(init_error("uniform(1)"), HasSubstr("expected normal"));
   EXPECT_THAT(init_error("uniform(1,x)"), HasSubstr("\"x\" is not a number"));
   EXPECT_THAT(init_error("uniform(2,1)"), HasSubstr("needs lo < hi"));
@@ -266,7 +308,8 @@ TEST(ProblemBinding, BindsEveryCaseInSignatureOrder) {
 
 TEST(ProblemBinding, TakesToleranceFromTheSpecThenTheDtype) {
   constexpr std::string_view kernel = "extern \"C\" void solve(const __half* x, __half* y, int N) {}";
-  Problem with_table = bind_problem(parse_text("kernel = \"k.cu\"\n[dims]\nN = 8\n[tolerance]\natol = 0.5\n"), signature_of(kernel));
+  Problem with_table = bind_problem(parse_text("kernel = \"k.cu\"\n[dims]\nN = 8\n[tolerance]\natol = 0.5\n"),
+                                    signature_of(kernel));
   EXPECT_EQ(buffer(with_table.cases[0], 1).tolerance.atol, 0.5);
   EXPECT_EQ(buffer(with_table.cases[0], 1).tolerance.rtol, 0);
   Problem by_dtype = bind_problem(parse_text("kernel = \"k.cu\"\n[dims]\nN = 8\n"), signature_of(kernel));
@@ -277,7 +320,8 @@ TEST(ProblemBinding, TakesToleranceFromTheSpecThenTheDtype) {
 TEST(ProblemBinding, FillsIntegerInputsWithDocumentedDefaultsAndOutputsWithInitAreInOut) {
   Problem problem = bind_problem(
       parse_text("kernel = \"k.cu\"\n[dims]\nN = 8\n[buffers.hist]\ninit = \"zeros\"\n"),
-      signature_of("extern \"C\" void solve(const int* idx, const unsigned* w, unsigned int* hist, int N) {}"));
+      signature_of(
+          "extern \"C\" void solve(const int* idx, const unsigned* w, unsigned int* hist, int N) {}"));
   const BoundCase& bound = problem.cases[0];
   EXPECT_EQ(buffer(bound, 0).init->text(), "int(-100,100)");
   EXPECT_EQ(buffer(bound, 1).init->text(), "int(0,100)");
@@ -287,26 +331,32 @@ TEST(ProblemBinding, FillsIntegerInputsWithDocumentedDefaultsAndOutputsWithInitA
 }
 
 TEST(ProblemBinding, SizesBuffersFromALoneIntegerScalarAndSaysSo) {
-  Problem problem = bind_problem(parse_text("kernel = \"k.cu\"\n[dims]\nN = 1000\nalpha = 2.5\n"),
-                                 signature_of("extern \"C\" void solve(const float* X, float* Y, float alpha, int N) {}"));
+  Problem problem =
+      bind_problem(parse_text("kernel = \"k.cu\"\n[dims]\nN = 1000\nalpha = 2.5\n"),
+                   signature_of("extern \"C\" void solve(const float* X, float* Y, float alpha, int N) {}"));
   EXPECT_EQ(buffer(problem.cases[0], 0).elements, 1000);
   EXPECT_EQ(scalar(problem.cases[0], 2).value, Number{2.5});
-  EXPECT_THAT(problem.guesses, ElementsAre("buffer X: 1000 elements (the value of N; no [buffers.X] in kopt.toml)",
-                                           "buffer Y: 1000 elements (the value of N; no [buffers.Y] in kopt.toml)"));
+  EXPECT_THAT(problem.guesses,
+              ElementsAre("buffer X: 1000 elements (the value of N; no [buffers.X] in kopt.toml)",
+                          "buffer Y: 1000 elements (the value of N; no [buffers.Y] in kopt.toml)"));
 }
 
 TEST(ProblemBinding, AppliesDimOverridesToEveryCase) {
-  Problem problem = bind_problem(parse_text("kernel = \"k.cu\"\n[dims]\nN = 8\n[[cases]]\nN = 16\n"),
-                                 signature_of("extern \"C\" void solve(float* Y, int N) {}"), {{"N", std::int64_t{5}}});
+  Problem problem =
+      bind_problem(parse_text("kernel = \"k.cu\"\n[dims]\nN = 8\n[[cases]]\nN = 16\n"),
+                   signature_of("extern \"C\" void solve(float* Y, int N) {}"), {{"N", std::int64_t{5}}});
   EXPECT_EQ(buffer(problem.cases[0], 0).elements, 5);
   EXPECT_EQ(buffer(problem.cases[1], 0).elements, 5);
-  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[dims]\nN = 8\n", "extern \"C\" void solve(float* Y, int N) {}", {{"Q", std::int64_t{1}}}),
-              HasSubstr("--dim Q: Q is neither a dim of the spec nor a parameter of solve (parameters: Y, N)"));
+  EXPECT_THAT(
+      bind_error("kernel = \"k.cu\"\n[dims]\nN = 8\n", "extern \"C\" void solve(float* Y, int N) {}",
+                 {{"Q", std::int64_t{1}}}),
+      HasSubstr("--dim Q: Q is neither a dim of the spec nor a parameter of solve (parameters: Y, N)"));
 }
 
 TEST(ProblemBinding, RefusesToGuessTheSizeWithSeveralSizeParameters) {
   EXPECT_EQ(bind_error("kernel = \"k.cu\"\n[dims]\nM = 2\nN = 2\nK = 2\n", kSgemmKernel),
-            "cannot infer the size of buffer A: solve has several size parameters (M, N, K); give [buffers.A] shape = "
+            "cannot infer the size of buffer A: solve has several size parameters (M, N, K); give "
+            "[buffers.A] shape = "
             "\"...\" in kopt.toml");
   EXPECT_THAT(bind_error("kernel = \"k.cu\"\n", "extern \"C\" void solve(float* Y, float alpha) {}"),
               HasSubstr("cannot infer the size of buffer Y: solve has no size parameter"));
@@ -321,36 +371,49 @@ TEST(ProblemBinding, RejectsBuffersThatNameNoParameterOrAScalar) {
 }
 
 TEST(ProblemBinding, RejectsShapesWithUnknownDimsOrBadSizes) {
-  constexpr std::string_view kernel = "extern \"C\" void solve(const double* X, double* Y, int N) {}";
+  constexpr std::string_view kernel = "extern \"C\" void solve(const double* X, double* Y, int64_t N) {}";
   auto with_shape = [](std::string_view shape, std::string_view n = "4") {
-    return fmt::format("kernel = \"k.cu\"\n[dims]\nN = {}\n[buffers.X]\nshape = {}\n[buffers.Y]\nshape = \"N\"\n", n, shape);
+    return fmt::format(
+        "kernel = \"k.cu\"\n[dims]\nN = {}\n[buffers.X]\nshape = {}\n[buffers.Y]\nshape = \"N\"\n", n, shape);
   };
   EXPECT_THAT(bind_error(with_shape("\"N*Q\""), kernel),
               HasSubstr("buffer X, case \"default\": expression \"N*Q\": unknown dim \"Q\" (known: N)"));
   EXPECT_THAT(bind_error(with_shape("\"N - 4\""), kernel),
               HasSubstr("buffer X: shape \"N - 4\" gives 0 in case \"default\"; a size must be > 0"));
-  EXPECT_THAT(bind_error(with_shape("[\"N\", \"-2\"]"), kernel), HasSubstr("buffer X: shape [\"N\", \"-2\"] gives -2"));
+  EXPECT_THAT(bind_error(with_shape("[\"N\", \"-2\"]"), kernel),
+              HasSubstr("buffer X: shape [\"N\", \"-2\"] gives -2"));
   EXPECT_THAT(bind_error(with_shape("[\"N\", \"N\", \"N\"]", "3000000000"), kernel),
               HasSubstr("buffer X: shape [\"N\", \"N\", \"N\"] has too many elements for int64"));
-  EXPECT_THAT(bind_error(with_shape("\"N*N\"", "3000000000"), kernel), HasSubstr("expression \"N*N\": integer overflow"));
+  EXPECT_THAT(bind_error(with_shape("\"N*N\"", "4000000000"), kernel),
+              HasSubstr("expression \"N*N\": integer overflow"));
   EXPECT_THAT(bind_error(with_shape("\"N*N\"", "2000000000"), kernel),
-              HasSubstr("buffer X: shape \"N*N\" gives 4000000000000000000 elements of 8 bytes, more bytes than int64 holds"));
+              HasSubstr("buffer X: shape \"N*N\" gives 4000000000000000000 elements of 8 bytes, more bytes "
+                        "than int64 holds"));
 }
 
 TEST(ProblemBinding, RejectsScalarsThatDoNotFitTheirCType) {
-  constexpr std::string_view kernel = "extern \"C\" void solve(float* Y, int N, unsigned int U, float alpha) {}";
+  constexpr std::string_view kernel =
+      "extern \"C\" void solve(float* Y, int N, unsigned int U, float alpha) {}";
   auto spec = [](std::string_view n, std::string_view u, std::string_view alpha = "1") {
-    return fmt::format("kernel = \"k.cu\"\n[dims]\nN = {}\nU = {}\nalpha = {}\n[buffers.Y]\nshape = \"4\"\n", n, u, alpha);
+    return fmt::format("kernel = \"k.cu\"\n[dims]\nN = {}\nU = {}\nalpha = {}\n[buffers.Y]\nshape = \"4\"\n",
+                       n, u, alpha);
   };
-  EXPECT_THAT(bind_error(spec("2147483648", "1"), kernel),
-              HasSubstr("scalar N of solve is int32 and cannot hold 2147483648 in case \"default\" (out of range)"));
-  EXPECT_THAT(bind_error(spec("1", "-1"), kernel), HasSubstr("scalar U of solve is uint32 and cannot hold -1"));
-  EXPECT_THAT(bind_error(spec("0.5", "1"), kernel), HasSubstr("scalar N of solve is int32 and cannot hold 0.5 in case \"default\" (not an integer)"));
-  EXPECT_THAT(bind_error(spec("1", "1", "1e39"), kernel), HasSubstr("scalar alpha of solve is float32 and cannot hold 1e+39"));
+  EXPECT_THAT(
+      bind_error(spec("2147483648", "1"), kernel),
+      HasSubstr("scalar N of solve is int32 and cannot hold 2147483648 in case \"default\" (out of range)"));
+  EXPECT_THAT(bind_error(spec("1", "-1"), kernel),
+              HasSubstr("scalar U of solve is uint32 and cannot hold -1"));
+  EXPECT_THAT(
+      bind_error(spec("0.5", "1"), kernel),
+      HasSubstr("scalar N of solve is int32 and cannot hold 0.5 in case \"default\" (not an integer)"));
+  EXPECT_THAT(bind_error(spec("1", "1", "1e39"), kernel),
+              HasSubstr("scalar alpha of solve is float32 and cannot hold 1e+39"));
   Problem problem = bind_problem(parse_text(spec("-2147483648", "4294967295")), signature_of(kernel));
   EXPECT_EQ(scalar(problem.cases[0], 3).value, Number{1.0});  // an integer dim given to a float is converted
-  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[buffers.Y]\nshape = \"4\"\n", "extern \"C\" void solve(float* Y, int N) {}"),
-              HasSubstr("scalar N of solve has no value in case \"default\" (set N in [dims] of kopt.toml, or pass --dim N=...)"));
+  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[buffers.Y]\nshape = \"4\"\n",
+                         "extern \"C\" void solve(float* Y, int N) {}"),
+              HasSubstr("scalar N of solve has no value in case \"default\" (set N in [dims] of kopt.toml, "
+                        "or pass --dim N=...)"));
 }
 
 TEST(ProblemBinding, RejectsInitsThatDoNotSuitTheBuffer) {
@@ -364,13 +427,15 @@ TEST(ProblemBinding, RejectsInitsThatDoNotSuitTheBuffer) {
 }
 
 TEST(ProblemBinding, ChecksWorkFormulasAgainstEveryCase) {
-  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[dims]\nN = 4\n[work]\nflops = \"2*N*Z\"\n", "extern \"C\" void solve(float* Y, int N) {}"),
+  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[dims]\nN = 4\n[work]\nflops = \"2*N*Z\"\n",
+                         "extern \"C\" void solve(float* Y, int N) {}"),
               HasSubstr("[work] flops, case \"default\": expression \"2*N*Z\": unknown dim \"Z\""));
 }
 
 TEST(SpecLessProblem, GuessesSizeNameAndReferenceAndSaysSo) {
   SpecFolder folder;
-  folder.add("vector_add.cu", "extern \"C\" void solve(const float* A, const float* B, float* C, int N) {}\n");
+  folder.add("vector_add.cu",
+             "extern \"C\" void solve(const float* A, const float* B, float* C, int N) {}\n");
   Problem problem = load_problem(folder / "vector_add.cu", std::nullopt, {});
   EXPECT_EQ(problem.spec.name, "vector_add");
   EXPECT_FALSE(problem.spec.spec_file.has_value());
@@ -379,10 +444,14 @@ TEST(SpecLessProblem, GuessesSizeNameAndReferenceAndSaysSo) {
   EXPECT_EQ(problem.cases[0].name, "default");
   EXPECT_EQ(buffer(problem.cases[0], 2).elements, 16777216);
   EXPECT_EQ(scalar(problem.cases[0], 3).value, Number{std::int64_t{16777216}});
-  EXPECT_THAT(problem.guesses, ::testing::Contains(HasSubstr("N = 16777216 (2^24; no kopt.toml gives it; override with --dim N=...)")));
-  EXPECT_THAT(problem.guesses, ::testing::Contains("buffer C: 16777216 elements (the value of N; no [buffers.C] in kopt.toml)"));
+  EXPECT_THAT(problem.guesses, ::testing::Contains(HasSubstr(
+                                   "N = 16777216 (2^24; no kopt.toml gives it; override with --dim N=...)")));
+  EXPECT_THAT(
+      problem.guesses,
+      ::testing::Contains("buffer C: 16777216 elements (the value of N; no [buffers.C] in kopt.toml)"));
   EXPECT_THAT(problem.guesses,
-              ::testing::Contains(HasSubstr("checks will cover determinism, unwritten outputs and input integrity only")));
+              ::testing::Contains(
+                  HasSubstr("checks will cover determinism, unwritten outputs and input integrity only")));
 }
 
 TEST(SpecLessProblem, UsesAReferenceBesideTheKernelAndDimOverrides) {
@@ -397,11 +466,13 @@ TEST(SpecLessProblem, UsesAReferenceBesideTheKernelAndDimOverrides) {
 
 TEST(SpecLessProblem, RefusesWhatItCannotGuess) {
   SpecFolder folder;
-  folder.add("gemm.cu", kSgemmKernel).add("saxpy.cu", "extern \"C\" void solve(float* Y, float alpha, int N) {}\n");
+  folder.add("gemm.cu", kSgemmKernel)
+      .add("saxpy.cu", "extern \"C\" void solve(float* Y, float alpha, int N) {}\n");
   EXPECT_THAT(error_of([&] { load_problem(folder / "gemm.cu", std::nullopt, {}); }),
               HasSubstr("cannot infer the size of buffer A: solve has several size parameters (M, N, K)"));
   EXPECT_THAT(error_of([&] { load_problem(folder / "saxpy.cu", std::nullopt, {}); }),
-              HasSubstr("scalar alpha of solve has no value in case \"default\" (set alpha in [dims] of kopt.toml, or pass --dim alpha=...)"));
+              HasSubstr("scalar alpha of solve has no value in case \"default\" (set alpha in [dims] of "
+                        "kopt.toml, or pass --dim alpha=...)"));
 }
 
 TEST(LocateProblem, FindsTheSpecFromAFolderATomlOrAKernelBesideIt) {
@@ -428,9 +499,12 @@ TEST(LocateProblem, FindsTheSpecFromAFolderATomlOrAKernelBesideIt) {
 TEST(LocateProblem, ExplainsWhatItCannotUse) {
   SpecFolder folder;
   folder.add("notes.txt", "");
-  EXPECT_THAT(error_of([&] { locate_problem(folder.path()); }), HasSubstr("no kopt.toml in this folder; name a .cu file or give --spec"));
-  EXPECT_THAT(error_of([&] { locate_problem(folder / "missing.cu"); }), HasSubstr("missing.cu: no such file or folder"));
-  EXPECT_THAT(error_of([&] { locate_problem(folder / "notes.txt"); }), HasSubstr("expected a .cu kernel, a kopt.toml or a folder"));
+  EXPECT_THAT(error_of([&] { locate_problem(folder.path()); }),
+              HasSubstr("no kopt.toml in this folder; name a .cu file or give --spec"));
+  EXPECT_THAT(error_of([&] { locate_problem(folder / "missing.cu"); }),
+              HasSubstr("missing.cu: no such file or folder"));
+  EXPECT_THAT(error_of([&] { locate_problem(folder / "notes.txt"); }),
+              HasSubstr("expected a .cu kernel, a kopt.toml or a folder"));
 }
 
 TEST(LoadProblem, NamesTheKernelFileInSignatureErrors) {

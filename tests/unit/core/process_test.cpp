@@ -1,0 +1,68 @@
+#include "kopt/core/process.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+namespace kopt {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(SystemProcessRunner, CapturesOutputAndExitStatus) {
+  SystemProcessRunner runner;
+  ProcessResult r = runner.run({.argv = {"sh", "-c", "echo out; echo err >&2; exit 3"}});
+  EXPECT_TRUE(r.started);
+  EXPECT_EQ(r.exit_status, 3);
+  EXPECT_EQ(r.out, "out\n");
+  EXPECT_EQ(r.err, "err\n");
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.outcome(), "exited with status 3");
+}
+
+TEST(SystemProcessRunner, KillsTheWholeGroupAtTheTimeLimit) {
+  SystemProcessRunner runner;
+  // The child starts a grandchild that holds the pipes open: both must end.
+  ProcessResult r = runner.run({.argv = {"sh", "-c", "sleep 30 & sleep 30"}, .time_limit = std::chrono::milliseconds(300)});
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_THAT(r.outcome(), HasSubstr("timed out"));
+}
+
+TEST(SystemProcessRunner, ReportsDeathBySignal) {
+  SystemProcessRunner runner;
+  ProcessResult r = runner.run({.argv = {"sh", "-c", "kill -SEGV $$"}});
+  EXPECT_EQ(r.signal, SIGSEGV);
+  EXPECT_THAT(r.outcome(), HasSubstr("signal 11"));
+}
+
+TEST(SystemProcessRunner, AMissingProgramIsNotStarted) {
+  SystemProcessRunner runner;
+  ProcessResult r = runner.run({.argv = {"kopt-no-such-program"}});
+  EXPECT_FALSE(r.started);
+  EXPECT_THAT(r.outcome(), HasSubstr("kopt-no-such-program"));
+}
+
+TEST(SystemProcessRunner, PassesEnvironmentAndWorkingDirectory) {
+  SystemProcessRunner runner;
+  ProcessResult r = runner.run({.argv = {"sh", "-c", "echo $KOPT_TEST_VAR; pwd"}, .working_dir = "/", .env = {{"KOPT_TEST_VAR", "42"}}});
+  EXPECT_EQ(r.out, "42\n/\n");
+}
+
+TEST(ProcessResult, OutputTailKeepsTheLastNonEmptyLines) {
+  ProcessResult r{.err = "a\n\nb\nc\n"};
+  EXPECT_EQ(r.output_tail(2), "b\nc");
+}
+
+TEST(ShellQuote, QuotesOnlyWhatNeedsIt) {
+  EXPECT_EQ(shell_quote_command({"nvcc", "-O3", "a b.cu", "it's"}), "nvcc -O3 'a b.cu' 'it'\\''s'");
+}
+
+TEST(FindProgram, FindsShOnPath) {
+  EXPECT_TRUE(find_program("sh").has_value());
+  EXPECT_FALSE(find_program("kopt-no-such-program").has_value());
+}
+
+}  // namespace
+}  // namespace kopt

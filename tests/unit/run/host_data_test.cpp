@@ -1,0 +1,77 @@
+#include "kopt/run/host_data.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "kopt/spec/dtype.hpp"
+
+namespace kopt::run {
+namespace {
+
+std::vector<double> generate(const std::string& dtype_name, const spec::InitSpec& init, std::int64_t n,
+                             std::uint64_t seed, const std::string& buffer = "A") {
+  const spec::DType& dtype = *spec::dtype_named(dtype_name);
+  std::vector<std::byte> data(static_cast<std::size_t>(n) * dtype.bytes);
+  fill_buffer(data, dtype, init, seed, buffer);
+  std::vector<double> values;
+  for (std::int64_t i = 0; i < n; ++i) values.push_back(element_as_double(data.data(), element_type(dtype), i));
+  return values;
+}
+
+TEST(FillBuffer, IsReproducibleAndDependsOnSeedAndBuffer) {
+  spec::InitSpec normal{};
+  auto a = generate("float32", normal, 3'000'000, 7);
+  EXPECT_EQ(a, generate("float32", normal, 3'000'000, 7));
+  EXPECT_NE(a, generate("float32", normal, 3'000'000, 8));
+  EXPECT_NE(a, generate("float32", normal, 3'000'000, 7, "B"));
+}
+
+TEST(FillBuffer, NormalHasTheRequestedMoments) {
+  auto v = generate("float32", {.kind = spec::InitKind::normal, .a = 2.0, .b = 0.5}, 1'000'000, 1);
+  double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  double var = 0;
+  for (double x : v) var += (x - mean) * (x - mean);
+  var /= static_cast<double>(v.size() - 1);
+  EXPECT_NEAR(mean, 2.0, 0.005);
+  EXPECT_NEAR(std::sqrt(var), 0.5, 0.005);
+}
+
+TEST(FillBuffer, BoundedIntegersStayInRangeAndCoverIt) {
+  auto v = generate("int32", {.kind = spec::InitKind::integers, .a = 0, .b = 9}, 100'000, 3);
+  EXPECT_EQ(*std::min_element(v.begin(), v.end()), 0);
+  EXPECT_EQ(*std::max_element(v.begin(), v.end()), 9);
+  for (double x : v) EXPECT_EQ(x, std::floor(x));
+}
+
+TEST(FillBuffer, ZerosAndOnes) {
+  auto zeros = generate("float16", {.kind = spec::InitKind::zeros}, 100, 1);
+  auto ones = generate("bfloat16", {.kind = spec::InitKind::ones}, 100, 1);
+  EXPECT_TRUE(std::all_of(zeros.begin(), zeros.end(), [](double x) { return x == 0; }));
+  EXPECT_TRUE(std::all_of(ones.begin(), ones.end(), [](double x) { return x == 1; }));
+}
+
+TEST(ElementConversion, RoundTripsRepresentableValuesInEveryDtype) {
+  for (const spec::DType& dtype : spec::all_dtypes()) {
+    std::vector<std::byte> data(4 * dtype.bytes);
+    const ElementType type = element_type(dtype);
+    const double values[] = {0.0, 1.0, 2.0, dtype.kind == spec::DTypeKind::unsigned_integer ? 3.0 : -3.0};
+    for (int i = 0; i < 4; ++i) store_element(data.data(), type, i, values[i]);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(element_as_double(data.data(), type, i), values[i]) << dtype.name;
+  }
+}
+
+TEST(ElementConversion, IntegersSaturateInsteadOfWrapping) {
+  const spec::DType& int8 = *spec::dtype_named("int8");
+  std::vector<std::byte> data(2);
+  store_element(data.data(), element_type(int8), 0, 1000);
+  store_element(data.data(), element_type(int8), 1, -1000);
+  EXPECT_EQ(element_as_double(data.data(), element_type(int8), 0), 127);
+  EXPECT_EQ(element_as_double(data.data(), element_type(int8), 1), -128);
+}
+
+}  // namespace
+}  // namespace kopt::run

@@ -1,0 +1,72 @@
+#include "kopt/run/worker_launcher.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <functional>
+
+#include "kopt/core/files.hpp"
+
+namespace kopt::run {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Plays a worker: `behaviour` decides what the "process" did with the job.
+class FakeWorker final : public ProcessRunner {
+ public:
+  std::function<ProcessResult(const std::vector<std::string>&)> behaviour;
+  ProcessResult run(const ProcessSpec& spec) override { return behaviour(spec.argv); }
+};
+
+class WorkerLauncherTest : public ::testing::Test {
+ protected:
+  TempDir dir{"worker-test"};
+  FakeWorker worker;
+  WorkerSettings settings{.executable = "/usr/bin/kopt", .time_limit = std::chrono::seconds(5)};
+};
+
+TEST_F(WorkerLauncherTest, WritesTheJobAndReadsTheResult) {
+  worker.behaviour = [](const std::vector<std::string>& argv) {
+    EXPECT_EQ(argv[1], "worker");
+    nlohmann::json job = nlohmann::json::parse(read_file(argv[2]));
+    write_file_atomic(argv[3], nlohmann::json{{"echo", job["kind"]}}.dump());
+    return ProcessResult{.started = true, .exit_status = 0};
+  };
+  WorkerOutcome outcome = run_worker(worker, settings, {{"kind", "probe"}}, dir.path());
+  ASSERT_TRUE(outcome.result.has_value());
+  EXPECT_EQ((*outcome.result)["echo"], "probe");
+}
+
+TEST_F(WorkerLauncherTest, ACrashIsAnOutcomeThatSaysWhereItHappened) {
+  worker.behaviour = [](const std::vector<std::string>&) {
+    return ProcessResult{.started = true, .signal = SIGSEGV,
+                         .err = "progress: case default seed 1: first call\nSegmentation fault\n"};
+  };
+  WorkerOutcome outcome = run_worker(worker, settings, {{"kind", "check"}}, dir.path());
+  EXPECT_FALSE(outcome.result.has_value());
+  EXPECT_THAT(outcome.failure, HasSubstr("killed by signal 11"));
+  EXPECT_EQ(outcome.last_progress, "case default seed 1: first call");
+  EXPECT_EQ(outcome.stderr_tail, "Segmentation fault");
+}
+
+TEST_F(WorkerLauncherTest, ATimeoutIsReportedAsSuch) {
+  worker.behaviour = [](const std::vector<std::string>&) {
+    return ProcessResult{.started = true, .timed_out = true, .seconds = 5};
+  };
+  WorkerOutcome outcome = run_worker(worker, settings, {{"kind", "check"}}, dir.path());
+  EXPECT_TRUE(outcome.timed_out);
+  EXPECT_THAT(outcome.failure, HasSubstr("timed out"));
+}
+
+TEST_F(WorkerLauncherTest, AStaleResultFromAnEarlierRunIsNeverRead) {
+  write_file_atomic(dir.path() / "result.json", "{\"stale\": true}");
+  worker.behaviour = [](const std::vector<std::string>&) { return ProcessResult{.started = true, .exit_status = 0}; };
+  WorkerOutcome outcome = run_worker(worker, settings, {{"kind", "check"}}, dir.path());
+  EXPECT_FALSE(outcome.result.has_value());
+  EXPECT_THAT(outcome.failure, HasSubstr("without writing a result"));
+}
+
+}  // namespace
+}  // namespace kopt::run
