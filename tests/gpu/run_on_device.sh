@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs the GPU tests on the GPU machine with a build folder made on a CPU machine and carried
+# there (see docs/development.md). CTest files name absolute paths, so the checkout is linked
+# at the path it was built in. Writes logs and check.json files under $OUT when it is set.
+set -uo pipefail
+repo=$(pwd)
+built_in=${KOPT_BUILT_IN:-/work/main}
+if [ "$repo" != "$built_in" ] && [ ! -e "$built_in" ]; then
+  mkdir -p "$(dirname "$built_in")" && ln -s "$repo" "$built_in"
+fi
+cd "$built_in"
+out=${OUT:-/tmp/kopt-device}
+mkdir -p "$out"
+export PATH="$PATH:/usr/local/cuda/bin"
+ctest=$(command -v ctest || true)
+[ -n "$ctest" ] || { echo "no ctest on this machine"; exit 3; }
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
+build/cli/kopt doctor | tee "$out/doctor.txt"
+"$ctest" --test-dir build -L gpu --output-on-failure --timeout 600 2>&1 | tee "$out/ctest_gpu.log" | tail -60
+"$ctest" --test-dir build -L 'unit|cli' 2>&1 | tail -4
+for example in examples/*/; do
+  name=$(basename "$example")
+  build/cli/kopt check "$example" --out "$out/check_$name.json" > "$out/check_$name.txt" 2>&1
+  echo "kopt check $example: exit $?"
+done
+cat "$out"/check_*.txt
