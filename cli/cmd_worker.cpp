@@ -5,6 +5,7 @@
 #include "command.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/measure/bench_job.hpp"
 #include "kopt/run/device_buffer.hpp"
 #include "kopt/run/device_probe.hpp"
 #include "kopt/verify/check_job.hpp"
@@ -21,18 +22,24 @@ nlohmann::json execute_job(const nlohmann::json& job) {
   const std::string kind = job.value("kind", "");
   if (kind == "probe") return run::execute_probe_job(job);
   if (kind == "check") return verify::check_result_to_json(verify::execute_check_job(verify::check_job_from_json(job)));
+  if (kind == "bench") return measure::bench_result_to_json(measure::execute_bench_job(measure::bench_job_from_json(job)));
   throw input_error("unknown worker job kind \"{}\"", kind);
 }
 
 int run_worker_command(const WorkerConfig& config) {
   nlohmann::json result;
+  nlohmann::json job;
   try {
-    result = execute_job(nlohmann::json::parse(read_file(config.job)));
+    job = nlohmann::json::parse(read_file(config.job));
+    result = execute_job(job);
   } catch (const Error& e) {
     result = run::worker_error_result(static_cast<int>(e.code()), e.what());
   } catch (const run::CudaFailure& failure) {
-    result = run::worker_error_result(static_cast<int>(ExitCode::environment),
-                                      failure.call + " failed: " + failure.message);
+    // Outside a check (which records faults itself), a CUDA failure while solve runs is the
+    // kernel's; before any kernel ran (a probe) it is the environment's.
+    const bool kernel_ran = job.value("kind", "") != "probe";
+    result = run::worker_error_result(static_cast<int>(kernel_ran ? ExitCode::kernel_failed : ExitCode::environment),
+                                      (kernel_ran ? "solve faulted: " : "") + failure.message + " (" + failure.call + ")");
   } catch (const nlohmann::json::exception& e) {
     result = run::worker_error_result(static_cast<int>(ExitCode::bad_input), std::string("malformed job: ") + e.what());
   }

@@ -3,13 +3,15 @@
 
     python3 kopt_reference_runner.py MANIFEST.json [MANIFEST.json ...]
 
-Loads the inputs named by the manifest (1-D .npy files), calls the reference's
-`reference(**kwargs)` (or a LeetGPU-style `Challenge().reference_impl(**kwargs)`), and saves
-every output as a 1-D .npy file. See DESIGN.md sections 2 and 4.
+For each manifest, in order: loads the inputs it names (1-D .npy files), calls the
+reference's `reference(**kwargs)` (or a LeetGPU-style `Challenge().reference_impl(**kwargs)`),
+and saves every output as a 1-D .npy file. Several manifests share one process, so torch and
+each reference module are imported once. See DESIGN.md sections 2 and 4.
 
-Exit codes: 0 ok (one JSON line per manifest on stdout); 2 the reference failed or the manifest/files are
-bad; 3 the environment is missing something (numpy; for bf16/fp8 without torch, ml_dtypes).
-On failure the last line of stderr is `REFERENCE_ERROR: ...`.
+Exit codes: 0 ok (one JSON line per manifest on stdout, in order); 2 the reference failed or
+a manifest/file is bad; 3 the environment is missing something (numpy; for bf16/fp8 without
+torch, ml_dtypes). The first failure stops the run: stdout stays empty and the last line of
+stderr is `REFERENCE_ERROR: ...`.
 """
 
 import contextlib
@@ -359,14 +361,24 @@ def install_leetgpu_stub():
     sys.modules["core.challenge_base"] = base
 
 
+_MODULES = {}  # realpath -> module: each reference file is imported once per process
+
+
 def load_reference(path):
+    key = os.path.realpath(path)
+    if key not in _MODULES:
+        _MODULES[key] = import_reference(path, "kopt_reference_module_%d" % len(_MODULES))
+    return _MODULES[key]
+
+
+def import_reference(path, module_name):
     directory = os.path.dirname(os.path.abspath(path))
     if directory not in sys.path:
         sys.path.insert(0, directory)
     with open(path, "r", encoding="utf-8", errors="replace") as f:
         if "challenge_base" in f.read():
             install_leetgpu_stub()
-    spec = importlib.util.spec_from_file_location("kopt_reference_module", path)
+    spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise RunnerError("cannot load %s as a Python module" % path)
     module = importlib.util.module_from_spec(spec)
@@ -422,7 +434,8 @@ def returned_outputs(result, outputs):
         return dict(zip(names, result))
     if len(names) != 1:
         raise RunnerError("reference returned one value but there are %d outputs (%s); return "
-                          "a tuple or a dict, or write them in place" % (len(names), ", ".join(names)))
+                          "a tuple or a dict, or write them in place"
+                          % (len(names), ", ".join(names)))
     return {names[0]: result}
 
 
@@ -496,14 +509,15 @@ def run(manifest_path):
 
 
 def main(argv):
-    # stdout carries exactly one JSON line: whatever the reference prints, even from C code,
+    # stdout carries only the JSON lines: whatever the reference prints, even from C code,
     # goes to stderr.
     sys.stdout.flush()
     result_fd = os.dup(1)
     os.dup2(2, 1)
     try:
         if len(argv) < 2:
-            raise RunnerError("usage: %s MANIFEST.json [MANIFEST.json ...]" % os.path.basename(argv[0]))
+            raise RunnerError("usage: %s MANIFEST.json [MANIFEST.json ...]"
+                              % os.path.basename(argv[0]))
         # Several manifests in one process: torch is imported and the reference loaded once.
         summaries = [run(manifest) for manifest in argv[1:]]
     except RunnerError as error:
@@ -519,7 +533,8 @@ def main(argv):
         sys.stderr.flush()
         return EXIT_FAILED
     sys.stdout.flush()
-    os.write(result_fd, "".join(json.dumps(summary) + "\n" for summary in summaries).encode("utf-8"))
+    lines = "".join(json.dumps(summary) + "\n" for summary in summaries)
+    os.write(result_fd, lines.encode("utf-8"))
     return EXIT_OK
 
 

@@ -364,3 +364,37 @@ def test_bfloat16_travels_as_bits_with_ml_dtypes(tmp_path):
     got = case.result("y")
     assert got.dtype == np.dtype("<u2")
     np.testing.assert_array_equal(got.view(ml_dtypes.bfloat16).astype(np.float32), [2, -5, 6])
+
+
+def test_several_manifests_in_one_process(tmp_path):
+    case = Case(tmp_path, """
+        calls = []  # module state: survives between manifests when the module is imported once
+
+        def reference(x, y, N):
+            calls.append(N)
+            y[...] = x * len(calls)
+        """)
+    manifests = []
+    for n in (2, 3):
+        folder = tmp_path / ("m%d" % n)
+        folder.mkdir()
+        np.save(folder / "x.npy", np.ones(n, dtype=np.float32))
+        manifest = {"reference": str(case.reference), "device": "cpu", "params": [
+            {"name": "x", "kind": "buffer", "dtype": "float32", "shape": [n], "role": "input",
+             "path": str(folder / "x.npy")},
+            {"name": "y", "kind": "buffer", "dtype": "float32", "shape": [n], "role": "output",
+             "output_path": str(folder / "y.npy")},
+            {"name": "N", "kind": "scalar", "dtype": "int32", "value": n}]}
+        (folder / "manifest.json").write_text(json.dumps(manifest))
+        manifests.append(str(folder / "manifest.json"))
+    process = subprocess.run([sys.executable, RUNNER] + manifests, capture_output=True, text=True,
+                             timeout=120)
+    assert process.returncode == 0, process.stderr
+    assert [json.loads(line)["backend"] for line in process.stdout.splitlines()] == ["numpy"] * 2
+    np.testing.assert_array_equal(np.load(tmp_path / "m2" / "y.npy"), [1, 1])
+    np.testing.assert_array_equal(np.load(tmp_path / "m3" / "y.npy"), [2, 2, 2])
+
+
+def test_no_manifest_is_a_usage_error():
+    process = subprocess.run([sys.executable, RUNNER], capture_output=True, text=True, timeout=60)
+    assert "usage:" in failed(process)

@@ -72,6 +72,7 @@ struct KernelLibrary::Impl {
   void (*entry)() = nullptr;
   int (*last_error)() = nullptr;
   const char* (*error_string)(int) = nullptr;
+  int (*clock_probe)(unsigned long long*, long long) = nullptr;
   spec::KernelSignature signature;
   std::vector<ffi_type*> types;
   ffi_cif cif{};
@@ -95,6 +96,8 @@ KernelLibrary::KernelLibrary(const std::filesystem::path& library, const spec::K
   }
   impl_->last_error = reinterpret_cast<int (*)()>(::dlsym(impl_->handle, "kopt_shim_last_error"));
   impl_->error_string = reinterpret_cast<const char* (*)(int)>(::dlsym(impl_->handle, "kopt_shim_error_string"));
+  impl_->clock_probe =
+      reinterpret_cast<int (*)(unsigned long long*, long long)>(::dlsym(impl_->handle, "kopt_shim_clock_probe"));
   for (const spec::KernelParam& param : signature.params) impl_->types.push_back(ffi_type_of(param));
   if (ffi_prep_cif(&impl_->cif, FFI_DEFAULT_ABI, static_cast<unsigned>(impl_->types.size()), &ffi_type_void,
                    impl_->types.data()) != FFI_OK) {
@@ -128,6 +131,10 @@ std::optional<std::string> KernelLibrary::take_launch_error() const {
   int code = impl_->last_error();
   if (code == 0) return std::nullopt;
   return std::string(impl_->error_string ? impl_->error_string(code) : "unknown CUDA error");
+}
+
+bool KernelLibrary::launch_clock_probe(unsigned long long* device_out, long long cycles) const {
+  return impl_->clock_probe != nullptr && impl_->clock_probe(device_out, cycles) == 0;
 }
 
 }  // namespace kopt::run

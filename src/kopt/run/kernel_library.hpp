@@ -34,6 +34,11 @@ class KernelLibrary {
   // launch failures that kopt's runtime cannot see. nullopt when there was none.
   std::optional<std::string> take_launch_error() const;
 
+  // Launches kopt's clock probe (runtime/kopt_shim.cu) on the default stream: after the
+  // stream is synchronized, device_out[0] holds SM cycles and device_out[1] nanoseconds.
+  // False when the library has no probe.
+  bool launch_clock_probe(unsigned long long* device_out, long long cycles) const;
+
  private:
   struct Impl;
   Impl* impl_;

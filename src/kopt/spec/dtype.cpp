@@ -1,12 +1,11 @@
 #include "kopt/spec/dtype.hpp"
 
-#include <toml++/toml.h>
-
 #include <set>
 
 #include "kopt/core/embedded_files.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/spec/source_text.hpp"
+#include "kopt/spec/toml.hpp"
 
 namespace kopt::spec {
 namespace {

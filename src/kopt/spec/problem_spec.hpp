@@ -72,7 +72,9 @@ struct ProblemSpec {
   BuildSpec build;
   TuneSpec tune;
   std::vector<std::string> guesses;              // what was inferred, one sentence each
-  std::optional<std::filesystem::path> spec_file;  // the kopt.toml read; none: a spec-less problem
+  // The kopt.toml read (for parse_problem_spec: directory / file_name); none: a spec-less
+  // problem, where bind_problem may guess the lone size parameter's value.
+  std::optional<std::filesystem::path> spec_file;
 };
 
 // Parses kopt.toml text. Unknown keys are errors (a typo must not be silently ignored).

@@ -118,7 +118,8 @@ std::vector<Token> tokenize(std::string_view code) {
     if (is_name_char(c)) {
       while (end < code.size() && is_name_char(code[end])) ++end;
     } else if (c == '"') {
-      end = std::min(code.find('"', i + 1) + 1, code.size());
+      std::size_t close = code.find('"', i + 1);
+      end = close == std::string_view::npos ? code.size() : close + 1;
     } else {
       for (std::string_view symbol : {"::", "...", "&&"}) {
         if (code.substr(i, symbol.size()) == symbol) end = i + symbol.size();

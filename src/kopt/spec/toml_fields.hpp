@@ -3,8 +3,6 @@
 // file and the line. Private to spec/ and header-only on purpose: toml++ is a heavy header,
 // so problem_spec.cpp is the one translation unit that reads kopt.toml.
 
-#include <toml++/toml.h>
-
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -12,6 +10,7 @@
 
 #include "kopt/core/error.hpp"
 #include "kopt/spec/problem_spec.hpp"
+#include "kopt/spec/toml.hpp"
 
 namespace kopt::spec {
 

@@ -44,13 +44,6 @@ std::vector<std::uint64_t> seeds_of(const CheckOptions& options) {
   return seeds;
 }
 
-ReferenceOutputs reference_outputs(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,
-                                   CheckContext& context, build::Compiler* compiler, const std::string& arch) {
-  ReferenceContext reference_context{context.runner, context.cache_dir, context.worker};
-  if (is_python_reference(*problem.spec.reference)) return python_reference_outputs(problem, seeds, reference_context);
-  return cuda_reference_outputs(problem, seeds, reference_context, *compiler, arch);
-}
-
 std::string describe_reference(const spec::Problem& problem, const ReferenceOutputs& outputs) {
   return fmt::format("{} ({}, {}; {} computed, {} cached)", problem.spec.reference->filename().string(), outputs.kind,
                      outputs.backend, outputs.computed, outputs.cached);
@@ -88,13 +81,15 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
                      .cases = problem.cases};
   fs::create_directories(context.cache_dir / "tmp");
 
+  ReferenceContext reference_context{context.runner, context.cache_dir, context.worker};
   // A Python reference needs no GPU and no compiler: its errors come first and cheapest.
   std::optional<ReferenceOutputs> reference;
   const bool python_reference = problem.spec.reference && is_python_reference(*problem.spec.reference);
-  if (python_reference) reference = reference_outputs(problem, report.seeds, context, nullptr, "");
+  if (python_reference) reference = reference_outputs(problem, report.seeds, reference_context, nullptr, "");
 
   // With the target known up front, compile errors come before the GPU is needed.
   build::Compiler compiler(context.runner, build::find_nvcc(), context.cache_dir);
+  report.nvcc_version = compiler.nvcc_version();
   std::optional<build::BuildOutcome> build;
   const std::string known_arch = resolve_arch(problem.spec.build.arch, options.arch, "");
   auto compile_kernel = [&](const std::string& arch) {
@@ -110,7 +105,7 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
   report.arch = resolve_arch(problem.spec.build.arch, options.arch, device.arch());
 
   if (problem.spec.reference && !python_reference) {
-    reference = reference_outputs(problem, report.seeds, context, &compiler, report.arch);
+    reference = reference_outputs(problem, report.seeds, reference_context, &compiler, report.arch);
   }
   report.reference = reference ? describe_reference(problem, *reference) : "none";
 
@@ -164,6 +159,7 @@ json check_report_to_json(const CheckReport& report) {
           {"guesses", report.guesses},
           {"device", report.device},
           {"arch", report.arch},
+          {"nvcc_version", report.nvcc_version},
           {"build", build},
           {"reference", report.reference},
           {"seeds", report.seeds},

@@ -47,6 +47,7 @@ struct CheckReport {
   std::vector<std::string> guesses;
   nlohmann::json device;                       // DeviceInfo
   std::string arch;
+  std::string nvcc_version;
   std::optional<build::BuildArtifact> build;
   std::string reference;                       // "ref.cu (cuda, compiled for sm_90)", "none"
   std::vector<std::uint64_t> seeds;

@@ -9,6 +9,7 @@
 #include "kopt/run/device_buffer.hpp"
 #include "kopt/run/device_info.hpp"
 #include "kopt/run/host_data.hpp"
+#include "kopt/run/kernel_arguments.hpp"
 #include "kopt/run/kernel_library.hpp"
 #include "kopt/run/problem_codec.hpp"
 #include "kopt/run/worker_launcher.hpp"
@@ -25,57 +26,8 @@ namespace {
 constexpr unsigned char kFirstPoison = 0xFF;
 constexpr unsigned char kSecondPoison = 0x7F;
 
-using Bytes = std::vector<std::byte>;
-
-// One kernel argument on both sides: its host data and its guarded device buffer.
-struct ArgumentData {
-  const spec::BoundBuffer* buffer = nullptr;  // null for scalars
-  run::ElementType type{};
-  Bytes initial;                              // inputs and in-out buffers
-  std::optional<run::GuardedDeviceBuffer> device;
-};
-
-std::vector<ArgumentData> allocate_arguments(const spec::BoundCase& bound_case) {
-  std::vector<ArgumentData> arguments;
-  for (const spec::BoundArg& arg : bound_case.args) {
-    ArgumentData data;
-    if (arg.buffer) {
-      data.buffer = &*arg.buffer;
-      data.type = run::element_type(*arg.buffer->dtype);
-      data.device.emplace(static_cast<std::size_t>(arg.buffer->bytes()));
-    }
-    arguments.push_back(std::move(data));
-  }
-  return arguments;
-}
-
-void generate_inputs(std::vector<ArgumentData>& arguments, std::uint64_t seed) {
-  for (ArgumentData& arg : arguments) {
-    if (arg.buffer == nullptr || !arg.buffer->init) continue;
-    arg.initial.resize(static_cast<std::size_t>(arg.buffer->bytes()));
-    run::fill_buffer(arg.initial, *arg.buffer->dtype, *arg.buffer->init, seed, arg.buffer->name);
-  }
-}
-
-// Lays out the inputs, poisons the pure outputs, arms the guards.
-void prepare_call(std::vector<ArgumentData>& arguments, unsigned char poison) {
-  for (ArgumentData& arg : arguments) {
-    if (arg.buffer == nullptr) continue;
-    arg.device->arm_guards();
-    if (arg.buffer->init) arg.device->upload(arg.initial);
-    else arg.device->fill(poison);
-  }
-}
-
-std::vector<run::KernelArgument> call_arguments(const std::vector<ArgumentData>& arguments,
-                                                const spec::BoundCase& bound_case) {
-  std::vector<run::KernelArgument> call;
-  for (std::size_t i = 0; i < arguments.size(); ++i) {
-    if (arguments[i].buffer) call.push_back({.pointer = arguments[i].device->data()});
-    else call.push_back({.scalar = bound_case.args[i].scalar->value});
-  }
-  return call;
-}
+using run::ArgumentData;
+using run::Bytes;
 
 // Calls solve and waits for everything it launched. Returns the wall time; a launch error
 // seen by the library's own runtime is returned through `launch_error`.
@@ -86,16 +38,6 @@ double call_solve(const run::KernelLibrary& library, const std::vector<run::Kern
   launch_error = library.take_launch_error();
   run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-std::vector<Bytes> download_outputs(const std::vector<ArgumentData>& arguments) {
-  std::vector<Bytes> outputs(arguments.size());
-  for (std::size_t i = 0; i < arguments.size(); ++i) {
-    if (arguments[i].buffer == nullptr || !arguments[i].buffer->is_output) continue;
-    outputs[i].resize(arguments[i].device->size());
-    arguments[i].device->download(outputs[i]);
-  }
-  return outputs;
 }
 
 void check_inputs_and_guards(const std::vector<ArgumentData>& arguments, RunRecord& run) {
@@ -194,27 +136,28 @@ void order_findings(RunRecord& run) {
 }
 
 RunRecord run_one_seed(const CheckJob& job, const run::KernelLibrary& library, std::size_t case_index,
-                       std::size_t seed_index, std::vector<ArgumentData>& arguments) {
+                       std::size_t seed_index, run::KernelArguments& kernel_arguments) {
+  std::vector<ArgumentData>& arguments = kernel_arguments.data();
   const spec::BoundCase& bound_case = job.cases[case_index];
   const std::uint64_t seed = job.seeds[seed_index];
   RunRecord run{.case_name = bound_case.name, .case_index = static_cast<int>(case_index), .seed = seed};
   run::report_progress(fmt::format("case {} seed {}: first call", bound_case.name, seed));
-  generate_inputs(arguments, seed);
-  const std::vector<run::KernelArgument> call = call_arguments(arguments, bound_case);
+  kernel_arguments.generate_inputs(seed);
+  const std::vector<run::KernelArgument>& call = kernel_arguments.call();
 
   std::optional<std::string> launch_error;
-  prepare_call(arguments, kFirstPoison);
+  kernel_arguments.prepare_call(kFirstPoison);
   run.solve_wall_seconds = call_solve(library, call, launch_error);
   if (launch_error) {
     run.findings.push_back({FindingKind::launch_error, "", "a kernel launch in solve failed: " + *launch_error});
   }
-  std::vector<Bytes> first = download_outputs(arguments);
+  std::vector<Bytes> first = kernel_arguments.download_outputs();
   check_inputs_and_guards(arguments, run);
 
   run::report_progress(fmt::format("case {} seed {}: second call", bound_case.name, seed));
-  prepare_call(arguments, kSecondPoison);
+  kernel_arguments.prepare_call(kSecondPoison);
   call_solve(library, call, launch_error);
-  std::vector<Bytes> second = download_outputs(arguments);
+  std::vector<Bytes> second = kernel_arguments.download_outputs();
   check_reruns(arguments, first, second, run);
 
   if (!job.reference_dirs.empty()) compare_with_reference(arguments, first, job.reference_dirs[case_index][seed_index], run);
@@ -222,6 +165,26 @@ RunRecord run_one_seed(const CheckJob& job, const run::KernelLibrary& library, s
   order_findings(run);
   return run;
 }
+
+}  // namespace
+
+RunRecord verify_single_call(const run::KernelLibrary& library, run::KernelArguments& kernel_arguments,
+                             std::uint64_t seed, const fs::path& reference_dir) {
+  RunRecord run{.case_name = kernel_arguments.bound_case().name, .seed = seed};
+  kernel_arguments.generate_inputs(seed);
+  kernel_arguments.prepare_call(kFirstPoison);
+  std::optional<std::string> launch_error;
+  call_solve(library, kernel_arguments.call(), launch_error);
+  if (launch_error) {
+    run.findings.push_back({FindingKind::launch_error, "", "a kernel launch in solve failed: " + *launch_error});
+  }
+  check_inputs_and_guards(kernel_arguments.data(), run);
+  compare_with_reference(kernel_arguments.data(), kernel_arguments.download_outputs(), reference_dir, run);
+  order_findings(run);
+  return run;
+}
+
+namespace {
 
 Finding finding_from_cuda(const run::CudaFailure& failure) {
   if (failure.out_of_memory) {
@@ -240,7 +203,7 @@ CheckJobResult execute_check_job(const CheckJob& job) {
   for (std::size_t c = 0; c < job.cases.size(); ++c) {
     try {
       run::report_progress(fmt::format("case {}: allocating", job.cases[c].name));
-      std::vector<ArgumentData> arguments = allocate_arguments(job.cases[c]);
+      run::KernelArguments arguments(job.cases[c]);
       for (std::size_t s = 0; s < job.seeds.size(); ++s) {
         result.runs.push_back(run_one_seed(job, library, c, s, arguments));
       }
@@ -305,6 +268,8 @@ std::vector<std::vector<fs::path>> paths_from_json(const json& in) {
   return paths;
 }
 
+}  // namespace
+
 RunRecord run_record_from_json(const json& in) {
   RunRecord run{.case_name = in.at("case"), .case_index = in.at("case_index"), .seed = in.at("seed")};
   for (const json& f : in.at("findings")) run.findings.push_back(finding_from_json(f));
@@ -314,8 +279,6 @@ RunRecord run_record_from_json(const json& in) {
   run.solve_wall_seconds = in.at("solve_wall_seconds");
   return run;
 }
-
-}  // namespace
 
 json run_record_to_json(const RunRecord& run) {
   json findings = json::array();

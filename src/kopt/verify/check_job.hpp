@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kopt/run/kernel_arguments.hpp"
+#include "kopt/run/kernel_library.hpp"
 #include "kopt/spec/kernel_signature.hpp"
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/verify/output_comparison.hpp"
@@ -75,8 +77,15 @@ CheckJob check_job_from_json(const nlohmann::json& in);
 nlohmann::json check_result_to_json(const CheckJobResult& result);
 CheckJobResult check_result_from_json(const nlohmann::json& in);
 nlohmann::json run_record_to_json(const RunRecord& run);
+RunRecord run_record_from_json(const nlohmann::json& in);
 
 // Worker side. Throws an environment Error when there is no usable GPU.
 CheckJobResult execute_check_job(const CheckJob& job);
+
+// Worker side: one call on fresh inputs for `seed`, verified against the reference outputs
+// in `reference_dir` (inputs, guards, outputs). Timing uses it to re-check a kernel after
+// its timing loop: a kernel that caches results across calls fails here.
+RunRecord verify_single_call(const run::KernelLibrary& library, run::KernelArguments& arguments, std::uint64_t seed,
+                             const std::filesystem::path& reference_dir);
 
 }  // namespace kopt::verify

@@ -223,4 +223,10 @@ ReferenceOutputs cuda_reference_outputs(const spec::Problem& problem, const std:
   return outputs;
 }
 
+ReferenceOutputs reference_outputs(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,
+                                   ReferenceContext& context, build::Compiler* compiler, const std::string& arch) {
+  if (is_python_reference(*problem.spec.reference)) return python_reference_outputs(problem, seeds, context);
+  return cuda_reference_outputs(problem, seeds, context, *compiler, arch);
+}
+
 }  // namespace kopt::verify

@@ -43,6 +43,10 @@ ReferenceOutputs python_reference_outputs(const spec::Problem& problem, const st
 ReferenceOutputs cuda_reference_outputs(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,
                                         ReferenceContext& context, build::Compiler& compiler, const std::string& arch);
 
+// Either of the above, by the reference's file type (`compiler` may be null for .py).
+ReferenceOutputs reference_outputs(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,
+                                   ReferenceContext& context, build::Compiler* compiler, const std::string& arch);
+
 // $KOPT_PYTHON, else python3 on PATH; throws an environment Error when there is none.
 std::filesystem::path find_python();
 

@@ -166,6 +166,13 @@ extern "C" void solve(float* out, int n) {}
   EXPECT_EQ(signature.params[0].name, "out");
 }
 
+TEST(KernelSignature, SurvivesUnterminatedLiteralsAndComments) {
+  EXPECT_EQ(parse("extern \"C\" void solve(float* x) {}\nconst char* s = \"oops").params.size(), 1u);
+  EXPECT_EQ(parse("extern \"C\" void solve(float* x) {}\nchar c = 'x").params.size(), 1u);
+  EXPECT_EQ(parse("extern \"C\" void solve(float* x) {}\n/* never closed").params.size(), 1u);
+  EXPECT_THAT(error_of("extern \"C\" void solve(float* x"), HasSubstr("no extern \"C\" void solve"));
+}
+
 TEST(KernelSignature, ReadsNamesFromTheDefinitionAfterAnUnnamedPrototype) {
   KernelSignature signature = parse(R"(extern "C" void solve(const float*, float*, int);
 void solve(const float* in, float* out, int n) {}
@@ -231,7 +238,7 @@ TEST(KernelSignature, RejectsAnEntryThatIsNotAHostVoidFunction) {
               HasSubstr("solve is a device function; kopt calls solve on the host"));
 }
 
-TEST(SourceAnnotations, ReadsTunableParamsAndMethodSwitches) {
+TEST(SignatureAnnotations, ReadsTunableParamsAndMethodSwitches) {
   SourceAnnotations annotations = parse_source_annotations(R"(#ifndef BM
 #define BM 64            // kopt:param BM in {32,64,128}
 #endif
@@ -256,7 +263,7 @@ TEST(SourceAnnotations, ReadsTunableParamsAndMethodSwitches) {
   EXPECT_EQ(annotations.methods[1].line, 6);
 }
 
-TEST(SourceAnnotations, RejectsMalformedAnnotationsNamingTheLine) {
+TEST(SignatureAnnotations, RejectsMalformedAnnotationsNamingTheLine) {
   auto error_of_annotations = [](std::string_view source) -> std::string {
     try {
       parse_source_annotations(source, "kernel.cu");

@@ -1,0 +1,56 @@
+#include "bench_options.hpp"
+
+#include "kopt/core/files.hpp"
+
+namespace kopt::cli {
+
+void add_bench_options(CLI::App& app, BenchConfig& c) {
+  app.add_option("--spec", c.spec, "Use this kopt.toml for every KERNEL");
+  app.add_option("--dim", c.dims, "Set a dim in every case: NAME=VALUE (repeatable)");
+  app.add_option("-D,--define", c.defines, "Compile with -DNAME=VALUE (repeatable)");
+  app.add_option("--arch", c.arch, "Target, e.g. sm_90a (default: [build] arch, else the GPU's)");
+  app.add_option("--seeds", c.seeds, "Seeds of fresh inputs for the check before timing")->check(CLI::Range(1, 1000));
+  app.add_option("--mode", c.mode, "cold: flush the L2 before each sample; warm: do not")
+      ->check(CLI::IsMember({"cold", "warm"}));
+  app.add_option("--noise", c.noise_percent, "Stop when the relative stdev is under this many percent")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--min-samples", c.min_samples, "Take at least this many samples")->check(CLI::Range(2, 1000000));
+  app.add_option("--min-time", c.min_time, "Accumulate at least this many seconds of GPU time")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-time", c.max_time, "Stop sampling a case after this many seconds")->check(CLI::PositiveNumber);
+  app.add_option("--min-effect", c.min_effect_percent, "Smallest difference, in percent, called faster or slower")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--no-reference", c.no_reference, "Do not time a .cu reference beside the kernels");
+  app.add_option("--out", c.out, "Where to write bench.json (default: beside the first kernel)");
+  add_common_options(app, c.common);
+}
+
+measure::BenchReport run_bench_from_config(const BenchConfig& c) {
+  std::optional<std::filesystem::path> spec_override;
+  if (!c.spec.empty()) spec_override = c.spec;
+  const spec::Dims dims = parse_dims(c.dims);
+  std::vector<spec::Problem> kernels;
+  for (const std::string& target : c.targets) kernels.push_back(spec::load_problem(target, spec_override, dims));
+
+  measure::BenchOptions options;
+  options.check.seed_count = c.seeds;
+  if (!c.arch.empty()) options.check.arch = c.arch;
+  for (const std::string& define : c.defines) options.check.defines.push_back(parse_define(define));
+  options.settings.mode = measure::timing_mode_from_name(c.mode);
+  options.settings.stopping.target_relative_stdev = c.noise_percent / 100;
+  options.settings.stopping.min_samples = c.min_samples;
+  options.settings.stopping.min_gpu_seconds = c.min_time;
+  options.settings.stopping.timeout_seconds = c.max_time;
+  options.comparison.min_effect = c.min_effect_percent / 100;
+  options.time_reference = !c.no_reference;
+
+  SystemProcessRunner runner;
+  verify::CheckContext context{runner, cache_dir_of(c.common), worker_settings_of(c.common)};
+  measure::BenchReport report = measure::run_bench(kernels, options, context);
+  std::filesystem::path out = c.out.empty() ? kernels.front().spec.kernel.parent_path() / "bench.json"
+                                            : std::filesystem::path(c.out);
+  write_file_atomic(out, measure::bench_report_to_json(report).dump(2) + "\n");
+  return report;
+}
+
+}  // namespace kopt::cli

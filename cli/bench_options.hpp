@@ -1,0 +1,37 @@
+#pragma once
+// Options shared by `kopt bench` and `kopt compare`, and the run they lead to.
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "common_options.hpp"
+#include "kopt/measure/bench.hpp"
+
+namespace kopt::cli {
+
+struct BenchConfig {
+  CommonOptions common;
+  std::vector<std::string> targets;
+  std::string spec;
+  std::vector<std::string> dims;
+  std::vector<std::string> defines;
+  std::string arch;
+  std::string out;
+  std::string mode = "cold";
+  int seeds = 3;
+  double noise_percent = 0.5;
+  std::size_t min_samples = 10;
+  double min_time = 0.5;
+  double max_time = 15;
+  double min_effect_percent = 1.0;
+  bool no_reference = false;
+};
+
+void add_bench_options(CLI::App& app, BenchConfig& config);
+
+// Loads the kernels, checks and times them, writes bench.json; returns the report.
+measure::BenchReport run_bench_from_config(const BenchConfig& config);
+
+}  // namespace kopt::cli

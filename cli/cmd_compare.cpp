@@ -1,0 +1,49 @@
+// kopt compare A B: paired, interleaved A/B timing with a verdict. `kopt compare A A` shows
+// the noise floor of this machine for this kernel.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "bench_options.hpp"
+#include "command.hpp"
+#include "kopt/core/error.hpp"
+#include "kopt/report/bench_table.hpp"
+
+namespace kopt::cli {
+namespace {
+
+std::string verdict_line(const measure::PairVerdict& p) {
+  const measure::Comparison& c = p.comparison;
+  return fmt::format("case {}: {} is {} than {}: time ratio {:.4f}, 95% CI [{:.4f}, {:.4f}] (minimum effect {:.1f}%)\n",
+                     p.case_name, p.label,
+                     c.verdict == measure::Verdict::faster   ? "faster"
+                     : c.verdict == measure::Verdict::slower ? "slower"
+                     : c.verdict == measure::Verdict::same   ? "the same speed"
+                                                             : "not distinguishably faster or slower",
+                     p.baseline, c.ratio.ratio, c.ratio.ci.low, c.ratio.ci.high, 100 * c.min_effect);
+}
+
+}  // namespace
+
+Command compare_command() {
+  return {"compare", "Time A and B interleaved and say which is faster, with a confidence interval", [](CLI::App& app) {
+            auto config = std::make_shared<BenchConfig>();
+            app.add_option("A", config->targets, "The baseline and the candidate (A A measures the noise floor)")
+                ->required()
+                ->expected(2);
+            add_bench_options(app, *config);
+            return [config] {
+              config->no_reference = true;
+              measure::BenchReport report = run_bench_from_config(*config);
+              if (config->common.json) {
+                std::cout << measure::bench_report_to_json(report).dump(2) << "\n";
+              } else {
+                std::cout << report::format_bench_report(report);
+                for (const measure::PairVerdict& p : report.verdicts) std::cout << verdict_line(p);
+              }
+              return static_cast<int>(report.passed() ? ExitCode::ok : ExitCode::kernel_failed);
+            };
+          }};
+}
+
+}  // namespace kopt::cli

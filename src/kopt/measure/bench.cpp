@@ -1,0 +1,248 @@
+#include "kopt/measure/bench.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+#include "kopt/run/worker_launcher.hpp"
+#include "kopt/run/device_probe.hpp"
+#include "kopt/verify/reference.hpp"
+
+namespace kopt::measure {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// Host time above event time by more than this is work the events did not see. Launch,
+// record and synchronize cost tens of microseconds; a side stream costs the kernel's time.
+constexpr double kEscapeFloorSeconds = 100e-6;
+constexpr double kEscapeFraction = 0.2;
+// Datasheet peaks are not exact: only a time this far under the floor is called impossible.
+constexpr double kFloorMargin = 0.95;
+
+const spec::DType& first_output_dtype(const spec::BoundCase& bound_case) {
+  for (const spec::BoundArg& arg : bound_case.args) {
+    if (arg.buffer && arg.buffer->is_output) return *arg.buffer->dtype;
+  }
+  return *spec::dtype_named("float32");
+}
+
+double work_of(const std::optional<spec::Expression>& formula, const spec::BoundCase& bound_case) {
+  return formula ? spec::to_double(formula->evaluate(bound_case.dims)) : 0;
+}
+
+std::string label_for(const spec::Problem& problem, std::size_t index, const std::vector<spec::Problem>& kernels) {
+  std::string name = problem.spec.kernel.filename().string();
+  for (std::size_t j = 0; j < kernels.size(); ++j) {
+    if (j != index && kernels[j].spec.kernel.filename() == problem.spec.kernel.filename()) {
+      return fmt::format("{}#{}", name, index + 1);  // A/A or same-named files: keep labels apart
+    }
+  }
+  return name;
+}
+
+std::vector<std::vector<fs::path>> recheck_references(const spec::Problem& problem, const BenchJob& job,
+                                                      verify::CheckContext& context, const std::string& arch) {
+  if (!problem.spec.reference) return {};
+  verify::ReferenceContext reference_context{context.runner, context.cache_dir, context.worker};
+  build::Compiler compiler(context.runner, build::find_nvcc(), context.cache_dir);
+  return verify::reference_outputs(problem, {job.recheck_seed}, reference_context, &compiler, arch).dirs;
+}
+
+}  // namespace
+
+bool BenchReport::passed() const {
+  for (const verify::CheckReport& check : checks) {
+    if (!check.passed()) return false;
+  }
+  return flags.empty() && !variants.empty();
+}
+
+void assess_variant(VariantReport& v, const std::optional<DevicePeaks>& peaks, const spec::DType& dtype,
+                    TimingMode mode) {
+  if (v.samples.gpu_seconds.empty()) return;
+  v.summary = summarize(v.samples.gpu_seconds);
+  const double median_time = v.summary.median;
+  if (v.flops > 0) v.flops_per_second = v.flops / median_time;
+  if (v.bytes > 0) v.bytes_per_second = v.bytes / median_time;
+  std::vector<double> gaps;
+  for (std::size_t i = 0; i < v.samples.gpu_seconds.size() && i < v.samples.host_seconds.size(); ++i) {
+    gaps.push_back(v.samples.host_seconds[i] - v.samples.gpu_seconds[i]);
+  }
+  if (!gaps.empty()) v.median_host_gap_seconds = median(gaps);
+  v.escapes_events = v.median_host_gap_seconds > std::max(kEscapeFloorSeconds, kEscapeFraction * median_time);
+  if (!v.samples.sm_clock_mhz.empty()) v.median_sm_clock_mhz = median(v.samples.sm_clock_mhz);
+  // With the L2 warm, data can legitimately come faster than DRAM allows: no floor then.
+  if (peaks && mode == TimingMode::cold) {
+    v.floor_seconds = roofline_floor_seconds(*peaks, dtype, v.flops, v.bytes);
+    v.below_floor = v.floor_seconds > 0 && median_time < kFloorMargin * v.floor_seconds;
+  }
+  if (v.samples.recheck && !v.samples.recheck->passed()) v.recheck_failure = v.samples.recheck->findings.front().message;
+}
+
+namespace {
+
+std::vector<std::string> flags_of(const VariantReport& v) {
+  std::vector<std::string> flags;
+  const std::string who = fmt::format("{} (case {})", v.label, v.case_name);
+  if (v.below_floor) {
+    flags.push_back(fmt::format("{}: median {:.4g} s is below the roofline floor {:.4g} s: impossible, so the spec's "
+                                "[work] is wrong or the kernel skips work",
+                                who, v.summary.median, v.floor_seconds));
+  }
+  if (v.escapes_events) {
+    flags.push_back(fmt::format("{}: the host saw {:.4g} s more than the CUDA events per call: solve runs work outside "
+                                "the default stream's events (a non-blocking stream?), so the event times undercount it",
+                                who, v.median_host_gap_seconds));
+  }
+  if (!v.recheck_failure.empty()) {
+    flags.push_back(fmt::format("{}: wrong after the timing loop on new inputs ({}): solve may cache results across calls",
+                                who, v.recheck_failure));
+  }
+  return flags;
+}
+
+}  // namespace
+
+BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOptions& options,
+                      verify::CheckContext& context) {
+  if (kernels.empty()) throw input_error("nothing to measure: name at least one kernel");
+  BenchReport report{.mode = std::string(timing_mode_name(options.settings.mode)), .settings = options.settings};
+
+  // Correctness before speed.
+  for (const spec::Problem& kernel : kernels) {
+    report.checks.push_back(verify::run_check(kernel, options.check, context));
+    if (!report.checks.back().passed()) return report;
+  }
+  const spec::Problem& first = kernels.front();
+  const std::string arch = report.checks.front().arch;
+  report.device = report.checks.front().device;
+  report.peaks = datasheet_peaks(report.device.value("name", ""));
+
+  BenchJob job{.signature = first.signature, .cases = first.cases, .seed = options.check.first_seed,
+               .recheck_seed = options.check.first_seed + 1, .settings = options.settings,
+               .device = context.worker.device};
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    job.variants.push_back({label_for(kernels[i], i, kernels), report.checks[i].build->library});
+  }
+  const bool cuda_reference = first.spec.reference && !verify::is_python_reference(*first.spec.reference);
+  if (options.time_reference && cuda_reference) {
+    build::Compiler compiler(context.runner, build::find_nvcc(), context.cache_dir);
+    build::BuildOutcome reference = compiler.compile({.source = *first.spec.reference, .arch = arch,
+                                                      .flags = first.spec.build.flags});
+    if (reference.ok()) job.variants.push_back({"reference", reference.artifact->library});
+  }
+  for (const auto& per_seed : recheck_references(first, job, context, arch)) job.recheck_reference_dirs.push_back(per_seed.at(0));
+
+  run::WorkerSettings worker = context.worker;
+  worker.time_limit = std::chrono::duration<double>(
+      60 + static_cast<double>(job.cases.size()) * (options.settings.stopping.timeout_seconds + 30));
+  TempDir work("bench", context.cache_dir / "tmp");
+  run::WorkerOutcome outcome = run::run_worker(context.runner, worker, bench_job_to_json(job), work.path());
+  if (!outcome.result) {
+    report.flags.push_back(fmt::format("timing failed: the worker {}{}", outcome.failure,
+                                       outcome.last_progress.empty() ? "" : " (" + outcome.last_progress + ")"));
+    return report;
+  }
+  run::rethrow_worker_error(*outcome.result);
+  BenchJobResult result = bench_result_from_json(*outcome.result);
+  report.wall_seconds = result.wall_seconds;
+
+  for (VariantSamples& samples : result.samples) {
+    const spec::BoundCase& bound_case =
+        *std::find_if(first.cases.begin(), first.cases.end(), [&](const auto& c) { return c.name == samples.case_name; });
+    VariantReport v{.label = samples.label, .case_name = samples.case_name, .samples = std::move(samples)};
+    v.flops = work_of(first.spec.work.flops, bound_case);
+    v.bytes = work_of(first.spec.work.bytes, bound_case);
+    assess_variant(v, report.peaks, first_output_dtype(bound_case), options.settings.mode);
+    for (std::string& flag : flags_of(v)) report.flags.push_back(std::move(flag));
+    report.variants.push_back(std::move(v));
+  }
+  for (const VariantReport& baseline : report.variants) {
+    if (baseline.label != job.variants.front().label) continue;
+    for (const VariantReport& other : report.variants) {
+      if (other.case_name != baseline.case_name || other.label == baseline.label) continue;
+      report.verdicts.push_back({baseline.case_name, baseline.label, other.label,
+                                 compare_samples(baseline.samples.gpu_seconds, other.samples.gpu_seconds,
+                                                 options.comparison)});
+    }
+  }
+  return report;
+}
+
+namespace {
+
+json variant_to_json(const VariantReport& v) {
+  return {{"label", v.label},
+          {"case", v.case_name},
+          {"summary", v.summary},
+          {"samples_seconds", v.samples.gpu_seconds},
+          {"host_seconds", v.samples.host_seconds},
+          {"sm_clock_mhz", v.samples.sm_clock_mhz},
+          {"median_sm_clock_mhz", v.median_sm_clock_mhz},
+          {"throttled_discarded", v.samples.throttled_discarded},
+          {"stop_reason", v.samples.stop_reason},
+          {"first_call_seconds", v.samples.first_call_seconds},
+          {"flops", v.flops},
+          {"bytes", v.bytes},
+          {"flops_per_second", v.flops_per_second},
+          {"bytes_per_second", v.bytes_per_second},
+          {"floor_seconds", v.floor_seconds},
+          {"below_floor", v.below_floor},
+          {"median_host_gap_seconds", v.median_host_gap_seconds},
+          {"escapes_events", v.escapes_events},
+          {"recheck_failure", v.recheck_failure}};
+}
+
+json verdict_to_json(const PairVerdict& p) {
+  return {{"case", p.case_name},
+          {"baseline", p.baseline},
+          {"variant", p.label},
+          {"verdict", verdict_name(p.comparison.verdict)},
+          {"time_ratio", p.comparison.ratio.ratio},
+          {"time_ratio_ci", p.comparison.ratio.ci},
+          {"speedup", p.comparison.speedup},
+          {"min_effect", p.comparison.min_effect}};
+}
+
+}  // namespace
+
+json bench_report_to_json(const BenchReport& report) {
+  json checks = json::array();
+  for (const verify::CheckReport& check : report.checks) checks.push_back(verify::check_report_to_json(check));
+  json variants = json::array();
+  for (const VariantReport& v : report.variants) variants.push_back(variant_to_json(v));
+  json verdicts = json::array();
+  for (const PairVerdict& p : report.verdicts) verdicts.push_back(verdict_to_json(p));
+  json peaks = nullptr;
+  if (report.peaks) {
+    peaks = {{"name", report.peaks->name}, {"source", report.peaks->source},
+             {"dram_bytes_per_second", report.peaks->dram_bytes_per_second}, {"flops", report.peaks->flops}};
+  }
+  const StoppingSettings& s = report.settings.stopping;
+  return {{"schema_version", 1},
+          {"kind", "bench"},
+          {"kopt_version", KOPT_VERSION},
+          {"device", report.device},
+          {"settings",
+           {{"mode", report.mode},
+            {"l2_flush", report.mode == "cold"},
+            {"target_relative_stdev", s.target_relative_stdev},
+            {"min_samples", s.min_samples},
+            {"min_gpu_seconds", s.min_gpu_seconds},
+            {"timeout_seconds", s.timeout_seconds},
+            {"throttle_fraction", report.settings.throttle_fraction}}},
+          {"nvcc_version", report.checks.empty() ? "" : report.checks.front().nvcc_version},
+          {"peaks", peaks},
+          {"checks", checks},
+          {"variants", variants},
+          {"verdicts", verdicts},
+          {"flags", report.flags},
+          {"wall_seconds", report.wall_seconds},
+          {"passed", report.passed()}};
+}
+
+}  // namespace kopt::measure

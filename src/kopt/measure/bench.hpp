@@ -1,0 +1,77 @@
+#pragma once
+// `kopt bench` and `kopt compare`: check each kernel, then time them interleaved in one
+// worker, summarize every variant, give each a verdict against the first, and hold each
+// against the roofline floor.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kopt/measure/bench_job.hpp"
+#include "kopt/measure/peaks.hpp"
+#include "kopt/measure/statistics.hpp"
+#include "kopt/measure/verdict.hpp"
+#include "kopt/verify/check.hpp"
+
+namespace kopt::measure {
+
+struct BenchOptions {
+  verify::CheckOptions check;
+  BenchSettings settings;
+  ComparisonSettings comparison;
+  bool time_reference = true;   // a .cu reference is timed beside the kernels
+};
+
+// One variant on one case, summarized.
+struct VariantReport {
+  std::string label;
+  std::string case_name;
+  VariantSamples samples;
+  Summary summary;
+  double flops = 0;                  // per call, from [work] (0: not given)
+  double bytes = 0;
+  double flops_per_second = 0;       // at the median
+  double bytes_per_second = 0;
+  double floor_seconds = 0;          // roofline floor from the peaks (0: unknown)
+  bool below_floor = false;          // faster than possible: a wrong spec or a cheating kernel
+  double median_host_gap_seconds = 0;  // median over samples of host time - event time
+  bool escapes_events = false;       // work ran outside the events (a non-blocking stream)
+  double median_sm_clock_mhz = 0;
+  std::string recheck_failure;       // non-empty: wrong after the timing loop (cached results?)
+};
+
+struct PairVerdict {
+  std::string case_name;
+  std::string baseline;
+  std::string label;
+  Comparison comparison;
+};
+
+struct BenchReport {
+  nlohmann::json device;
+  std::string mode;
+  BenchSettings settings;
+  std::optional<DevicePeaks> peaks;
+  std::vector<verify::CheckReport> checks;
+  std::vector<VariantReport> variants;
+  std::vector<PairVerdict> verdicts;     // every variant against the first kernel, per case
+  std::vector<std::string> flags;        // one line per problem found while timing
+  double wall_seconds = 0;
+
+  bool passed() const;                   // every check passed and nothing was flagged
+};
+
+// Each kernel is its own Problem (usually one spec with different kernel files). With
+// `kernels` holding one kernel twice, the report is an A/A comparison: the noise floor.
+BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOptions& options,
+                      verify::CheckContext& context);
+
+nlohmann::json bench_report_to_json(const BenchReport& report);
+
+// The flags of one variant, from its samples and the floor (pure; tested without a GPU).
+void assess_variant(VariantReport& variant, const std::optional<DevicePeaks>& peaks, const spec::DType& dtype,
+                    TimingMode mode);
+
+}  // namespace kopt::measure

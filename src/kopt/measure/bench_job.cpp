@@ -1,0 +1,285 @@
+#include "kopt/measure/bench_job.hpp"
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <memory>
+
+#include "kopt/core/error.hpp"
+#include "kopt/run/device_buffer.hpp"
+#include "kopt/run/device_info.hpp"
+#include "kopt/run/kernel_arguments.hpp"
+#include "kopt/run/kernel_library.hpp"
+#include "kopt/run/problem_codec.hpp"
+#include "kopt/run/worker_launcher.hpp"
+
+namespace kopt::measure {
+namespace fs = std::filesystem;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// ~10 µs at 2 GHz: long enough that the global timer's resolution costs < 1 %.
+constexpr long long kClockProbeCycles = 20000;
+
+// RAII for a CUDA event.
+class Event {
+ public:
+  Event() { run::check_cuda(cudaEventCreate(&event_), "cudaEventCreate"); }
+  ~Event() { cudaEventDestroy(event_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_{};
+};
+
+// Device memory without guards (the flush buffer, the probe's output).
+class DeviceScratch {
+ public:
+  explicit DeviceScratch(std::size_t bytes) : bytes_(bytes) { run::check_cuda(cudaMalloc(&data_, bytes), "cudaMalloc"); }
+  ~DeviceScratch() { cudaFree(data_); }
+  DeviceScratch(const DeviceScratch&) = delete;
+  DeviceScratch& operator=(const DeviceScratch&) = delete;
+  void* data() const { return data_; }
+  std::size_t size() const { return bytes_; }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t bytes_;
+};
+
+// What one variant needs while it is being measured.
+struct VariantState {
+  std::unique_ptr<run::KernelLibrary> library;
+  StoppingCriterion criterion;
+  VariantSamples samples;
+  bool done = false;
+};
+
+struct Sample {
+  double gpu_seconds = 0;
+  double host_seconds = 0;
+  double sm_clock_mhz = 0;  // 0: no probe
+};
+
+Sample take_sample(const run::KernelLibrary& library, const run::KernelArguments& arguments,
+                   const DeviceScratch* flush, const DeviceScratch& probe, Event& start, Event& stop, int flush_round) {
+  if (flush != nullptr) {
+    // A different byte each time, so no layer can skip the write as a no-op.
+    run::check_cuda(cudaMemsetAsync(flush->data(), flush_round & 0xff, flush->size(), nullptr), "cudaMemsetAsync");
+    run::check_cuda(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize");
+  }
+  const auto host_start = Clock::now();
+  run::check_cuda(cudaEventRecord(start.get(), nullptr), "cudaEventRecord");
+  library.call(arguments.call());
+  run::check_cuda(cudaEventRecord(stop.get(), nullptr), "cudaEventRecord");
+  run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  const auto host_end = Clock::now();
+  if (auto error = library.take_launch_error()) throw run::CudaFailure{"a launch in solve", *error};
+
+  Sample sample;
+  float milliseconds = 0;
+  run::check_cuda(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
+  sample.gpu_seconds = milliseconds * 1e-3;
+  sample.host_seconds = std::chrono::duration<double>(host_end - host_start).count();
+  if (library.launch_clock_probe(static_cast<unsigned long long*>(probe.data()), kClockProbeCycles)) {
+    unsigned long long measured[2] = {0, 0};
+    run::check_cuda(cudaMemcpy(measured, probe.data(), sizeof measured, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    if (measured[1] > 0) sample.sm_clock_mhz = 1e3 * static_cast<double>(measured[0]) / static_cast<double>(measured[1]);
+  }
+  return sample;
+}
+
+void measure_case(const BenchJob& job, std::size_t case_index, std::vector<VariantState>& variants,
+                  double max_clock_mhz, const DeviceScratch* flush, BenchJobResult& result) {
+  const spec::BoundCase& bound_case = job.cases[case_index];
+  run::KernelArguments arguments(bound_case);
+  arguments.generate_inputs(job.seed);
+  arguments.prepare_call(0);
+  DeviceScratch probe(2 * sizeof(unsigned long long));
+  Event start, stop;
+
+  for (VariantState& v : variants) {
+    v.criterion = StoppingCriterion(job.settings.stopping);
+    v.samples = VariantSamples{.label = v.samples.label, .case_name = bound_case.name};
+    v.done = false;
+    run::report_progress(fmt::format("case {}: warming up {}", bound_case.name, v.samples.label));
+    for (int i = 0; i < std::max(1, job.settings.warmup_calls); ++i) {
+      Sample s = take_sample(*v.library, arguments, flush, probe, start, stop, i);
+      if (i == 0) v.samples.first_call_seconds = s.host_seconds;
+    }
+  }
+  run::report_progress(fmt::format("case {}: measuring", bound_case.name));
+  const auto began = Clock::now();
+  int round = 0;
+  bool all_done = false;
+  while (!all_done) {
+    all_done = true;
+    for (VariantState& v : variants) {
+      if (v.done) continue;
+      // In-out buffers start every call from the same values.
+      arguments.restore_in_out();
+      Sample s = take_sample(*v.library, arguments, flush, probe, start, stop, ++round);
+      if (s.sm_clock_mhz > 0 && s.sm_clock_mhz < job.settings.throttle_fraction * max_clock_mhz) {
+        ++v.samples.throttled_discarded;
+      } else {
+        v.samples.gpu_seconds.push_back(s.gpu_seconds);
+        v.samples.host_seconds.push_back(s.host_seconds);
+        if (s.sm_clock_mhz > 0) v.samples.sm_clock_mhz.push_back(s.sm_clock_mhz);
+        v.criterion.add_sample(s.gpu_seconds);
+      }
+      StopReason reason = v.criterion.check(std::chrono::duration<double>(Clock::now() - began).count());
+      if (reason != StopReason::still_running) {
+        v.done = true;
+        v.samples.stop_reason = std::string(stop_reason_name(reason));
+      }
+      all_done = all_done && v.done;
+    }
+  }
+  for (VariantState& v : variants) {
+    if (!job.recheck_reference_dirs.empty()) {
+      v.samples.recheck =
+          verify::verify_single_call(*v.library, arguments, job.recheck_seed, job.recheck_reference_dirs[case_index]);
+    }
+    result.samples.push_back(std::move(v.samples));
+  }
+}
+
+}  // namespace
+
+std::string_view timing_mode_name(TimingMode mode) { return mode == TimingMode::cold ? "cold" : "warm"; }
+
+TimingMode timing_mode_from_name(std::string_view name) {
+  if (name == "cold") return TimingMode::cold;
+  if (name == "warm") return TimingMode::warm;
+  throw input_error("unknown timing mode \"{}\" (cold or warm)", name);
+}
+
+BenchJobResult execute_bench_job(const BenchJob& job) {
+  const auto began = Clock::now();
+  BenchJobResult result;
+  run::DeviceInfo device = run::query_device(job.device);
+  result.device = device;
+  result.mode = timing_mode_name(job.settings.mode);
+  run::check_cuda(cudaSetDevice(job.device), "cudaSetDevice");
+
+  std::vector<VariantState> variants;
+  for (const BenchVariant& variant : job.variants) {
+    VariantState state{std::make_unique<run::KernelLibrary>(variant.library, job.signature),
+                       StoppingCriterion(job.settings.stopping), {}, false};
+    state.samples.label = variant.label;
+    variants.push_back(std::move(state));
+  }
+  std::optional<DeviceScratch> flush;
+  if (job.settings.mode == TimingMode::cold) flush.emplace(static_cast<std::size_t>(device.l2_bytes));
+  const double max_clock_mhz = static_cast<double>(device.sm_clock_khz) / 1e3;
+  for (std::size_t c = 0; c < job.cases.size(); ++c) {
+    measure_case(job, c, variants, max_clock_mhz, flush ? &*flush : nullptr, result);
+  }
+  result.wall_seconds = std::chrono::duration<double>(Clock::now() - began).count();
+  return result;
+}
+
+namespace {
+
+json settings_to_json(const BenchSettings& s) {
+  return {{"mode", timing_mode_name(s.mode)},
+          {"target_relative_stdev", s.stopping.target_relative_stdev},
+          {"min_samples", s.stopping.min_samples},
+          {"min_gpu_seconds", s.stopping.min_gpu_seconds},
+          {"timeout_seconds", s.stopping.timeout_seconds},
+          {"max_samples", s.stopping.max_samples},
+          {"throttle_fraction", s.throttle_fraction},
+          {"warmup_calls", s.warmup_calls}};
+}
+
+BenchSettings settings_from_json(const json& in) {
+  BenchSettings s;
+  s.mode = timing_mode_from_name(in.at("mode").get<std::string>());
+  s.stopping.target_relative_stdev = in.at("target_relative_stdev");
+  s.stopping.min_samples = in.at("min_samples");
+  s.stopping.min_gpu_seconds = in.at("min_gpu_seconds");
+  s.stopping.timeout_seconds = in.at("timeout_seconds");
+  s.stopping.max_samples = in.at("max_samples");
+  s.throttle_fraction = in.at("throttle_fraction");
+  s.warmup_calls = in.at("warmup_calls");
+  return s;
+}
+
+}  // namespace
+
+json bench_job_to_json(const BenchJob& job) {
+  json variants = json::array();
+  for (const BenchVariant& v : job.variants) variants.push_back({{"label", v.label}, {"library", v.library.string()}});
+  json cases = json::array();
+  for (const spec::BoundCase& c : job.cases) cases.push_back(run::case_to_json(c));
+  json recheck = json::array();
+  for (const fs::path& p : job.recheck_reference_dirs) recheck.push_back(p.string());
+  return {{"kind", "bench"},
+          {"schema_version", 1},
+          {"variants", variants},
+          {"signature", run::signature_to_json(job.signature)},
+          {"cases", cases},
+          {"seed", job.seed},
+          {"recheck_reference_dirs", recheck},
+          {"recheck_seed", job.recheck_seed},
+          {"settings", settings_to_json(job.settings)},
+          {"device", job.device}};
+}
+
+BenchJob bench_job_from_json(const json& in) {
+  BenchJob job;
+  for (const json& v : in.at("variants")) job.variants.push_back({v.at("label"), v.at("library").get<std::string>()});
+  job.signature = run::signature_from_json(in.at("signature"));
+  for (const json& c : in.at("cases")) job.cases.push_back(run::case_from_json(c));
+  job.seed = in.at("seed");
+  for (const json& p : in.at("recheck_reference_dirs")) job.recheck_reference_dirs.emplace_back(p.get<std::string>());
+  job.recheck_seed = in.at("recheck_seed");
+  job.settings = settings_from_json(in.at("settings"));
+  job.device = in.at("device");
+  return job;
+}
+
+json bench_result_to_json(const BenchJobResult& result) {
+  json samples = json::array();
+  for (const VariantSamples& s : result.samples) {
+    samples.push_back({{"label", s.label},
+                       {"case", s.case_name},
+                       {"gpu_seconds", s.gpu_seconds},
+                       {"host_seconds", s.host_seconds},
+                       {"sm_clock_mhz", s.sm_clock_mhz},
+                       {"throttled_discarded", s.throttled_discarded},
+                       {"stop_reason", s.stop_reason},
+                       {"first_call_seconds", s.first_call_seconds},
+                       {"recheck", s.recheck ? verify::run_record_to_json(*s.recheck) : json(nullptr)}});
+  }
+  return {{"kind", "bench"}, {"device", result.device}, {"mode", result.mode}, {"samples", samples},
+          {"wall_seconds", result.wall_seconds}};
+}
+
+BenchJobResult bench_result_from_json(const json& in) {
+  BenchJobResult result;
+  result.device = in.at("device");
+  result.mode = in.at("mode");
+  result.wall_seconds = in.at("wall_seconds");
+  for (const json& s : in.at("samples")) {
+    VariantSamples v;
+    v.label = s.at("label");
+    v.case_name = s.at("case");
+    v.gpu_seconds = s.at("gpu_seconds").get<std::vector<double>>();
+    v.host_seconds = s.at("host_seconds").get<std::vector<double>>();
+    v.sm_clock_mhz = s.at("sm_clock_mhz").get<std::vector<double>>();
+    v.throttled_discarded = s.at("throttled_discarded");
+    v.stop_reason = s.at("stop_reason");
+    v.first_call_seconds = s.at("first_call_seconds");
+    if (!s.at("recheck").is_null()) v.recheck = verify::run_record_from_json(s.at("recheck"));
+    result.samples.push_back(std::move(v));
+  }
+  return result;
+}
+
+}  // namespace kopt::measure

@@ -1,0 +1,86 @@
+#pragma once
+// A timing job, run inside a worker: the variants of one problem measured interleaved
+// (A B A B ...) on the same inputs, one sample per call of solve, every sample kept.
+//
+// Cold mode (the default, like nvbench): before each sample the L2 is flushed by writing a
+// buffer of the device's L2 size; CUDA events on the default stream bracket one call of
+// solve; then the device is synchronized, and the host clock, read around the call, is
+// compared with the events to catch work that escapes them (a non-blocking side stream).
+// After each sample kopt's clock probe measures the SM clock; samples taken below
+// `throttle_fraction` of the device's maximum clock are discarded and counted.
+// Warm mode skips the flush.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kopt/measure/stopping_criterion.hpp"
+#include "kopt/spec/kernel_signature.hpp"
+#include "kopt/spec/problem_spec.hpp"
+#include "kopt/verify/check_job.hpp"
+
+namespace kopt::measure {
+
+enum class TimingMode { cold, warm };
+
+std::string_view timing_mode_name(TimingMode mode);
+TimingMode timing_mode_from_name(std::string_view name);  // throws input_error
+
+struct BenchSettings {
+  TimingMode mode = TimingMode::cold;
+  StoppingSettings stopping;
+  double throttle_fraction = 0.9;   // of the device's maximum SM clock
+  int warmup_calls = 3;
+};
+
+struct BenchVariant {
+  std::string label;                   // "A", "sgemm_naive.cu", "reference"
+  std::filesystem::path library;
+};
+
+struct BenchJob {
+  std::vector<BenchVariant> variants;
+  spec::KernelSignature signature;
+  std::vector<spec::BoundCase> cases;
+  std::uint64_t seed = 1;              // the inputs timed
+  // Per case: reference outputs for `recheck_seed`, to verify each variant again after its
+  // timing loop; empty: no re-check.
+  std::vector<std::filesystem::path> recheck_reference_dirs;
+  std::uint64_t recheck_seed = 2;
+  BenchSettings settings;
+  int device = 0;
+};
+
+// The samples of one variant on one case. Times in seconds.
+struct VariantSamples {
+  std::string label;
+  std::string case_name;
+  std::vector<double> gpu_seconds;        // kept samples: event time of one call
+  std::vector<double> host_seconds;       // host wall time of the same calls
+  std::vector<double> sm_clock_mhz;       // measured after each kept sample; empty without a probe
+  std::size_t throttled_discarded = 0;
+  std::string stop_reason;
+  double first_call_seconds = 0;          // host wall time of the very first call
+  std::optional<verify::RunRecord> recheck;  // the verification after the timing loop
+};
+
+struct BenchJobResult {
+  nlohmann::json device;
+  std::string mode;
+  std::vector<VariantSamples> samples;    // [case][variant], flattened case-major
+  double wall_seconds = 0;
+};
+
+nlohmann::json bench_job_to_json(const BenchJob& job);
+BenchJob bench_job_from_json(const nlohmann::json& in);
+nlohmann::json bench_result_to_json(const BenchJobResult& result);
+BenchJobResult bench_result_from_json(const nlohmann::json& in);
+
+// Worker side.
+BenchJobResult execute_bench_job(const BenchJob& job);
+
+}  // namespace kopt::measure

@@ -1,0 +1,32 @@
+#pragma once
+// The ceilings a measured time is held against. Until `kopt doctor --peaks` measures them,
+// they come from the datasheet table in data/peaks.toml.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "kopt/spec/dtype.hpp"
+
+namespace kopt::measure {
+
+struct DevicePeaks {
+  std::string name;                      // "NVIDIA H200 SXM"
+  std::string source;                    // "datasheet (data/peaks.toml)"
+  double dram_bytes_per_second = 0;
+  std::map<std::string, double> flops;   // "fp32", "tf32_tensor", "fp16_tensor", ... in FLOP/s
+};
+
+// The first entry of data/peaks.toml whose `match` is in `device_name`; nullopt if none.
+std::optional<DevicePeaks> datasheet_peaks(std::string_view device_name);
+
+// The fastest rate at which arithmetic on `dtype` can run on this device, tensor cores
+// included: the floor must never call a legitimate kernel impossible. 0 when unknown.
+double fastest_flops_for(const DevicePeaks& peaks, const spec::DType& dtype);
+
+// The roofline floor max(flops / peak, bytes / bandwidth), in seconds; 0 when neither term
+// is known.
+double roofline_floor_seconds(const DevicePeaks& peaks, const spec::DType& dtype, double flops, double bytes);
+
+}  // namespace kopt::measure

@@ -1,0 +1,37 @@
+#pragma once
+// Is B faster than A? A verdict from the bootstrap interval of the ratio of medians,
+// time(B) / time(A), against a minimum effect worth calling (the noise threshold):
+//   faster     the interval lies below 1 and the estimate is below 1 - min_effect
+//   slower     the interval lies above 1 and the estimate is above 1 + min_effect
+//   same       the interval lies inside [1 - min_effect, 1 + min_effect]
+//   ambiguous  anything else: the data cannot support a call
+// Below min_samples samples on either side the verdict is ambiguous whatever the numbers.
+
+#include <span>
+#include <string_view>
+
+#include "kopt/measure/statistics.hpp"
+
+namespace kopt::measure {
+
+enum class Verdict { faster, slower, same, ambiguous };
+
+std::string_view verdict_name(Verdict verdict);  // "faster", ...
+
+struct Comparison {
+  Verdict verdict = Verdict::ambiguous;
+  RatioEstimate ratio;        // time(B) / time(A): below 1 means B is faster
+  double speedup = 1;         // 1 / ratio: above 1 means B is faster
+  double min_effect = 0.01;   // the threshold used; 1.0 = 100 %
+};
+
+struct ComparisonSettings {
+  double min_effect = 0.01;
+  double level = 0.95;
+  int resamples = 2000;
+  std::size_t min_samples = 5;
+};
+
+Comparison compare_samples(std::span<const double> a, std::span<const double> b, const ComparisonSettings& settings = {});
+
+}  // namespace kopt::measure

@@ -1,0 +1,75 @@
+#include "kopt/report/bench_table.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "kopt/report/check_table.hpp"
+
+namespace kopt::report {
+
+std::string format_duration(double seconds) {
+  if (seconds >= 1) return fmt::format("{:.3f} s", seconds);
+  if (seconds >= 1e-3) return fmt::format("{:.3f} ms", seconds * 1e3);
+  return fmt::format("{:.2f} us", seconds * 1e6);
+}
+
+namespace {
+
+std::string rate(double value, double scale, const char* unit) {
+  return value > 0 ? fmt::format("{:.1f} {}", value / scale, unit) : "-";
+}
+
+const measure::PairVerdict* verdict_for(const measure::BenchReport& report, const measure::VariantReport& v) {
+  for (const measure::PairVerdict& p : report.verdicts) {
+    if (p.case_name == v.case_name && p.label == v.label) return &p;
+  }
+  return nullptr;
+}
+
+std::string verdict_text(const measure::PairVerdict* p) {
+  if (p == nullptr) return "baseline";
+  const measure::Comparison& c = p->comparison;
+  return fmt::format("{} x{:.3f} [{:.3f}, {:.3f}]", measure::verdict_name(c.verdict), c.speedup, 1 / c.ratio.ci.high,
+                     1 / c.ratio.ci.low);
+}
+
+std::string variant_row(const measure::BenchReport& report, const measure::VariantReport& v, std::size_t width) {
+  const measure::Summary& s = v.summary;
+  return fmt::format("  {:<{}}  {:>11}  [{:>10}, {:>10}]  {:>6.2f}%  {:>5}  {:>12}  {:>10}  {}\n", v.label, width,
+                     format_duration(s.median), format_duration(s.median_ci.low), format_duration(s.median_ci.high),
+                     100 * s.relative_stdev, s.count, rate(v.flops_per_second, 1e12, "TFLOP/s"),
+                     rate(v.bytes_per_second, 1e9, "GB/s"), verdict_text(verdict_for(report, v)));
+}
+
+}  // namespace
+
+std::string format_bench_report(const measure::BenchReport& report) {
+  std::string out;
+  for (const verify::CheckReport& check : report.checks) {
+    if (!check.passed()) return out + format_check_report(check);
+  }
+  out += fmt::format("kopt bench: {} timing{}, {}; {} check(s) passed\n", report.mode,
+                     report.mode == "cold" ? " (L2 flushed before each sample)" : " (L2 not flushed)",
+                     report.device.value("name", std::string("?")), report.checks.size());
+  std::size_t width = 7;
+  for (const measure::VariantReport& v : report.variants) width = std::max(width, v.label.size());
+  std::string current_case;
+  for (const measure::VariantReport& v : report.variants) {
+    if (v.case_name != current_case) {
+      current_case = v.case_name;
+      out += fmt::format("case {}\n  {:<{}}  {:>11}  {:^24}  {:>7}  {:>5}  {:>12}  {:>10}  {}\n", current_case, "kernel",
+                         width, "median", "95% CI of median", "rel sd", "n", "FLOP/s", "bandwidth", "vs first");
+    }
+    out += variant_row(report, v, width);
+    if (v.samples.throttled_discarded > 0 || v.samples.stop_reason != "converged") {
+      out += fmt::format("  {:<{}}  stopped: {}; {} throttled samples discarded; SM clock {:.0f} MHz\n", "", width,
+                         v.samples.stop_reason, v.samples.throttled_discarded, v.median_sm_clock_mhz);
+    }
+  }
+  for (const std::string& flag : report.flags) out += "FLAG: " + flag + "\n";
+  out += report.passed() ? "OK\n" : "FAIL: see the flags above\n";
+  return out;
+}
+
+}  // namespace kopt::report

@@ -1,0 +1,72 @@
+#include <gtest/gtest.h>
+
+#include "kopt/measure/bench.hpp"
+#include "kopt/measure/peaks.hpp"
+#include "kopt/spec/dtype.hpp"
+
+namespace kopt::measure {
+namespace {
+
+const spec::DType& f32() { return *spec::dtype_named("float32"); }
+
+VariantReport variant(double gpu, double host, std::size_t n = 20) {
+  VariantReport v{.label = "k", .case_name = "default"};
+  for (std::size_t i = 0; i < n; ++i) {
+    v.samples.gpu_seconds.push_back(gpu * (1 + 0.001 * static_cast<double>(i % 3)));
+    v.samples.host_seconds.push_back(host);
+  }
+  return v;
+}
+
+TEST(DatasheetPeaks, KnowsTheH200) {
+  auto peaks = datasheet_peaks("NVIDIA H200");
+  ASSERT_TRUE(peaks.has_value());
+  EXPECT_DOUBLE_EQ(peaks->dram_bytes_per_second, 4.8e12);
+  EXPECT_DOUBLE_EQ(peaks->flops.at("fp32"), 67e12);
+  EXPECT_FALSE(datasheet_peaks("Some Future GPU").has_value());
+}
+
+TEST(RooflineFloor, IsTheLargerOfComputeAndMemoryTime) {
+  DevicePeaks peaks{.dram_bytes_per_second = 1e12, .flops = {{"fp32", 10e12}, {"tf32_tensor", 100e12}}};
+  // fp32 work may run on TF32 tensor cores: the floor uses the fastest unit for the dtype.
+  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, f32(), 100e12, 0), 1.0);
+  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, f32(), 0, 2e12), 2.0);
+  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, f32(), 100e12, 2e12), 2.0);
+  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, f32(), 0, 0), 0.0);
+}
+
+TEST(AssessVariant, ATimeUnderTheFloorIsImpossibleInColdModeOnly) {
+  DevicePeaks peaks{.dram_bytes_per_second = 1e12};
+  VariantReport v = variant(1e-3, 1.01e-3);
+  v.bytes = 2e9;  // 2 ms at 1 TB/s
+  assess_variant(v, peaks, f32(), TimingMode::cold);
+  EXPECT_TRUE(v.below_floor);
+  EXPECT_DOUBLE_EQ(v.floor_seconds, 2e-3);
+  EXPECT_NEAR(v.bytes_per_second, 2e12, 1e10);
+
+  VariantReport warm = variant(1e-3, 1.01e-3);
+  warm.bytes = 2e9;
+  assess_variant(warm, peaks, f32(), TimingMode::warm);
+  EXPECT_FALSE(warm.below_floor) << "an L2-resident warm run may beat DRAM bandwidth";
+}
+
+TEST(AssessVariant, HostTimeFarAboveEventTimeMeansWorkEscapedTheEvents) {
+  VariantReport honest = variant(200e-6, 220e-6);
+  assess_variant(honest, std::nullopt, f32(), TimingMode::cold);
+  EXPECT_FALSE(honest.escapes_events);
+  VariantReport side_stream = variant(5e-6, 1.1e-3);
+  assess_variant(side_stream, std::nullopt, f32(), TimingMode::cold);
+  EXPECT_TRUE(side_stream.escapes_events);
+  EXPECT_NEAR(side_stream.median_host_gap_seconds, 1.095e-3, 1e-5);
+}
+
+TEST(AssessVariant, AFailedRecheckIsKept) {
+  VariantReport v = variant(1e-3, 1.01e-3);
+  v.samples.recheck = verify::RunRecord{.case_name = "default", .seed = 2};
+  v.samples.recheck->findings.push_back({verify::FindingKind::mismatch, "C", "output C: 10 of 10 elements outside"});
+  assess_variant(v, std::nullopt, f32(), TimingMode::cold);
+  EXPECT_EQ(v.recheck_failure, "output C: 10 of 10 elements outside");
+}
+
+}  // namespace
+}  // namespace kopt::measure

@@ -1,0 +1,85 @@
+#include "kopt/measure/verdict.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+namespace kopt::measure {
+namespace {
+
+// Kernel times of 1 ms scaled by `scale`, with `relative_noise` normal noise.
+std::vector<double> timings(double scale, double relative_noise, std::uint64_t seed, std::size_t n = 200) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(1.0, relative_noise);
+  std::vector<double> samples(n);
+  for (double& x : samples) x = 1e-3 * scale * noise(rng);
+  return samples;
+}
+
+TEST(Verdict, TwoPercentFasterIsFaster) {
+  const Comparison c = compare_samples(timings(1.0, 0.003, 1), timings(0.98, 0.003, 2));
+  EXPECT_EQ(c.verdict, Verdict::faster);
+  EXPECT_NEAR(c.ratio.ratio, 0.98, 2e-3);
+  EXPECT_NEAR(c.speedup, 1 / 0.98, 2e-3);
+  EXPECT_LT(c.ratio.ci.high, 0.99);
+  EXPECT_DOUBLE_EQ(c.min_effect, 0.01);
+}
+
+TEST(Verdict, TwoPercentSlowerIsSlower) {
+  const Comparison c = compare_samples(timings(1.0, 0.003, 3), timings(1.02, 0.003, 4));
+  EXPECT_EQ(c.verdict, Verdict::slower);
+  EXPECT_GT(c.ratio.ci.low, 1.01);
+  EXPECT_LT(c.speedup, 1.0);
+}
+
+TEST(Verdict, SameDistributionIsRarelyCalledFasterOrSlower) {
+  int called = 0, same = 0;
+  for (std::uint64_t seed = 0; seed < 50; ++seed) {
+    const Verdict v = compare_samples(timings(1.0, 0.003, 2 * seed + 100), timings(1.0, 0.003, 2 * seed + 101)).verdict;
+    called += v == Verdict::faster || v == Verdict::slower;
+    same += v == Verdict::same;
+  }
+  EXPECT_LE(called, 2);
+  EXPECT_GE(same, 45);
+}
+
+// A real effect smaller than min_effect is not worth a call: 0.3 % faster, 1 % threshold.
+TEST(Verdict, EffectBelowTheThresholdIsSame) {
+  const Comparison c = compare_samples(timings(1.0, 0.003, 5), timings(0.997, 0.003, 6));
+  EXPECT_LT(c.ratio.ci.high, 1.0);
+  EXPECT_EQ(c.verdict, Verdict::same);
+}
+
+TEST(Verdict, TooFewSamplesAreAmbiguous) {
+  const Comparison c = compare_samples(timings(1.0, 0.003, 7, 3), timings(0.9, 0.003, 8, 3));
+  EXPECT_EQ(c.verdict, Verdict::ambiguous);
+  EXPECT_NEAR(c.ratio.ratio, 0.9, 0.01);  // the estimate is still reported
+  EXPECT_EQ(compare_samples({}, timings(1.0, 0.003, 9)).verdict, Verdict::ambiguous);
+}
+
+TEST(Verdict, HugeNoiseIsAmbiguous) {
+  const Comparison c = compare_samples(timings(1.0, 0.3, 10), timings(0.98, 0.3, 11));
+  EXPECT_EQ(c.verdict, Verdict::ambiguous);
+  EXPECT_LT(c.ratio.ci.low, 0.99);
+  EXPECT_GT(c.ratio.ci.high, 1.0);
+}
+
+TEST(Verdict, ThresholdAndSettingsAreHonoured) {
+  ComparisonSettings settings{.min_effect = 0.05};
+  const Comparison c = compare_samples(timings(1.0, 0.003, 12), timings(0.98, 0.003, 13), settings);
+  EXPECT_EQ(c.verdict, Verdict::same);  // 2 % is inside a 5 % threshold
+  EXPECT_DOUBLE_EQ(c.min_effect, 0.05);
+  settings = {.min_samples = 500};
+  EXPECT_EQ(compare_samples(timings(1.0, 0.003, 12), timings(0.98, 0.003, 13), settings).verdict, Verdict::ambiguous);
+}
+
+TEST(Verdict, Names) {
+  EXPECT_EQ(verdict_name(Verdict::faster), "faster");
+  EXPECT_EQ(verdict_name(Verdict::slower), "slower");
+  EXPECT_EQ(verdict_name(Verdict::same), "same");
+  EXPECT_EQ(verdict_name(Verdict::ambiguous), "ambiguous");
+}
+
+}  // namespace
+}  // namespace kopt::measure

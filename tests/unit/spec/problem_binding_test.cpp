@@ -1,0 +1,165 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kopt/spec/problem_spec.hpp"
+#include "spec_test_support.hpp"
+
+namespace kopt::spec {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(ProblemSpecBinding, BindsEveryCaseInSignatureOrder) {
+  std::string toml(kSgemmSpec);
+  toml.replace(toml.find("reference = \"ref.py\"\n"), 21, "");
+  Problem problem = bind_problem(parse_text(toml), signature_of(kSgemmKernel));
+  ASSERT_EQ(problem.cases.size(), 3u);
+  const BoundCase& first = problem.cases[0];
+  EXPECT_EQ(first.name, "default");
+  ASSERT_EQ(first.args.size(), 6u);
+  EXPECT_EQ(buffer(first, 0).name, "A");
+  EXPECT_EQ(buffer(first, 0).elements, 4096 * 512);
+  EXPECT_EQ(buffer(first, 0).bytes(), 4096 * 512 * 4);
+  EXPECT_FALSE(buffer(first, 0).is_output);
+  EXPECT_EQ(buffer(first, 0).init->text(), "uniform(-1,1)");
+  EXPECT_THAT(buffer(first, 1).shape, ElementsAre(512, 2048));
+  EXPECT_EQ(buffer(first, 1).init->text(), "normal");  // default for a floating input
+  EXPECT_TRUE(buffer(first, 2).is_output);
+  EXPECT_FALSE(buffer(first, 2).init.has_value());
+  EXPECT_DOUBLE_EQ(buffer(first, 2).tolerance.atol, 1e-3);  // per buffer beats [tolerance]
+  EXPECT_EQ(scalar(first, 3).name, "M");
+  EXPECT_EQ(scalar(first, 3).value, Number{std::int64_t{4096}});
+  EXPECT_EQ(scalar(first, 5).dtype->name, "int32");
+  EXPECT_EQ(buffer(problem.cases[2], 2).elements, 8 * 2048);
+  EXPECT_TRUE(problem.guesses.empty());
+}
+
+TEST(ProblemSpecBinding, TakesToleranceFromTheSpecThenTheDtype) {
+  constexpr std::string_view kernel = "extern \"C\" void solve(const __half* x, __half* y, int N) {}";
+  Problem with_table = bind_problem(parse_text("kernel = \"k.cu\"\n[dims]\nN = 8\n[tolerance]\natol = 0.5\n"),
+                                    signature_of(kernel));
+  EXPECT_EQ(buffer(with_table.cases[0], 1).tolerance.atol, 0.5);
+  EXPECT_EQ(buffer(with_table.cases[0], 1).tolerance.rtol, 0);
+  Problem by_dtype = bind_problem(parse_text("kernel = \"k.cu\"\n[dims]\nN = 8\n"), signature_of(kernel));
+  EXPECT_EQ(buffer(by_dtype.cases[0], 1).tolerance.atol, 1e-2);
+  EXPECT_EQ(buffer(by_dtype.cases[0], 1).tolerance.rtol, 1e-2);
+}
+
+TEST(ProblemSpecBinding, FillsIntegerInputsWithDocumentedDefaultsAndOutputsWithInitAreInOut) {
+  Problem problem = bind_problem(
+      parse_text("kernel = \"k.cu\"\n[dims]\nN = 8\n[buffers.hist]\ninit = \"zeros\"\n"),
+      signature_of(
+          "extern \"C\" void solve(const int* idx, const unsigned* w, unsigned int* hist, int N) {}"));
+  const BoundCase& bound = problem.cases[0];
+  EXPECT_EQ(buffer(bound, 0).init->text(), "int(-100,100)");
+  EXPECT_EQ(buffer(bound, 1).init->text(), "int(0,100)");
+  EXPECT_TRUE(buffer(bound, 2).is_output);
+  EXPECT_EQ(buffer(bound, 2).init->kind, InitKind::zeros);
+  EXPECT_EQ(buffer(bound, 2).tolerance.atol, 0);
+}
+
+TEST(ProblemSpecBinding, SizesBuffersFromALoneIntegerScalarAndSaysSo) {
+  Problem problem =
+      bind_problem(parse_text("kernel = \"k.cu\"\n[dims]\nN = 1000\nalpha = 2.5\n"),
+                   signature_of("extern \"C\" void solve(const float* X, float* Y, float alpha, int N) {}"));
+  EXPECT_EQ(buffer(problem.cases[0], 0).elements, 1000);
+  EXPECT_EQ(scalar(problem.cases[0], 2).value, Number{2.5});
+  EXPECT_THAT(problem.guesses,
+              ElementsAre("buffer X: 1000 elements (the value of N; no [buffers.X] in kopt.toml)",
+                          "buffer Y: 1000 elements (the value of N; no [buffers.Y] in kopt.toml)"));
+}
+
+TEST(ProblemSpecBinding, AppliesDimOverridesToEveryCase) {
+  Problem problem =
+      bind_problem(parse_text("kernel = \"k.cu\"\n[dims]\nN = 8\n[[cases]]\nN = 16\n"),
+                   signature_of("extern \"C\" void solve(float* Y, int N) {}"), {{"N", std::int64_t{5}}});
+  EXPECT_EQ(buffer(problem.cases[0], 0).elements, 5);
+  EXPECT_EQ(buffer(problem.cases[1], 0).elements, 5);
+  EXPECT_THAT(
+      bind_error("kernel = \"k.cu\"\n[dims]\nN = 8\n", "extern \"C\" void solve(float* Y, int N) {}",
+                 {{"Q", std::int64_t{1}}}),
+      HasSubstr("--dim Q: Q is neither a dim of the spec nor a parameter of solve (parameters: Y, N)"));
+}
+
+TEST(ProblemSpecBinding, RefusesToGuessTheSizeWithSeveralSizeParameters) {
+  EXPECT_EQ(bind_error("kernel = \"k.cu\"\n[dims]\nM = 2\nN = 2\nK = 2\n", kSgemmKernel),
+            "cannot infer the size of buffer A: solve has several size parameters (M, N, K); give "
+            "[buffers.A] shape = "
+            "\"...\" in kopt.toml");
+  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n", "extern \"C\" void solve(float* Y, float alpha) {}"),
+              HasSubstr("cannot infer the size of buffer Y: solve has no size parameter"));
+}
+
+TEST(ProblemSpecBinding, RejectsBuffersThatNameNoParameterOrAScalar) {
+  constexpr std::string_view kernel = "extern \"C\" void solve(float* Y, int N) {}";
+  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[dims]\nN = 4\n[buffers.Q]\nshape = \"N\"\n", kernel),
+              HasSubstr("[buffers.Q] names no parameter of solve (parameters: Y, N)"));
+  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[dims]\nN = 4\n[buffers.N]\nshape = \"N\"\n", kernel),
+              HasSubstr("N is a scalar parameter of solve, not a buffer"));
+}
+
+TEST(ProblemSpecBinding, RejectsShapesWithUnknownDimsOrBadSizes) {
+  constexpr std::string_view kernel = "extern \"C\" void solve(const double* X, double* Y, int64_t N) {}";
+  auto with_shape = [](std::string_view shape, std::string_view n = "4") {
+    return fmt::format(
+        "kernel = \"k.cu\"\n[dims]\nN = {}\n[buffers.X]\nshape = {}\n[buffers.Y]\nshape = \"N\"\n", n, shape);
+  };
+  EXPECT_THAT(bind_error(with_shape("\"N*Q\""), kernel),
+              HasSubstr("buffer X, case \"default\": expression \"N*Q\": unknown dim \"Q\" (known: N)"));
+  EXPECT_THAT(bind_error(with_shape("\"N - 4\""), kernel),
+              HasSubstr("buffer X: shape \"N - 4\" gives 0 in case \"default\"; a size must be > 0"));
+  EXPECT_THAT(bind_error(with_shape("[\"N\", \"-2\"]"), kernel),
+              HasSubstr("buffer X: shape [\"N\", \"-2\"] gives -2"));
+  EXPECT_THAT(bind_error(with_shape("[\"N\", \"N\", \"N\"]", "3000000000"), kernel),
+              HasSubstr("buffer X: shape [\"N\", \"N\", \"N\"] has too many elements for int64"));
+  EXPECT_THAT(bind_error(with_shape("\"N*N\"", "4000000000"), kernel),
+              HasSubstr("expression \"N*N\": integer overflow"));
+  EXPECT_THAT(bind_error(with_shape("\"N*N\"", "2000000000"), kernel),
+              HasSubstr("buffer X: shape \"N*N\" gives 4000000000000000000 elements of 8 bytes, more bytes "
+                        "than int64 holds"));
+}
+
+TEST(ProblemSpecBinding, RejectsScalarsThatDoNotFitTheirCType) {
+  constexpr std::string_view kernel =
+      "extern \"C\" void solve(float* Y, int N, unsigned int U, float alpha) {}";
+  auto spec = [](std::string_view n, std::string_view u, std::string_view alpha = "1") {
+    return fmt::format("kernel = \"k.cu\"\n[dims]\nN = {}\nU = {}\nalpha = {}\n[buffers.Y]\nshape = \"4\"\n",
+                       n, u, alpha);
+  };
+  EXPECT_THAT(
+      bind_error(spec("2147483648", "1"), kernel),
+      HasSubstr("scalar N of solve is int32 and cannot hold 2147483648 in case \"default\" (out of range)"));
+  EXPECT_THAT(bind_error(spec("1", "-1"), kernel),
+              HasSubstr("scalar U of solve is uint32 and cannot hold -1"));
+  EXPECT_THAT(
+      bind_error(spec("0.5", "1"), kernel),
+      HasSubstr("scalar N of solve is int32 and cannot hold 0.5 in case \"default\" (not an integer)"));
+  EXPECT_THAT(bind_error(spec("1", "1", "1e39"), kernel),
+              HasSubstr("scalar alpha of solve is float32 and cannot hold 1e+39"));
+  Problem problem = bind_problem(parse_text(spec("-2147483648", "4294967295")), signature_of(kernel));
+  EXPECT_EQ(scalar(problem.cases[0], 3).value, Number{1.0});  // an integer dim given to a float is converted
+  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[buffers.Y]\nshape = \"4\"\n",
+                         "extern \"C\" void solve(float* Y, int N) {}"),
+              HasSubstr("scalar N of solve has no value in case \"default\" (set N in [dims] of kopt.toml, "
+                        "or pass --dim N=...)"));
+}
+
+TEST(ProblemSpecBinding, RejectsInitsThatDoNotSuitTheBuffer) {
+  constexpr std::string_view kernel = "extern \"C\" void solve(const int8_t* X, float* Y, int N) {}";
+  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[dims]\nN = 4\n[buffers.X]\ninit = \"normal\"\n", kernel),
+              HasSubstr("[buffers.X] init \"normal\" needs a floating dtype, but X is int8"));
+  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[dims]\nN = 4\n[buffers.X]\ninit = \"int(0,1000)\"\n", kernel),
+              HasSubstr("[buffers.X] init \"int(0,1000)\" does not fit int8"));
+  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[dims]\nN = 4\n[buffers.X]\natol = 1\n", kernel),
+              HasSubstr("X is an input (const) and is never compared"));
+}
+
+TEST(ProblemSpecBinding, ChecksWorkFormulasAgainstEveryCase) {
+  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[dims]\nN = 4\n[work]\nflops = \"2*N*Z\"\n",
+                         "extern \"C\" void solve(float* Y, int N) {}"),
+              HasSubstr("[work] flops, case \"default\": expression \"2*N*Z\": unknown dim \"Z\""));
+}
+
+}  // namespace
+}  // namespace kopt::spec
