@@ -7,6 +7,7 @@ namespace kopt::cli {
 void add_bench_options(CLI::App& app, BenchConfig& c) {
   app.add_option("--spec", c.spec, "Use this kopt.toml for every KERNEL");
   app.add_option("--dim", c.dims, "Set a dim in every case: NAME=VALUE (repeatable)");
+  app.add_option("--case", c.cases, "Only this case, by name (repeatable)");
   app.add_option("-D,--define", c.defines, "Compile with -DNAME=VALUE (repeatable)");
   app.add_option("--arch", c.arch, "Target, e.g. sm_90a (default: [build] arch, else the GPU's)");
   app.add_option("--seeds", c.seeds, "Seeds of fresh inputs for the check before timing")->check(CLI::Range(1, 1000));
@@ -30,7 +31,10 @@ measure::BenchReport run_bench_from_config(const BenchConfig& c) {
   if (!c.spec.empty()) spec_override = c.spec;
   const spec::Dims dims = parse_dims(c.dims);
   std::vector<spec::Problem> kernels;
-  for (const std::string& target : c.targets) kernels.push_back(spec::load_problem(target, spec_override, dims));
+  for (const std::string& target : c.targets) {
+    kernels.push_back(spec::load_problem(target, spec_override, dims));
+    select_cases(kernels.back(), c.cases);
+  }
 
   measure::BenchOptions options;
   options.check.seed_count = c.seeds;

@@ -16,6 +16,7 @@ struct BenchConfig {
   std::vector<std::string> targets;
   std::string spec;
   std::vector<std::string> dims;
+  std::vector<std::string> cases;
   std::vector<std::string> defines;
   std::string arch;
   std::string out;

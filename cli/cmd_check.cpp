@@ -18,6 +18,7 @@ struct CheckConfig {
   std::string target = ".";
   std::string spec;
   std::vector<std::string> dims;
+  std::vector<std::string> cases;
   std::vector<std::string> defines;
   std::string arch;
   std::string out;
@@ -29,6 +30,7 @@ int run_check_command(const CheckConfig& config) {
   std::optional<std::filesystem::path> spec_override;
   if (!config.spec.empty()) spec_override = config.spec;
   spec::Problem problem = spec::load_problem(config.target, spec_override, parse_dims(config.dims));
+  select_cases(problem, config.cases);
 
   verify::CheckOptions options{.seed_count = config.seeds, .first_seed = config.first_seed};
   if (!config.arch.empty()) options.arch = config.arch;
@@ -58,6 +60,7 @@ Command check_command() {
             app.add_option("KERNEL", config->target, "A .cu file, a folder with kopt.toml, or a kopt.toml (default: .)");
             app.add_option("--spec", config->spec, "Use this kopt.toml for KERNEL");
             app.add_option("--dim", config->dims, "Set a dim in every case: NAME=VALUE (repeatable)");
+            app.add_option("--case", config->cases, "Only this case, by name (repeatable)");
             app.add_option("-D,--define", config->defines, "Compile with -DNAME=VALUE (repeatable)");
             app.add_option("--arch", config->arch, "Target, e.g. sm_90a (default: [build] arch, else the GPU's)");
             app.add_option("--seeds", config->seeds, "How many seeds of fresh random inputs per case")

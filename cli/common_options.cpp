@@ -1,5 +1,6 @@
 #include "common_options.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include "kopt/core/error.hpp"
@@ -51,6 +52,22 @@ spec::Dims parse_dims(const std::vector<std::string>& texts) {
     dims[name] = value;
   }
   return dims;
+}
+
+void select_cases(spec::Problem& problem, const std::vector<std::string>& names) {
+  if (names.empty()) return;
+  std::vector<spec::BoundCase> kept;
+  for (const std::string& name : names) {
+    auto found = std::find_if(problem.cases.begin(), problem.cases.end(),
+                              [&](const spec::BoundCase& c) { return c.name == name; });
+    if (found == problem.cases.end()) {
+      std::string known;
+      for (const spec::BoundCase& c : problem.cases) known += (known.empty() ? "\"" : ", \"") + c.name + "\"";
+      throw input_error("--case \"{}\": {} has no such case (its cases: {})", name, problem.spec.name, known);
+    }
+    kept.push_back(*found);
+  }
+  problem.cases = std::move(kept);
 }
 
 std::pair<std::string, std::string> parse_define(const std::string& text) {

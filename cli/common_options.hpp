@@ -11,6 +11,7 @@
 
 #include "kopt/run/worker_launcher.hpp"
 #include "kopt/spec/expression.hpp"
+#include "kopt/spec/problem_spec.hpp"
 
 namespace kopt::cli {
 
@@ -29,6 +30,9 @@ run::WorkerSettings worker_settings_of(const CommonOptions& options);
 // "N=4096" → ("N", 4096); "alpha=0.5" → ("alpha", 0.5). Throws input_error.
 std::pair<std::string, spec::Number> parse_dim(const std::string& text);
 spec::Dims parse_dims(const std::vector<std::string>& texts);
+// Keeps only the cases named (all when `names` is empty); input_error for an unknown name.
+void select_cases(spec::Problem& problem, const std::vector<std::string>& names);
+
 // "BM=128" → ("BM", "128").
 std::pair<std::string, std::string> parse_define(const std::string& text);
 

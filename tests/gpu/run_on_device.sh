@@ -18,7 +18,6 @@ ctest=$(command -v ctest || true)
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
 build/cli/kopt doctor | tee "$out/doctor.txt"
 "$ctest" --test-dir build -L gpu --output-on-failure --timeout 600 2>&1 | tee "$out/ctest_gpu.log" | tail -60
-"$ctest" --test-dir build -L 'unit|cli' 2>&1 | tail -4
 for example in examples/*/; do
   name=$(basename "$example")
   build/cli/kopt check "$example" --out "$out/check_$name.json" > "$out/check_$name.txt" 2>&1

@@ -1,6 +1,6 @@
 #include "kopt/measure/peaks.hpp"
 
-#include <toml++/toml.h>
+#include "kopt/spec/toml.hpp"
 
 #include <algorithm>
 

@@ -20,10 +20,10 @@ std::string resources_summary(const verify::CheckReport& report) {
 }
 
 std::string run_row(const verify::RunRecord& run, std::size_t case_width) {
-  double max_abs = 0, max_rel = 0;
+  double max_abs = 0, max_rel = 0;  // max_rel: the largest relative L2 error of the outputs
   for (const verify::OutputError& e : run.outputs) {
     max_abs = std::max(max_abs, e.max_abs_error);
-    max_rel = std::max(max_rel, e.max_rel_error);
+    max_rel = std::max(max_rel, e.rel_l2_error);
   }
   std::string errors = run.outputs.empty() ? fmt::format("{:>11}  {:>11}", "-", "-")
                                            : fmt::format("{:>11.3g}  {:>11.3g}", max_abs, max_rel);
@@ -44,11 +44,12 @@ std::string format_check_report(const verify::CheckReport& report) {
   }
   if (report.build) out += fmt::format("  build      {}\n", resources_summary(report));
   out += fmt::format("  reference  {}\n", report.reference);
+  if (report.from_cache) out += "  runs       reused: this exact check passed before (same library, cases, seeds, reference, GPU)\n";
   if (!report.runs.empty()) {
     std::size_t case_width = 4;
     for (const verify::RunRecord& run : report.runs) case_width = std::max(case_width, run.case_name.size());
     out += fmt::format("  {:<{}}  {:>4}  {:<4}  {:>11}  {:>11}  {}\n", "case", case_width, "seed", "", "max abs err",
-                       "max rel err", "notes");
+                       "rel L2 err", "notes");
     for (const verify::RunRecord& run : report.runs) out += run_row(run, case_width);
   }
   if (report.passed()) {

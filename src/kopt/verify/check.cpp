@@ -4,6 +4,7 @@
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/core/hash.hpp"
 #include "kopt/run/device_probe.hpp"
 #include "kopt/run/problem_codec.hpp"
 #include "kopt/verify/reference.hpp"
@@ -58,6 +59,18 @@ KernelFailure failure_from_worker(const run::WorkerOutcome& outcome, std::chrono
   }
   return {"crash", fmt::format("the worker running solve {}{}", outcome.failure.substr(outcome.failure.find(' ') + 1), where),
           outcome.stderr_tail};
+}
+
+std::string check_key(const CheckJob& job, const json& device) {
+  json identity = check_job_to_json(job);
+  identity.erase("library");  // the build key below names the library's content
+  return ContentHasher()
+      .add("kopt-check-1")
+      .add(KOPT_VERSION)
+      .add(job.library.parent_path().filename().string())
+      .add(identity.dump())
+      .add(device.value("uuid", ""))
+      .hex();
 }
 
 CheckReport with_compile_failure(CheckReport report, const spec::Problem& problem, const build::BuildFailure& failure,
@@ -119,6 +132,15 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
                .seeds = report.seeds,
                .reference_dirs = reference ? reference->dirs : std::vector<std::vector<fs::path>>{},
                .device = context.worker.device};
+  // A passing check of this exact library, on these cases, seeds and reference outputs, on
+  // this device, is not run again.
+  const fs::path cached = context.cache_dir / "check" / (check_key(job, report.device) + ".json");
+  if (fs::exists(cached)) {
+    CheckJobResult result = check_result_from_json(json::parse(read_file(cached)));
+    report.runs = std::move(result.runs);
+    report.from_cache = true;
+    return report;
+  }
   run::WorkerOutcome outcome = run::run_worker(context.runner, context.worker, check_job_to_json(job), work.path() / "check");
   if (!outcome.result) {
     report.failure = failure_from_worker(outcome, context.worker.time_limit);
@@ -126,10 +148,12 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
   }
   run::rethrow_worker_error(*outcome.result);
   CheckJobResult result = check_result_from_json(*outcome.result);
+  const json result_json = *outcome.result;
   report.runs = std::move(result.runs);
   if (result.fatal) {
     report.failure = KernelFailure{std::string(finding_kind_name(result.fatal->kind)), result.fatal->message, ""};
   }
+  if (report.passed()) write_file_atomic(cached, result_json.dump());
   return report;
 }
 
@@ -166,6 +190,7 @@ json check_report_to_json(const CheckReport& report) {
           {"cases", cases},
           {"runs", runs},
           {"failure", failure},
+          {"from_cache", report.from_cache},
           {"passed", report.passed()},
           {"cause", report.cause()}};
 }

@@ -54,6 +54,7 @@ struct CheckReport {
   std::vector<spec::BoundCase> cases;
   std::vector<RunRecord> runs;
   std::optional<KernelFailure> failure;
+  bool from_cache = false;                     // an identical passing check was reused
 
   bool passed() const;
   // One line naming the cause of failure, with case and seed; empty when passed.

@@ -78,11 +78,9 @@ TEST(Statistics, SummaryOfAConstantCollapsesToTheValue) {
   const std::vector<double> x(50, 2e-3);
   const Summary s = summarize(x);
   EXPECT_EQ(s.count, 50u);
-  EXPECT_DOUBLE_EQ(s.mean, 2e-3);
-  EXPECT_DOUBLE_EQ(s.median, 2e-3);
-  EXPECT_NEAR(s.stdev, 0.0, 1e-18);
-  EXPECT_NEAR(s.relative_stdev, 0.0, 1e-15);
-  for (double v : {s.min, s.max, s.q1, s.q3, s.p10, s.p90, s.median_ci.low, s.median_ci.high}) EXPECT_EQ(v, 2e-3);
+  EXPECT_EQ(s.stdev, 0.0);
+  EXPECT_EQ(s.relative_stdev, 0.0);
+  for (double v : {s.mean, s.median, s.min, s.max, s.q1, s.q3, s.p10, s.p90, s.median_ci.low, s.median_ci.high}) EXPECT_EQ(v, 2e-3);
   EXPECT_DOUBLE_EQ(s.median_ci.level, 0.95);
 }
 
@@ -113,7 +111,7 @@ TEST(Bootstrap, MedianCiCoversTheTrueMedianAndIsDeterministic) {
   const ConfidenceInterval again = bootstrap_median_ci(x);
   EXPECT_EQ(again.low, ci.low);
   EXPECT_EQ(again.high, ci.high);
-  const ConfidenceInterval other_seed = bootstrap_median_ci(x, 0.95, 2000, 7);
+  const ConfidenceInterval other_seed = bootstrap_median_ci(x, 0.95, 200, 7);
   EXPECT_NE(other_seed.low, ci.low);
 }
 

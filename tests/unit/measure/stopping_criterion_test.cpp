@@ -12,17 +12,17 @@ namespace {
 
 // Feeds 1 ms samples with `relative_noise` normal noise, checking after each one with the
 // wall clock at `wall_per_sample` seconds a sample, until check() stops (or `limit` samples).
-struct Run {
+struct Outcome {
   StopReason reason = StopReason::still_running;
   std::size_t count = 0;
   double gpu_seconds = 0;
   double wall_seconds = 0;
 };
-Run run_until_stop(StoppingCriterion& criterion, double relative_noise, double wall_per_sample,
+Outcome run_until_stop(StoppingCriterion& criterion, double relative_noise, double wall_per_sample,
                    std::uint64_t seed = 1, std::size_t limit = 1000000) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> noise(1.0, relative_noise);
-  Run run;
+  Outcome run;
   while (run.reason == StopReason::still_running && run.count < limit) {
     const double sample = 1e-3 * noise(rng);
     criterion.add_sample(sample);
@@ -53,14 +53,14 @@ TEST(Stopping, RelativeStdevKeepsPrecisionOnALargeOffset) {
 
 TEST(Stopping, QuietSamplesConvergeOnceMinimumCountIsMet) {
   StoppingCriterion criterion({.min_samples = 10, .min_gpu_seconds = 0});
-  const Run run = run_until_stop(criterion, 1e-4, 1e-3);
+  const Outcome run = run_until_stop(criterion, 1e-4, 1e-3);
   EXPECT_EQ(run.reason, StopReason::converged);
   EXPECT_EQ(run.count, 10u);
 }
 
 TEST(Stopping, QuietSamplesConvergeOnceMinimumGpuTimeIsMet) {
   StoppingCriterion criterion({.min_samples = 10, .min_gpu_seconds = 0.05});
-  const Run run = run_until_stop(criterion, 1e-4, 1e-3);
+  const Outcome run = run_until_stop(criterion, 1e-4, 1e-3);
   EXPECT_EQ(run.reason, StopReason::converged);
   EXPECT_GE(run.gpu_seconds, 0.05);
   EXPECT_LT(run.gpu_seconds - 1e-3 * 1.01, 0.05);  // not one sample later than needed
@@ -71,7 +71,7 @@ TEST(Stopping, NoisySamplesSettleAboveTheTargetBeforeTheTimeout) {
   StoppingSettings settings{.target_relative_stdev = 0.005, .min_samples = 10, .min_gpu_seconds = 0.05,
                             .timeout_seconds = 15};
   StoppingCriterion criterion(settings);
-  const Run run = run_until_stop(criterion, 0.05, 1.5e-3);
+  const Outcome run = run_until_stop(criterion, 0.05, 1.5e-3);
   EXPECT_EQ(run.reason, StopReason::noise_stable_above_target);
   EXPECT_GE(run.gpu_seconds, 0.05);
   EXPECT_GE(run.count, 50u + 2 * settings.min_samples);
@@ -81,13 +81,13 @@ TEST(Stopping, NoisySamplesSettleAboveTheTargetBeforeTheTimeout) {
 
 TEST(Stopping, NoiseIsNotCalledStableBeforeTheMinimums) {
   StoppingCriterion criterion({.min_samples = 10, .min_gpu_seconds = 0.5, .timeout_seconds = 15});
-  const Run run = run_until_stop(criterion, 0.05, 1e-3, 3, 450);
+  const Outcome run = run_until_stop(criterion, 0.05, 1e-3, 3, 450);
   EXPECT_EQ(run.reason, StopReason::still_running);
 }
 
 TEST(Stopping, TimeoutIsHonoured) {
   StoppingCriterion criterion({.min_samples = 10, .min_gpu_seconds = 100, .timeout_seconds = 2});
-  const Run run = run_until_stop(criterion, 0.05, 0.01);
+  const Outcome run = run_until_stop(criterion, 0.05, 0.01);
   EXPECT_EQ(run.reason, StopReason::timeout);
   EXPECT_NEAR(run.wall_seconds, 2.0, 0.0101);
 }
@@ -102,7 +102,7 @@ TEST(Stopping, ConvergenceWinsOverTimeout) {
 
 TEST(Stopping, MaxSamplesIsHonoured) {
   StoppingCriterion criterion({.min_samples = 10, .min_gpu_seconds = 100, .max_samples = 25});
-  const Run run = run_until_stop(criterion, 0.05, 1e-3);
+  const Outcome run = run_until_stop(criterion, 0.05, 1e-3);
   EXPECT_EQ(run.reason, StopReason::max_samples);
   EXPECT_EQ(run.count, 25u);
 }

@@ -125,8 +125,6 @@ TEST(ProblemSpec, RejectsUnknownKeysWithTheirLine) {
 
 TEST(ProblemSpec, ReportsTomlSyntaxErrorsWithLineAndColumn) {
   EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[dims\nN = 3\n"), HasSubstr("kopt.toml:2:"));
-  // toml++ asserts on this one in debug builds unless spec/toml.hpp turns its checks off.
-  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[= buffers.A]\n"), HasSubstr("kopt.toml:2:"));
   EXPECT_THAT(spec_error("kernel = \"k.cu\"\nname = \n"),
               ::testing::MatchesRegex("kopt\\.toml:2:[0-9]+: .*"));
 }
@@ -140,6 +138,9 @@ TEST(ProblemSpec, RejectsBadValues) {
               HasSubstr("[buffers.A] shape: cannot parse expression \"N*\""));
   EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[buffers.A]\nshape = []\n"),
               HasSubstr("[buffers.A] shape is empty"));
+  // toml++ 3.3 asserts on this in debug builds (marzer/tomlplusplus#301): kopt/spec/toml.hpp
+  // turns its asserts off in every translation unit that parses TOML.
+  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[= buffers.A]\n"), HasSubstr("kopt.toml:2:"));
   EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[tolerance]\natol = -1\n"),
               HasSubstr("[tolerance] atol must be a number >= 0"));
   EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[build]\narch = \"hopper\"\n"),
