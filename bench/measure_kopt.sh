@@ -15,17 +15,18 @@ median_of() { json_get "$1" "[v for v in d['variants'] if not v['label'].startsw
 #    caches on both sides (ncu's default --cache-control all flushes before each launch).
 agreement() {  # name folder kernel-regex case
   local name=$1 dir=$2 kernel=$3 case=$4
-  $kopt bench "$dir" --case "$case" --no-reference --out "$out/agree_$name.json" > "$out/agree_$name.txt" 2>&1
+  $kopt bench "$dir" --case "$case" --seeds 1 --no-reference --out "$out/agree_$name.json" > "$out/agree_$name.txt" 2>&1
   local kopt_median; kopt_median=$(median_of "$out/agree_$name.json")
-  ncu --clock-control none --metrics gpu__time_duration.sum --csv --print-units base -k "regex:$kernel" -c 5 \
-      --target-processes all $kopt check "$dir" --case "$case" --seeds 3 --out /tmp/ncu_check.json \
+  ncu --clock-control none --metrics gpu__time_duration.sum --csv --print-units base -k "regex:$kernel" -c 2 \
+      --target-processes all $kopt check "$dir" --case "$case" --seeds 1 --out /tmp/ncu_check.json \
+      --cache-dir "$(mktemp -d)" \
       > "$out/agree_${name}_ncu.csv" 2> "$out/agree_${name}_ncu.err"
   local ncu_median
   ncu_median=$(python3 - "$out/agree_${name}_ncu.csv" <<'PY'
 import csv, statistics, sys
 rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 5]
 header = rows[0]
-values = [float(r[-1]) * 1e-9 for r in rows[1:] if r[header.index("Metric Name")] == "gpu__time_duration.sum"]
+values = [float(r[-1].replace(",", "")) * 1e-9 for r in rows[1:] if r[header.index("Metric Name")] == "gpu__time_duration.sum"]
 print(statistics.median(values))
 PY
 )
@@ -35,30 +36,41 @@ agreement sgemm_4096 examples/sgemm_naive sgemm_naive_kernel default
 agreement vector_add_2p26 examples/vector_add vector_add_kernel default
 
 # 2. Repeatability: 5 separate kopt bench runs of a kernel of 100 us or more.
-for i in 1 2 3 4 5; do
-  $kopt bench examples/vector_add --case default --no-reference --out "$out/repeat_$i.json" > /dev/null 2>&1
-done
-python3 - "$out" <<'PY'
+repeat() {  # name folder case
+  for i in 1 2 3 4 5; do
+    $kopt bench "$2" --case "$3" --seeds 1 --no-reference --out "$out/repeat_$1_$i.json" > /dev/null 2>&1
+  done
+  python3 - "$out" "$1" <<'PY'
 import json, sys
-m = [[v for v in json.load(open(f"{sys.argv[1]}/repeat_{i}.json"))["variants"]][0]["summary"]["median"] for i in range(1, 6)]
-print(f"repeatability vector_add 2^26: medians {', '.join(f'{x*1e6:.2f}' for x in m)} us; spread (max-min)/median {100*(max(m)-min(m))/sorted(m)[2]:.3f} %")
+m = [json.load(open(f"{sys.argv[1]}/repeat_{sys.argv[2]}_{i}.json"))["variants"][0]["summary"]["median"] for i in range(1, 6)]
+print(f"repeatability {sys.argv[2]}: medians {', '.join(f'{x*1e6:.2f}' for x in m)} us; spread (max-min)/median {100*(max(m)-min(m))/sorted(m)[2]:.3f} %")
 PY
+}
+repeat sgemm_4096 examples/sgemm_naive default
+repeat vector_add_2p26 examples/vector_add default
 
 # 3. Cost: wall time of kopt bench on a ~100 us kernel, compile and check cached.
-$kopt bench examples/vector_add --dim N=33554432 --case default --no-reference --out "$out/cost_warmup.json" > /dev/null 2>&1
-start=$(date +%s.%N)
-$kopt bench examples/vector_add --dim N=33554432 --case default --no-reference --out "$out/cost.json" > "$out/cost.txt" 2>&1
-end=$(date +%s.%N)
-echo "cost: kopt bench (vector_add N=2^25, median $(python3 -c "print(round($(median_of "$out/cost.json")*1e6,1))") us) took $(python3 -c "print(round($end-$start,2))") s wall"
+$kopt bench examples/vector_add --dim N=33554432 --case default --seeds 1 --no-reference --out "$out/cost_warmup.json" > /dev/null 2>&1
+for i in 1 2 3; do
+  python3 - "$kopt" "$out/cost.json" <<'PY'
+import json, subprocess, sys, time
+start = time.time()
+subprocess.run([sys.argv[1], "bench", "examples/vector_add", "--dim", "N=33554432", "--case", "default", "--seeds", "1",
+                "--no-reference", "--out", sys.argv[2]], capture_output=True, check=True)
+wall = time.time() - start
+median = json.load(open(sys.argv[2]))["variants"][0]["summary"]["median"]
+print(f"cost: kopt bench of a {median*1e6:.1f} us kernel, compile and check cached: {wall:.2f} s wall")
+PY
+done
 
 # 4. Discrimination: a real 2 % difference, 20 times; A against A, 20 times.
 for i in $(seq 1 20); do
   $kopt compare bench/discrimination/slower_2pct.cu bench/discrimination/base.cu --spec bench/discrimination/kopt.toml \
-      --json --out /tmp/ab.json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['verdicts'][0]['verdict'])"
+      --seeds 1 --json --out /tmp/ab.json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['verdicts'][0]['verdict'])"
 done > "$out/discrimination_ab.txt"
-for i in $(seq 1 20); do
+for i in $(seq 1 ${AA_RUNS:-20}); do
   $kopt compare bench/discrimination/base.cu bench/discrimination/base.cu --spec bench/discrimination/kopt.toml \
-      --json --out /tmp/aa.json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['verdicts'][0]['verdict'])"
+      --seeds 1 --json --out /tmp/aa.json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['verdicts'][0]['verdict'])"
 done > "$out/discrimination_aa.txt"
 echo "discrimination 2 %: slower_2pct then base, verdicts for base (faster expected): $(sort "$out/discrimination_ab.txt" | uniq -c | tr '\n' ' ')"
 echo "discrimination A/A: verdicts: $(sort "$out/discrimination_aa.txt" | uniq -c | tr '\n' ' ')"
