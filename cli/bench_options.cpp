@@ -5,12 +5,7 @@
 namespace kopt::cli {
 
 void add_bench_options(CLI::App& app, BenchConfig& c) {
-  app.add_option("--spec", c.spec, "Use this kopt.toml for every KERNEL");
-  app.add_option("--dim", c.dims, "Set a dim in every case: NAME=VALUE (repeatable)");
-  app.add_option("--case", c.cases, "Only this case, by name (repeatable)");
-  app.add_option("-D,--define", c.defines, "Compile with -DNAME=VALUE (repeatable)");
-  app.add_option("--arch", c.arch, "Target, e.g. sm_90a (default: [build] arch, else the GPU's)");
-  app.add_option("--seeds", c.seeds, "Seeds of fresh inputs for the check before timing")->check(CLI::Range(1, 1000));
+  add_problem_options(app, c.problem);
   app.add_option("--mode", c.mode, "cold: flush the L2 before each sample; warm: do not")
       ->check(CLI::IsMember({"cold", "warm"}));
   app.add_option("--noise", c.noise_percent, "Stop when the relative stdev is under this many percent")
@@ -27,19 +22,11 @@ void add_bench_options(CLI::App& app, BenchConfig& c) {
 }
 
 measure::BenchReport run_bench_from_config(const BenchConfig& c) {
-  std::optional<std::filesystem::path> spec_override;
-  if (!c.spec.empty()) spec_override = c.spec;
-  const spec::Dims dims = parse_dims(c.dims);
   std::vector<spec::Problem> kernels;
-  for (const std::string& target : c.targets) {
-    kernels.push_back(spec::load_problem(target, spec_override, dims));
-    select_cases(kernels.back(), c.cases);
-  }
+  for (const std::string& target : c.targets) kernels.push_back(load_problem_with(target, c.problem));
 
   measure::BenchOptions options;
-  options.check.seed_count = c.seeds;
-  if (!c.arch.empty()) options.check.arch = c.arch;
-  for (const std::string& define : c.defines) options.check.defines.push_back(parse_define(define));
+  options.check = check_options_of(c.problem);
   options.settings.mode = measure::timing_mode_from_name(c.mode);
   options.settings.stopping.target_relative_stdev = c.noise_percent / 100;
   options.settings.stopping.min_samples = c.min_samples;

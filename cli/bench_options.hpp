@@ -7,21 +7,17 @@
 #include <vector>
 
 #include "common_options.hpp"
+#include "problem_options.hpp"
 #include "kopt/measure/bench.hpp"
 
 namespace kopt::cli {
 
 struct BenchConfig {
   CommonOptions common;
+  ProblemOptions problem;
   std::vector<std::string> targets;
-  std::string spec;
-  std::vector<std::string> dims;
-  std::vector<std::string> cases;
-  std::vector<std::string> defines;
-  std::string arch;
   std::string out;
   std::string mode = "cold";
-  int seeds = 3;
   double noise_percent = 0.5;
   std::size_t min_samples = 10;
   double min_time = 0.5;

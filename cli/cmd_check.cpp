@@ -5,6 +5,7 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
+#include "problem_options.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/report/check_table.hpp"
@@ -15,26 +16,14 @@ namespace {
 
 struct CheckConfig {
   CommonOptions common;
+  ProblemOptions problem;
   std::string target = ".";
-  std::string spec;
-  std::vector<std::string> dims;
-  std::vector<std::string> cases;
-  std::vector<std::string> defines;
-  std::string arch;
   std::string out;
-  int seeds = 3;
-  std::uint64_t first_seed = 1;
 };
 
 int run_check_command(const CheckConfig& config) {
-  std::optional<std::filesystem::path> spec_override;
-  if (!config.spec.empty()) spec_override = config.spec;
-  spec::Problem problem = spec::load_problem(config.target, spec_override, parse_dims(config.dims));
-  select_cases(problem, config.cases);
-
-  verify::CheckOptions options{.seed_count = config.seeds, .first_seed = config.first_seed};
-  if (!config.arch.empty()) options.arch = config.arch;
-  for (const std::string& define : config.defines) options.defines.push_back(parse_define(define));
+  spec::Problem problem = load_problem_with(config.target, config.problem);
+  verify::CheckOptions options = check_options_of(config.problem);
 
   SystemProcessRunner runner;
   verify::CheckContext context{runner, cache_dir_of(config.common), worker_settings_of(config.common)};
@@ -58,14 +47,7 @@ Command check_command() {
   return {"check", "Compile the kernel and verify it on every case and seed (no timing)", [](CLI::App& app) {
             auto config = std::make_shared<CheckConfig>();
             app.add_option("KERNEL", config->target, "A .cu file, a folder with kopt.toml, or a kopt.toml (default: .)");
-            app.add_option("--spec", config->spec, "Use this kopt.toml for KERNEL");
-            app.add_option("--dim", config->dims, "Set a dim in every case: NAME=VALUE (repeatable)");
-            app.add_option("--case", config->cases, "Only this case, by name (repeatable)");
-            app.add_option("-D,--define", config->defines, "Compile with -DNAME=VALUE (repeatable)");
-            app.add_option("--arch", config->arch, "Target, e.g. sm_90a (default: [build] arch, else the GPU's)");
-            app.add_option("--seeds", config->seeds, "How many seeds of fresh random inputs per case")
-                ->check(CLI::Range(1, 1000));
-            app.add_option("--seed", config->first_seed, "The first seed");
+            add_problem_options(app, config->problem);
             app.add_option("--out", config->out, "Where to write check.json (default: beside the kernel)");
             add_common_options(app, config->common);
             return [config] { return run_check_command(*config); };

@@ -1,0 +1,32 @@
+#include "problem_options.hpp"
+
+#include "common_options.hpp"
+
+namespace kopt::cli {
+
+void add_problem_options(CLI::App& app, ProblemOptions& o) {
+  app.add_option("--spec", o.spec, "Use this kopt.toml for every KERNEL");
+  app.add_option("--dim", o.dims, "Set a dim in every case: NAME=VALUE (repeatable)");
+  app.add_option("--case", o.cases, "Only this case, by name (repeatable)");
+  app.add_option("-D,--define", o.defines, "Compile with -DNAME=VALUE (repeatable)");
+  app.add_option("--arch", o.arch, "Target, e.g. sm_90a (default: [build] arch, else the GPU's)");
+  app.add_option("--seeds", o.seeds, "How many seeds of fresh random inputs per case")->check(CLI::Range(1, 1000));
+  app.add_option("--seed", o.first_seed, "The first seed");
+}
+
+spec::Problem load_problem_with(const std::string& target, const ProblemOptions& o) {
+  std::optional<std::filesystem::path> spec_override;
+  if (!o.spec.empty()) spec_override = o.spec;
+  spec::Problem problem = spec::load_problem(target, spec_override, parse_dims(o.dims));
+  select_cases(problem, o.cases);
+  return problem;
+}
+
+verify::CheckOptions check_options_of(const ProblemOptions& o) {
+  verify::CheckOptions options{.seed_count = o.seeds, .first_seed = o.first_seed};
+  if (!o.arch.empty()) options.arch = o.arch;
+  for (const std::string& define : o.defines) options.defines.push_back(parse_define(define));
+  return options;
+}
+
+}  // namespace kopt::cli
