@@ -329,7 +329,7 @@ def save_npy(np, path, array):
 
 # ---------------------------------------------------------------- the reference
 
-def install_leetgpu_stub():
+def install_leetgpu_stand_in():
     """LeetGPU challenge files import core.challenge_base; stand in for it when absent."""
     try:
         importlib.import_module("core.challenge_base")
@@ -342,18 +342,18 @@ def install_leetgpu_stub():
             for key, value in kwargs.items():
                 setattr(self, key, value)
 
-    class Placeholder:
+    class HelperClass:
         def __init__(self, *args, **kwargs):
             self.args, self.kwargs = args, kwargs
 
     base = types.ModuleType("core.challenge_base")
     base.ChallengeBase = ChallengeBase
-    def placeholder(name):  # OutTensor, RandTensor, ... but no module dunders
+    def any_helper_class(name):  # OutTensor, RandTensor, ... but no module dunders
         if name.startswith("__"):
             raise AttributeError(name)
-        return Placeholder
+        return HelperClass
 
-    base.__getattr__ = placeholder
+    base.__getattr__ = any_helper_class
     core = types.ModuleType("core")
     core.__path__ = []
     core.challenge_base = base
@@ -377,7 +377,7 @@ def import_reference(path, module_name):
         sys.path.insert(0, directory)
     with open(path, "r", encoding="utf-8", errors="replace") as f:
         if "challenge_base" in f.read():
-            install_leetgpu_stub()
+            install_leetgpu_stand_in()
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise RunnerError("cannot load %s as a Python module" % path)
