@@ -13,8 +13,8 @@ namespace {
 
 // What cuobjdump prints around the code: the ELF image header block and per-image directives.
 // `arch = sm_90` and `code for sm_90` and `.target sm_90` all name the image's architecture.
-constexpr std::array<std::string_view, 7> kImageHeaderKeys = {
-    "code version", "host", "compile_size", "identifier", "producer", "ptxasOptions", "compressed"};
+constexpr std::array<std::string_view, 6> kImageHeaderKeys = {"code version", "host",     "compile_size",
+                                                              "identifier",   "producer", "ptxasOptions"};
 constexpr std::array<std::string_view, 2> kIgnoredDirectives = {".headerflags", ".elftype"};
 
 // `@!UP1`: the predicate registers are P0..P6, UP0..UP6 and the constant-true PT/UPT.
@@ -109,25 +109,39 @@ class DumpReader {
  private:
   // Headers, directives and function boundaries; true when the line was one of them.
   bool read_structure(std::string_view line) {
-    if (line.empty() || line.starts_with("Fatbin ") || line.find_first_not_of('=') == std::string_view::npos) return true;
-    if (line.find_first_not_of('.') == std::string_view::npos) {  // `..........` closes a function
+    return read_function_boundary(line) || read_arch(line) || is_image_header(line);
+  }
+
+  bool read_function_boundary(std::string_view line) {
+    if (!line.empty() && line.find_first_not_of('.') == std::string_view::npos) {  // `..........`
       in_function_ = false;
       return true;
     }
-    if (const auto value = after_prefix(line, "Function :")) {
-      dump_.functions.push_back({.name = std::string(*value), .arch = arch_});
-      in_function_ = true;
-      return true;
-    }
+    const auto name = after_prefix(line, "Function :");
+    if (!name) return false;
+    dump_.functions.push_back({.name = std::string(*name), .arch = arch_});
+    in_function_ = true;
+    return true;
+  }
+
+  bool read_arch(std::string_view line) {
     for (std::string_view prefix : {"arch =", "code for", ".target"}) {
       if (const auto value = after_prefix(line, prefix)) {
         arch_ = std::string(*value);
         return true;
       }
     }
-    const auto is_prefix = [&](std::string_view key) { return line.starts_with(key); };
-    const bool header = std::any_of(kImageHeaderKeys.begin(), kImageHeaderKeys.end(), is_prefix);
-    return header || std::any_of(kIgnoredDirectives.begin(), kIgnoredDirectives.end(), is_prefix);
+    return false;
+  }
+
+  static bool is_image_header(std::string_view line) {
+    if (line.empty() || line.starts_with("Fatbin ") || line.find_first_not_of('=') == std::string_view::npos) return true;
+    const auto is_key_value = [&](std::string_view key) {
+      return line.starts_with(key) && trim(line.substr(key.size())).starts_with("=");
+    };
+    const auto is_directive = [&](std::string_view name) { return line.starts_with(name); };
+    return std::any_of(kImageHeaderKeys.begin(), kImageHeaderKeys.end(), is_key_value) ||
+           std::any_of(kIgnoredDirectives.begin(), kIgnoredDirectives.end(), is_directive);
   }
 
   // An instruction of the open function, or the encoding line under one.
