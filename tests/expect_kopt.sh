@@ -9,11 +9,12 @@
 #   --exit N          the exit code kopt must return
 #   --match REGEX     stdout+stderr must match this extended regex (repeatable)
 #   --one-line-error  stderr must be exactly one line, starting with "kopt: "
+#   --needs TOOL      skip (exit 77) unless TOOL is on PATH or in /usr/local/cuda/bin
 #   ARGS              the command; the word @KOPT@ in it is replaced by the kopt binary
 set -u
 kopt=$1
 shift
-want_exit=0 gpu="" one_line=0
+want_exit=0 gpu="" one_line=0 needs=""
 matches=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -22,6 +23,7 @@ while [ $# -gt 0 ]; do
     --exit) want_exit=$2; shift ;;
     --match) matches+=("$2"); shift ;;
     --one-line-error) one_line=1 ;;
+    --needs) needs=$2; shift ;;
     --) shift; break ;;
     *) echo "expect_kopt.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -33,6 +35,10 @@ if [ -n "$gpu" ]; then
   has_gpu=$?
   if [ "$gpu" = need ] && [ $has_gpu -ne 0 ]; then echo "SKIPPED: no usable GPU and nvcc here (kopt doctor)"; exit 77; fi
   if [ "$gpu" = absent ] && [ $has_gpu -eq 0 ]; then echo "SKIPPED: this machine has a GPU"; exit 77; fi
+fi
+
+if [ -n "$needs" ] && ! PATH="$PATH:/usr/local/cuda/bin" command -v "$needs" >/dev/null; then
+  echo "SKIPPED: $needs is not installed"; exit 77
 fi
 
 args=()

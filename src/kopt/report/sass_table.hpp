@@ -1,0 +1,18 @@
+#pragma once
+// The human summary of `kopt sass`: per kernel function its resources and instruction mix,
+// and with a second kernel the opcode differences.
+
+#include <optional>
+#include <string>
+
+#include "kopt/build/ptxas_report.hpp"
+#include "kopt/sass/sass_profile.hpp"
+
+namespace kopt::report {
+
+std::string format_sass_profile(const sass::SassProfile& profile, const build::PtxasReport& resources);
+
+// Opcodes whose counts differ between a's and b's function (both named in the header).
+std::string format_sass_diff(const sass::SassFunctionProfile& a, const sass::SassFunctionProfile& b);
+
+}  // namespace kopt::report
