@@ -84,17 +84,7 @@ std::vector<std::string> arch_flags(const std::string& arch) {
 }
 
 fs::path find_nvcc() {
-  if (const char* explicit_nvcc = std::getenv("KOPT_NVCC"); explicit_nvcc && *explicit_nvcc) {
-    if (auto found = find_program(explicit_nvcc)) return *found;
-    throw environment_error("KOPT_NVCC={} is not an executable", explicit_nvcc);
-  }
-  std::vector<fs::path> extra;
-  if (const char* home = std::getenv("CUDA_HOME"); home && *home) extra.push_back(fs::path(home) / "bin");
-  extra.emplace_back("/usr/local/cuda/bin");
-  if (auto found = find_program("nvcc", extra)) return *found;
-  throw environment_error(
-      "nvcc not found (looked on PATH, $CUDA_HOME/bin and /usr/local/cuda/bin): install the CUDA "
-      "toolkit or set KOPT_NVCC");
+  return find_cuda_tool("nvcc", "KOPT_NVCC", "install the CUDA toolkit or set KOPT_NVCC");
 }
 
 std::vector<fs::path> local_includes(const fs::path& source, const std::vector<std::string>& flags) {

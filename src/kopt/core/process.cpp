@@ -14,6 +14,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "kopt/core/error.hpp"
+
 namespace kopt {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -74,6 +76,19 @@ std::optional<fs::path> find_program(std::string_view name, const std::vector<fs
     if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) return candidate;
   }
   return std::nullopt;
+}
+
+fs::path find_cuda_tool(std::string_view name, const char* env_var, std::string_view how_to_get_it) {
+  if (const char* named = std::getenv(env_var); named && *named) {
+    if (auto found = find_program(named)) return *found;
+    throw environment_error("{}={} is not an executable", env_var, named);
+  }
+  std::vector<fs::path> extra;
+  if (const char* home = std::getenv("CUDA_HOME"); home && *home) extra.push_back(fs::path(home) / "bin");
+  extra.emplace_back("/usr/local/cuda/bin");
+  if (auto found = find_program(name, extra)) return *found;
+  throw environment_error("{} not found (looked on PATH, $CUDA_HOME/bin and /usr/local/cuda/bin): {}", name,
+                          how_to_get_it);
 }
 
 namespace {

@@ -55,4 +55,9 @@ class SystemProcessRunner final : public ProcessRunner {
 std::optional<std::filesystem::path> find_program(std::string_view name,
                                                   const std::vector<std::filesystem::path>& extra_dirs = {});
 
+// A CUDA tool: the program named by $<env_var> when that is set, else `name` on PATH, in
+// $CUDA_HOME/bin or in /usr/local/cuda/bin. Throws an environment Error (exit 3) saying where
+// it looked and `how_to_get_it`.
+std::filesystem::path find_cuda_tool(std::string_view name, const char* env_var, std::string_view how_to_get_it);
+
 }  // namespace kopt

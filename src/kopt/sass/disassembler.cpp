@@ -1,7 +1,6 @@
 #include "kopt/sass/disassembler.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "kopt/core/error.hpp"
 
@@ -9,17 +8,9 @@ namespace kopt::sass {
 namespace fs = std::filesystem;
 
 fs::path find_cuobjdump() {
-  if (const char* explicit_tool = std::getenv("KOPT_CUOBJDUMP"); explicit_tool && *explicit_tool) {
-    if (auto found = find_program(explicit_tool)) return *found;
-    throw environment_error("KOPT_CUOBJDUMP={} is not an executable", explicit_tool);
-  }
-  std::vector<fs::path> extra;
-  if (const char* home = std::getenv("CUDA_HOME"); home && *home) extra.push_back(fs::path(home) / "bin");
-  extra.emplace_back("/usr/local/cuda/bin");
-  if (auto found = find_program("cuobjdump", extra)) return *found;
-  throw environment_error(
-      "cuobjdump not found (looked on PATH, $CUDA_HOME/bin and /usr/local/cuda/bin): install the CUDA toolkit, or "
-      "`pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm` and put their bin folder on PATH");
+  return find_cuda_tool("cuobjdump", "KOPT_CUOBJDUMP",
+                        "install the CUDA toolkit, or `pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm` and put "
+                        "their bin folder on PATH");
 }
 
 SassDump disassemble(ProcessRunner& runner, const fs::path& cuobjdump, const fs::path& library) {

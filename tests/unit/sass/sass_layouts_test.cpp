@@ -1,7 +1,8 @@
 // The cuobjdump layouts of the other architectures kopt targets. No captured sm_80 or sm_100
 // dump is in tests/fixtures yet, so the snippets below are HAND-WRITTEN from knowledge of
 // cuobjdump 12/13 output (same two-line 128-bit layout as sm_90; the encoding words are
-// placeholders, not real encodings). Replace them with captured dumps when CI produces them.
+// made up, not real encodings). Captured dumps should take their place once a machine of
+// those architectures, or CI's cuobjdump on cross-compiled kernels, produces them.
 
 #include "kopt/sass/sass_parser.hpp"
 #include "kopt/sass/sass_profile.hpp"
