@@ -30,6 +30,7 @@ struct SassConfig {
 
 // One kernel, compiled and disassembled.
 struct Disassembled {
+  std::filesystem::path kernel;
   build::BuildArtifact build;
   sass::SassDump dump;
   sass::SassProfile profile;
@@ -60,7 +61,7 @@ std::optional<Disassembled> disassemble_kernel(const std::string& target, const 
   }
   sass::SassDump dump = sass::disassemble(runner, sass::find_cuobjdump(), build.artifact->library);
   sass::SassProfile profile = sass::kernel_profile(dump);
-  return Disassembled{*build.artifact, std::move(dump), std::move(profile)};
+  return Disassembled{problem.spec.kernel, *build.artifact, std::move(dump), std::move(profile)};
 }
 
 nlohmann::json document_of(const std::string& target, const Disassembled& d) {
@@ -96,8 +97,7 @@ int run_sass_command(const SassConfig& config) {
     }
     document["diff"] = diffs;
   }
-  const spec::Problem problem = load_problem_with(config.target, config.problem);
-  std::filesystem::path out = config.out.empty() ? problem.spec.kernel.parent_path() / "sass.json"
+  std::filesystem::path out = config.out.empty() ? a->kernel.parent_path() / "sass.json"
                                                  : std::filesystem::path(config.out);
   write_file_atomic(out, document.dump(2) + "\n");
   if (config.common.json) std::cout << document.dump(2) << "\n";
