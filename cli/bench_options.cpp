@@ -6,8 +6,10 @@ namespace kopt::cli {
 
 void add_bench_options(CLI::App& app, BenchConfig& c) {
   add_problem_options(app, c.problem);
-  app.add_option("--mode", c.mode, "cold: flush the L2 before each sample; warm: do not")
-      ->check(CLI::IsMember({"cold", "warm"}));
+  app.add_option("--mode", c.mode,
+                 "cold: flush the L2 before each sample; warm: do not; graph: replay N calls captured in a CUDA "
+                 "graph (for kernels of a few microseconds)")
+      ->check(CLI::IsMember({"cold", "warm", "graph"}));
   app.add_option("--noise", c.noise_percent, "Stop when the relative stdev is under this many percent")
       ->check(CLI::PositiveNumber);
   app.add_option("--min-samples", c.min_samples, "Take at least this many samples")->check(CLI::Range(2, 1000000));

@@ -10,6 +10,9 @@
 #include "kopt/build/compiler.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/measure/peak_measurement.hpp"
+#include "kopt/profile/ncu_probe.hpp"
+#include "kopt/report/roofline_svg.hpp"
 #include "kopt/run/device_probe.hpp"
 #include "kopt/verify/reference.hpp"
 
@@ -18,6 +21,9 @@ namespace {
 
 struct DoctorConfig {
   CommonOptions common;
+  bool peaks = false;
+  bool remeasure = false;
+  bool no_ncu = false;
 };
 
 // One line of the report: what was looked for, what was found or why not.
@@ -72,6 +78,65 @@ Finding python_finding(ProcessRunner& runner) {
   }
 }
 
+// Nsight Compute, tried for real on a tiny kernel: --query-metrics succeeds where counters
+// are then refused.
+Finding ncu_finding(ProcessRunner& runner, const DoctorConfig& config, const std::optional<run::DeviceInfo>& device) {
+  if (!device) return {"ncu", false, "not tried: no GPU", nullptr};
+  if (config.no_ncu) return {"ncu", false, "not tried (--no-ncu)", nullptr};
+  try {
+    verify::CheckContext context{runner, cache_dir_of(config.common), worker_settings_of(config.common)};
+    profile::NcuProbe probe = profile::probe_ncu(context, *device);
+    std::string detail = probe.found ? fmt::format("{} ({}): {}", probe.path, probe.version, probe.detail) : probe.detail;
+    return {"ncu", probe.counters, detail, profile::ncu_probe_to_json(probe)};
+  } catch (const Error& e) {
+    return {"ncu", false, e.what(), nullptr};
+  }
+}
+
+std::string rate_line(const std::string& name, double measured, double datasheet, const std::string& unit) {
+  const std::string m = measured > 0 ? report::format_rate(measured, unit) : std::string("-");
+  const std::string d = datasheet > 0 ? report::format_rate(datasheet, unit) : std::string("-");
+  const std::string ratio = measured > 0 && datasheet > 0 ? fmt::format("{:.0f}%", 100 * measured / datasheet) : "";
+  return fmt::format("  {:<12} {:>16} {:>16} {:>6}\n", name, m, d, ratio);
+}
+
+// Measured peaks (cached per device and driver) beside the datasheet's.
+Finding peaks_finding(ProcessRunner& runner, const DoctorConfig& config, const std::optional<run::DeviceInfo>& device) {
+  if (!device) return {"peaks", false, "not measured: no GPU", nullptr};
+  try {
+    verify::CheckContext context{runner, cache_dir_of(config.common), worker_settings_of(config.common)};
+    std::optional<measure::MeasuredPeaks> measured = measure::load_measured_peaks(context.cache_dir, *device);
+    const bool cached = measured && !config.remeasure;
+    if (!cached) measured = measure::measure_peaks(context, *device);
+    const std::optional<measure::DevicePeaks> datasheet = measure::datasheet_peaks(device->name);
+    nlohmann::json data = {{"measured", measure::measured_peaks_to_json(*measured)},
+                           {"cached", cached},
+                           {"file", measure::measured_peaks_path(context.cache_dir, *device).string()},
+                           {"datasheet", nullptr}};
+    std::string table = fmt::format("{} ({})\n  {:<12} {:>16} {:>16} {:>6}\n",
+                                    cached ? "cached measurement" : "measured now", measured->measured_at, "rate",
+                                    "measured", "datasheet", "ratio");
+    table += rate_line("dram", measured->peaks.dram_bytes_per_second, datasheet ? datasheet->dram_bytes_per_second : 0, "B/s");
+    std::map<std::string, double> rates = measured->peaks.flops;
+    if (datasheet) {
+      data["datasheet"] = {{"name", datasheet->name}, {"dram_bytes_per_second", datasheet->dram_bytes_per_second},
+                           {"flops", datasheet->flops}};
+      for (const auto& [rate, _] : datasheet->flops) rates.emplace(rate, 0.0);
+    }
+    for (const auto& [rate, value] : rates) {
+      double sheet = 0;
+      if (datasheet) {
+        if (auto it = datasheet->flops.find(rate); it != datasheet->flops.end()) sheet = it->second;
+      }
+      table += rate_line(rate, value, sheet, "FLOP/s");
+    }
+    for (const auto& [rate, why] : measured->failures) table += fmt::format("  {}: not measured: {}\n", rate, why);
+    return {"peaks", true, table, data};
+  } catch (const Error& e) {
+    return {"peaks", false, e.what(), nullptr};
+  }
+}
+
 Finding tool_finding(const std::string& name) {
   auto path = find_program(name, {"/usr/local/cuda/bin"});
   if (!path) return {name, false, "not found on PATH or in /usr/local/cuda/bin", nullptr};
@@ -80,10 +145,14 @@ Finding tool_finding(const std::string& name) {
 
 int run_doctor_command(const DoctorConfig& config) {
   SystemProcessRunner runner;
-  std::vector<Finding> findings{gpu_finding(runner, config), nvcc_finding(runner), python_finding(runner),
-                                tool_finding("ncu"), tool_finding("cuobjdump"), tool_finding("nvdisasm"),
-                                tool_finding("compute-sanitizer")};
+  std::vector<Finding> findings{gpu_finding(runner, config), nvcc_finding(runner)};
   const bool can_check = findings[0].ok && findings[1].ok;
+  std::optional<run::DeviceInfo> device;
+  if (can_check) device = findings[0].data.get<run::DeviceInfo>();
+  findings.push_back(python_finding(runner));
+  findings.push_back(ncu_finding(runner, config, device));
+  for (const char* tool : {"cuobjdump", "nvdisasm", "compute-sanitizer"}) findings.push_back(tool_finding(tool));
+  if (config.peaks) findings.push_back(peaks_finding(runner, config, device));
   if (config.common.json) {
     nlohmann::json document = {{"schema_version", 1}, {"kind", "doctor"}, {"can_check", can_check}};
     for (const Finding& f : findings) document[f.what] = {{"ok", f.ok}, {"detail", f.detail}, {"data", f.data}};
@@ -101,6 +170,10 @@ int run_doctor_command(const DoctorConfig& config) {
 Command doctor_command() {
   return {"doctor", "Show the GPU, compiler, Python and profiler kopt can use here", [](CLI::App& app) {
             auto config = std::make_shared<DoctorConfig>();
+            app.add_flag("--peaks", config->peaks,
+                         "Measure DRAM bandwidth and FP32/tensor rates once and cache them for this device");
+            app.add_flag("--no-ncu", config->no_ncu, "Skip the Nsight Compute probe (it profiles a test kernel)");
+            app.add_flag("--remeasure", config->remeasure, "With --peaks: measure again even when cached");
             add_common_options(app, config->common);
             return [config] { return run_doctor_command(*config); };
           }};

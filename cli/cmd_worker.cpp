@@ -6,6 +6,9 @@
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/measure/bench_job.hpp"
+#include "kopt/measure/peak_measurement.hpp"
+#include "kopt/profile/ncu_probe.hpp"
+#include "kopt/profile/profile_job.hpp"
 #include "kopt/run/device_buffer.hpp"
 #include "kopt/run/device_probe.hpp"
 #include "kopt/verify/check_job.hpp"
@@ -23,6 +26,9 @@ nlohmann::json execute_job(const nlohmann::json& job) {
   if (kind == "probe") return run::execute_probe_job(job);
   if (kind == "check") return verify::check_result_to_json(verify::execute_check_job(verify::check_job_from_json(job)));
   if (kind == "bench") return measure::bench_result_to_json(measure::execute_bench_job(measure::bench_job_from_json(job)));
+  if (kind == "profile") return profile::execute_profile_job(profile::profile_job_from_json(job));
+  if (kind == "ncu_probe") return profile::execute_ncu_probe_job(job);
+  if (kind == "peaks") return measure::execute_peaks_job(job);
   throw input_error("unknown worker job kind \"{}\"", kind);
 }
 
@@ -37,7 +43,8 @@ int run_worker_command(const WorkerConfig& config) {
   } catch (const run::CudaFailure& failure) {
     // Outside a check (which records faults itself), a CUDA failure while solve runs is the
     // kernel's; before any kernel ran (a probe) it is the environment's.
-    const bool kernel_ran = job.value("kind", "") != "probe";
+    const std::string kind = job.value("kind", "");
+    const bool kernel_ran = kind == "check" || kind == "bench" || kind == "profile";
     result = run::worker_error_result(static_cast<int>(kernel_ran ? ExitCode::kernel_failed : ExitCode::environment),
                                       (kernel_ran ? "solve faulted: " : "") + failure.message + " (" + failure.call + ")");
   } catch (const nlohmann::json::exception& e) {

@@ -24,8 +24,13 @@ Command doctor_command();
 Command bench_command();
 Command compare_command();
 Command sass_command();
+Command profile_command();
+Command roofline_command();
 
 // The commands in the order `kopt --help` lists them.
-inline std::vector<Command> all_commands() { return {doctor_command(), check_command(), bench_command(), compare_command(), sass_command(), worker_command()}; }
+inline std::vector<Command> all_commands() {
+  return {doctor_command(),  check_command(),    bench_command(), compare_command(),
+          profile_command(), roofline_command(), sass_command(),  worker_command()};
+}
 
 }  // namespace kopt::cli

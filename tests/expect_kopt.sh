@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
 done
 
 if [ -n "$gpu" ]; then
-  "$kopt" doctor >/dev/null 2>&1
+  "$kopt" doctor --no-ncu >/dev/null 2>&1
   has_gpu=$?
   if [ "$gpu" = need ] && [ $has_gpu -ne 0 ]; then echo "SKIPPED: no usable GPU and nvcc here (kopt doctor)"; exit 77; fi
   if [ "$gpu" = absent ] && [ $has_gpu -eq 0 ]; then echo "SKIPPED: this machine has a GPU"; exit 77; fi

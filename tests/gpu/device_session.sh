@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-machine session: the GPU tests, then (with --measure) kopt's own benchmarks, then
-# (with --fixtures) real tool output for the parser tests. Everything lands in one tarball
+# (with --fixtures) real tool output for the parser tests; --profiling runs
+# bench/measure_profiling.sh (peaks, profile against bench, roofline). Everything lands in one tarball
 # under $OUT (the device tool returns few files), plus summary.txt.
 set -uo pipefail
 work=/tmp/kopt-session
@@ -10,6 +11,7 @@ rm -rf "$work"; mkdir -p "$work"
   for arg in "$@"; do
     case $arg in
       --measure) cd /work/main && bench/measure_kopt.sh "$work/measure" ;;
+      --profiling) cd /work/main && bench/measure_profiling.sh "$work/profiling" ;;
       --fixtures) cd /work/main && OUT=$work/fixtures tests/gpu/capture_fixtures.sh ;;
     esac
   done

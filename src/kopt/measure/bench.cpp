@@ -8,6 +8,7 @@
 #include "kopt/core/files.hpp"
 #include "kopt/run/worker_launcher.hpp"
 #include "kopt/run/device_probe.hpp"
+#include "kopt/spec/problem_work.hpp"
 #include "kopt/verify/reference.hpp"
 
 namespace kopt::measure {
@@ -22,17 +23,6 @@ constexpr double kEscapeFloorSeconds = 100e-6;
 constexpr double kEscapeFraction = 0.2;
 // Datasheet peaks are not exact: only a time this far under the floor is called impossible.
 constexpr double kFloorMargin = 0.95;
-
-const spec::DType& first_output_dtype(const spec::BoundCase& bound_case) {
-  for (const spec::BoundArg& arg : bound_case.args) {
-    if (arg.buffer && arg.buffer->is_output) return *arg.buffer->dtype;
-  }
-  return *spec::dtype_named("float32");
-}
-
-double work_of(const std::optional<spec::Expression>& formula, const spec::BoundCase& bound_case) {
-  return formula ? spec::to_double(formula->evaluate(bound_case.dims)) : 0;
-}
 
 std::string label_for(const spec::Problem& problem, std::size_t index, const std::vector<spec::Problem>& kernels) {
   std::string name = problem.spec.kernel.filename().string();
@@ -50,6 +40,24 @@ std::vector<std::vector<fs::path>> recheck_references(const spec::Problem& probl
   verify::ReferenceContext reference_context{context.runner, context.cache_dir, context.worker};
   build::Compiler compiler(context.runner, build::find_nvcc(), context.cache_dir);
   return verify::reference_outputs(problem, {job.recheck_seed}, reference_context, &compiler, arch).dirs;
+}
+
+// The library to time: the checked one, except in graph mode, which needs launches on the
+// per-thread default stream to capture them (the legacy stream cannot be captured). That
+// build is verified again after its timing loop like any other.
+fs::path timing_library(const spec::Problem& kernel, const verify::CheckReport& check, const BenchOptions& options,
+                        verify::CheckContext& context) {
+  if (options.settings.mode != TimingMode::graph) return check.build->library;
+  build::Compiler compiler(context.runner, build::find_nvcc(), context.cache_dir);
+  std::vector<std::string> flags = kernel.spec.build.flags;
+  flags.insert(flags.end(), {"--default-stream", "per-thread"});
+  build::BuildOutcome outcome = compiler.compile(
+      {.source = kernel.spec.kernel, .arch = check.arch, .flags = flags, .defines = options.check.defines});
+  if (!outcome.ok()) {
+    throw Error(ExitCode::kernel_failed, fmt::format("the graph-mode build (--default-stream per-thread) of {} failed: {}",
+                                                     kernel.spec.kernel.string(), outcome.failure->first_error));
+  }
+  return outcome.artifact->library;
 }
 
 }  // namespace
@@ -126,7 +134,8 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
                .recheck_seed = options.check.first_seed + 1, .settings = options.settings,
                .device = context.worker.device};
   for (std::size_t i = 0; i < kernels.size(); ++i) {
-    job.variants.push_back({label_for(kernels[i], i, kernels), report.checks[i].build->library});
+    job.variants.push_back({label_for(kernels[i], i, kernels),
+                            timing_library(kernels[i], report.checks[i], options, context)});
   }
   const bool cuda_reference = first.spec.reference && !verify::is_python_reference(*first.spec.reference);
   if (options.time_reference && cuda_reference) {
@@ -155,9 +164,9 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
     const spec::BoundCase& bound_case =
         *std::find_if(first.cases.begin(), first.cases.end(), [&](const auto& c) { return c.name == samples.case_name; });
     VariantReport v{.label = samples.label, .case_name = samples.case_name, .samples = std::move(samples)};
-    v.flops = work_of(first.spec.work.flops, bound_case);
-    v.bytes = work_of(first.spec.work.bytes, bound_case);
-    assess_variant(v, report.peaks, first_output_dtype(bound_case), options.settings.mode);
+    v.flops = spec::work_value(first.spec.work.flops, bound_case);
+    v.bytes = spec::work_value(first.spec.work.bytes, bound_case);
+    assess_variant(v, report.peaks, spec::first_output_dtype(bound_case), options.settings.mode);
     for (std::string& flag : flags_of(v)) report.flags.push_back(std::move(flag));
     report.variants.push_back(std::move(v));
   }
@@ -186,6 +195,8 @@ json variant_to_json(const VariantReport& v) {
           {"throttled_discarded", v.samples.throttled_discarded},
           {"stop_reason", v.samples.stop_reason},
           {"first_call_seconds", v.samples.first_call_seconds},
+          {"calls_per_sample", v.samples.calls_per_sample},
+          {"timing_note", v.samples.timing_note},
           {"flops", v.flops},
           {"bytes", v.bytes},
           {"flops_per_second", v.flops_per_second},

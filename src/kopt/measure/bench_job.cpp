@@ -3,7 +3,9 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 
 #include "kopt/core/error.hpp"
@@ -52,12 +54,51 @@ class DeviceScratch {
   std::size_t bytes_;
 };
 
+// A graph of `calls` back-to-back calls of solve, ready to replay.
+class CapturedCalls {
+ public:
+  CapturedCalls() = default;
+  ~CapturedCalls() {
+    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
+  }
+  CapturedCalls(const CapturedCalls&) = delete;
+  CapturedCalls& operator=(const CapturedCalls&) = delete;
+
+  // Captures on the per-thread default stream, where a library built with
+  // `--default-stream per-thread` launches. Global mode, so a synchronizing solve is refused
+  // rather than captured wrongly. Returns why capture failed, or nullopt.
+  std::optional<std::string> capture(const run::KernelLibrary& library, const run::KernelArguments& arguments,
+                                     int calls) {
+    cudaGraph_t graph = nullptr;
+    cudaError_t status = cudaStreamBeginCapture(cudaStreamPerThread, cudaStreamCaptureModeGlobal);
+    if (status == cudaSuccess) {
+      for (int i = 0; i < calls; ++i) library.call(arguments.call());
+      status = cudaStreamEndCapture(cudaStreamPerThread, &graph);
+    }
+    std::optional<std::string> launch_error = library.take_launch_error();
+    if (status == cudaSuccess && !launch_error) status = cudaGraphInstantiate(&exec_, graph, 0);
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    cudaGetLastError();  // capture errors are not sticky; clear them for what follows
+    if (status != cudaSuccess) return std::string(cudaGetErrorString(status));
+    if (launch_error) return *launch_error;
+    calls_ = calls;
+    return std::nullopt;
+  }
+  cudaGraphExec_t exec() const { return exec_; }
+  int calls() const { return calls_; }
+
+ private:
+  cudaGraphExec_t exec_ = nullptr;
+  int calls_ = 1;
+};
+
 // What one variant needs while it is being measured.
 struct VariantState {
   std::unique_ptr<run::KernelLibrary> library;
   StoppingCriterion criterion;
   VariantSamples samples;
   bool done = false;
+  std::unique_ptr<CapturedCalls> graph;  // graph mode, when capture succeeded
 };
 
 struct Sample {
@@ -94,6 +135,46 @@ Sample take_sample(const run::KernelLibrary& library, const run::KernelArguments
   return sample;
 }
 
+constexpr double kGraphReplaySeconds = 200e-6;
+constexpr int kMaxCallsPerGraph = 1000;
+
+int calls_per_graph(double one_call_seconds) {
+  if (one_call_seconds <= 0) return kMaxCallsPerGraph;
+  return std::clamp(static_cast<int>(std::ceil(kGraphReplaySeconds / one_call_seconds)), 1, kMaxCallsPerGraph);
+}
+
+Sample take_graph_sample(const run::KernelLibrary& library, const CapturedCalls& graph, const DeviceScratch& probe,
+                         Event& start, Event& stop) {
+  const auto host_start = Clock::now();
+  run::check_cuda(cudaEventRecord(start.get(), cudaStreamPerThread), "cudaEventRecord");
+  run::check_cuda(cudaGraphLaunch(graph.exec(), cudaStreamPerThread), "cudaGraphLaunch");
+  run::check_cuda(cudaEventRecord(stop.get(), cudaStreamPerThread), "cudaEventRecord");
+  run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  const auto host_end = Clock::now();
+  float milliseconds = 0;
+  run::check_cuda(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
+  Sample sample{.gpu_seconds = milliseconds * 1e-3 / graph.calls(),
+                .host_seconds = std::chrono::duration<double>(host_end - host_start).count() / graph.calls()};
+  if (library.launch_clock_probe(static_cast<unsigned long long*>(probe.data()), kClockProbeCycles)) {
+    unsigned long long measured[2] = {0, 0};
+    run::check_cuda(cudaMemcpy(measured, probe.data(), sizeof measured, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    if (measured[1] > 0) sample.sm_clock_mhz = 1e3 * static_cast<double>(measured[0]) / static_cast<double>(measured[1]);
+  }
+  return sample;
+}
+
+// Graph mode: capture the variant's calls; on failure it is measured warm and says why.
+void prepare_graph(VariantState& v, const run::KernelArguments& arguments, double one_call_seconds) {
+  v.graph = std::make_unique<CapturedCalls>();
+  if (auto failure = v.graph->capture(*v.library, arguments, calls_per_graph(one_call_seconds))) {
+    v.graph.reset();
+    v.samples.timing_note = "graph capture failed (" + *failure + "); measured warm instead";
+    return;
+  }
+  v.samples.calls_per_sample = v.graph->calls();
+  v.samples.timing_note = fmt::format("graph of {} calls per sample", v.graph->calls());
+}
+
 void measure_case(const BenchJob& job, std::size_t case_index, std::vector<VariantState>& variants,
                   double max_clock_mhz, const DeviceScratch* flush, BenchJobResult& result) {
   const spec::BoundCase& bound_case = job.cases[case_index];
@@ -108,10 +189,13 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     v.samples = VariantSamples{.label = v.samples.label, .case_name = bound_case.name};
     v.done = false;
     run::report_progress(fmt::format("case {}: warming up {}", bound_case.name, v.samples.label));
+    double last_call_seconds = 0;
     for (int i = 0; i < std::max(1, job.settings.warmup_calls); ++i) {
       Sample s = take_sample(*v.library, arguments, flush, probe, start, stop, i);
       if (i == 0) v.samples.first_call_seconds = s.host_seconds;
+      last_call_seconds = s.gpu_seconds;
     }
+    if (job.settings.mode == TimingMode::graph) prepare_graph(v, arguments, last_call_seconds);
   }
   run::report_progress(fmt::format("case {}: measuring", bound_case.name));
   const auto began = Clock::now();
@@ -123,7 +207,8 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
       if (v.done) continue;
       // In-out buffers start every call from the same values.
       arguments.restore_in_out();
-      Sample s = take_sample(*v.library, arguments, flush, probe, start, stop, ++round);
+      Sample s = v.graph ? take_graph_sample(*v.library, *v.graph, probe, start, stop)
+                         : take_sample(*v.library, arguments, flush, probe, start, stop, ++round);
       if (s.sm_clock_mhz > 0 && s.sm_clock_mhz < job.settings.throttle_fraction * max_clock_mhz) {
         ++v.samples.throttled_discarded;
       } else {
@@ -151,12 +236,20 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
 
 }  // namespace
 
-std::string_view timing_mode_name(TimingMode mode) { return mode == TimingMode::cold ? "cold" : "warm"; }
+std::string_view timing_mode_name(TimingMode mode) {
+  switch (mode) {
+    case TimingMode::cold: return "cold";
+    case TimingMode::warm: return "warm";
+    case TimingMode::graph: return "graph";
+  }
+  return "cold";
+}
 
 TimingMode timing_mode_from_name(std::string_view name) {
   if (name == "cold") return TimingMode::cold;
   if (name == "warm") return TimingMode::warm;
-  throw input_error("unknown timing mode \"{}\" (cold or warm)", name);
+  if (name == "graph") return TimingMode::graph;
+  throw input_error("unknown timing mode \"{}\" (cold, warm or graph)", name);
 }
 
 BenchJobResult execute_bench_job(const BenchJob& job) {
@@ -255,6 +348,8 @@ json bench_result_to_json(const BenchJobResult& result) {
                        {"throttled_discarded", s.throttled_discarded},
                        {"stop_reason", s.stop_reason},
                        {"first_call_seconds", s.first_call_seconds},
+                       {"calls_per_sample", s.calls_per_sample},
+                       {"timing_note", s.timing_note},
                        {"recheck", s.recheck ? verify::run_record_to_json(*s.recheck) : json(nullptr)}});
   }
   return {{"kind", "bench"}, {"device", result.device}, {"mode", result.mode}, {"samples", samples},
@@ -276,6 +371,8 @@ BenchJobResult bench_result_from_json(const json& in) {
     v.throttled_discarded = s.at("throttled_discarded");
     v.stop_reason = s.at("stop_reason");
     v.first_call_seconds = s.at("first_call_seconds");
+    v.calls_per_sample = s.value("calls_per_sample", 1);
+    v.timing_note = s.value("timing_note", "");
     if (!s.at("recheck").is_null()) v.recheck = verify::run_record_from_json(s.at("recheck"));
     result.samples.push_back(std::move(v));
   }

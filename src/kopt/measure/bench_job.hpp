@@ -9,6 +9,13 @@
 // After each sample kopt's clock probe measures the SM clock; samples taken below
 // `throttle_fraction` of the device's maximum clock are discarded and counted.
 // Warm mode skips the flush.
+//
+// Graph mode is for kernels of a few microseconds, whose launch overhead and event
+// resolution would otherwise dominate: solve is captured into a CUDA graph as N back-to-back
+// calls (N chosen so that one replay lasts ~200 µs) and each sample is one replay's time ÷ N,
+// warm. It needs the library compiled with `--default-stream per-thread`, because the legacy
+// default stream cannot be captured; when capture fails anyway (solve synchronizes, or
+// launches on streams it does not join) that variant is measured warm and says why.
 
 #include <cstdint>
 #include <filesystem>
@@ -25,7 +32,7 @@
 
 namespace kopt::measure {
 
-enum class TimingMode { cold, warm };
+enum class TimingMode { cold, warm, graph };
 
 std::string_view timing_mode_name(TimingMode mode);
 TimingMode timing_mode_from_name(std::string_view name);  // throws input_error
@@ -65,6 +72,8 @@ struct VariantSamples {
   std::size_t throttled_discarded = 0;
   std::string stop_reason;
   double first_call_seconds = 0;          // host wall time of the very first call
+  int calls_per_sample = 1;               // graph mode: calls of solve in one replayed graph
+  std::string timing_note;                // graph mode: "graph of 32 calls" or why it fell back
   std::optional<verify::RunRecord> recheck;  // the verification after the timing loop
 };
 

@@ -50,7 +50,9 @@ std::string format_bench_report(const measure::BenchReport& report) {
     if (!check.passed()) return out + format_check_report(check);
   }
   out += fmt::format("kopt bench: {} timing{}, {}; {} check(s) passed\n", report.mode,
-                     report.mode == "cold" ? " (L2 flushed before each sample)" : " (L2 not flushed)",
+                     report.mode == "cold"    ? " (L2 flushed before each sample)"
+                     : report.mode == "graph" ? " (CUDA graph replays, L2 not flushed)"
+                                              : " (L2 not flushed)",
                      report.device.value("name", std::string("?")), report.checks.size());
   std::size_t width = 7;
   for (const measure::VariantReport& v : report.variants) width = std::max(width, v.label.size());
@@ -62,6 +64,7 @@ std::string format_bench_report(const measure::BenchReport& report) {
                          width, "median", "95% CI of median", "rel sd", "n", "FLOP/s", "bandwidth", "vs first");
     }
     out += variant_row(report, v, width);
+    if (!v.samples.timing_note.empty()) out += fmt::format("  {:<{}}  {}\n", "", width, v.samples.timing_note);
     if (v.samples.throttled_discarded > 0 || v.samples.stop_reason != "converged") {
       out += fmt::format("  {:<{}}  stopped: {}; {} throttled samples discarded; SM clock {:.0f} MHz\n", "", width,
                          v.samples.stop_reason, v.samples.throttled_discarded, v.median_sm_clock_mhz);

@@ -38,8 +38,8 @@ WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, 
   fs::remove(result_path);
   write_file_atomic(job_path, job.dump(2));
 
-  ProcessSpec spec{.argv = {settings.executable.string(), "worker", job_path.string(), result_path.string()},
-                   .time_limit = settings.time_limit};
+  ProcessSpec spec{.argv = settings.launcher, .time_limit = settings.time_limit};
+  spec.argv.insert(spec.argv.end(), {settings.executable.string(), "worker", job_path.string(), result_path.string()});
   ProcessResult process = runner.run(spec);
 
   WorkerOutcome outcome;
@@ -47,6 +47,7 @@ WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, 
   ProcessResult quiet = process;
   quiet.err = without_progress(process.err);
   outcome.stderr_tail = quiet.output_tail(8);
+  outcome.output = process.out + quiet.err;
   outcome.timed_out = process.timed_out;
   if (process.ok() && fs::exists(result_path)) {
     try {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,8 @@ struct WorkerSettings {
   std::filesystem::path executable;  // the kopt binary that has the `worker` command
   std::chrono::duration<double> time_limit = std::chrono::seconds(120);  // in seconds
   int device = 0;
+  // Words before `kopt worker JOB RESULT`: a profiler that runs the worker under itself.
+  std::vector<std::string> launcher;
 };
 
 struct WorkerOutcome {
@@ -26,6 +29,8 @@ struct WorkerOutcome {
   bool timed_out = false;
   std::string last_progress;             // the last "progress:" line it printed
   std::string stderr_tail;
+  std::string output;                    // all of stdout and stderr but progress lines (a
+                                         // launcher such as ncu reports there)
 };
 
 // Runs `job` in a fresh worker; job files live in `work_dir`.

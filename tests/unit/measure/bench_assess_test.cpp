@@ -1,6 +1,9 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "kopt/core/error.hpp"
 #include "kopt/measure/bench.hpp"
+#include "kopt/measure/bench_job.hpp"
 #include "kopt/measure/peaks.hpp"
 #include "kopt/spec/dtype.hpp"
 
@@ -66,6 +69,25 @@ TEST(AssessVariant, AFailedRecheckIsKept) {
   v.samples.recheck->findings.push_back({verify::FindingKind::mismatch, "C", "output C: 10 of 10 elements outside"});
   assess_variant(v, std::nullopt, f32(), TimingMode::cold);
   EXPECT_EQ(v.recheck_failure, "output C: 10 of 10 elements outside");
+}
+
+}  // namespace
+}  // namespace kopt::measure
+
+namespace kopt::measure {
+namespace {
+
+TEST(TimingMode, NamesRoundTripAndAnUnknownOneIsRefusedWithTheChoices) {
+  for (TimingMode mode : {TimingMode::cold, TimingMode::warm, TimingMode::graph}) {
+    EXPECT_EQ(timing_mode_from_name(timing_mode_name(mode)), mode);
+  }
+  try {
+    timing_mode_from_name("hot");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::bad_input);
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("cold, warm or graph"));
+  }
 }
 
 }  // namespace

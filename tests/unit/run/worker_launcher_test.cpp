@@ -39,6 +39,24 @@ TEST_F(WorkerLauncherTest, WritesTheJobAndReadsTheResult) {
   EXPECT_EQ((*outcome.result)["echo"], "probe");
 }
 
+TEST_F(WorkerLauncherTest, ALauncherRunsTheWorkerUnderItselfAndItsOutputIsKept) {
+  settings.launcher = {"/opt/ncu", "--nvtx"};
+  worker.behaviour = [](const std::vector<std::string>& argv) {
+    EXPECT_EQ(argv[0], "/opt/ncu");
+    EXPECT_EQ(argv[1], "--nvtx");
+    EXPECT_EQ(argv[2], "/usr/bin/kopt");
+    EXPECT_EQ(argv[3], "worker");
+    write_file_atomic(argv[5], "{}");
+    return ProcessResult{.started = true, .exit_status = 0, .out = "==PROF== Disconnected\n",
+                         .err = "progress: profiled call\n==WARNING== something\n"};
+  };
+  WorkerOutcome outcome = run_worker(worker, settings, {{"kind", "profile"}}, dir.path());
+  ASSERT_TRUE(outcome.result.has_value());
+  EXPECT_THAT(outcome.output, HasSubstr("==PROF== Disconnected"));
+  EXPECT_THAT(outcome.output, HasSubstr("==WARNING== something"));
+  EXPECT_THAT(outcome.output, ::testing::Not(HasSubstr("progress:")));
+}
+
 TEST_F(WorkerLauncherTest, ACrashIsAnOutcomeThatSaysWhereItHappened) {
   worker.behaviour = [](const std::vector<std::string>&) {
     return ProcessResult{.started = true, .signal = SIGSEGV,

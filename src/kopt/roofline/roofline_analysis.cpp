@@ -1,0 +1,99 @@
+#include "kopt/roofline/roofline_analysis.hpp"
+
+#include <algorithm>
+
+#include "kopt/core/error.hpp"
+
+namespace kopt::roofline {
+
+namespace {
+
+double value_or_zero(const profile::WholeCall& whole, const std::string& name) {
+  auto it = whole.values.find(name);
+  return it != whole.values.end() && it->second ? *it->second : 0.0;
+}
+
+double largest_stall_share(const profile::WholeCall& whole) {
+  double largest = 0;
+  for (const auto& [name, value] : whole.values) {
+    if (name.starts_with("stall_") && value) largest = std::max(largest, *value);
+  }
+  return largest;
+}
+
+double peak_of(const measure::DevicePeaks& peaks, const std::string& rate) {
+  auto it = peaks.flops.find(rate);
+  return it == peaks.flops.end() ? 0.0 : it->second;
+}
+
+RooflineAnalysis place(RooflineInputs inputs, const measure::DevicePeaks& peaks, bool peaks_measured,
+                       const spec::DType& dtype) {
+  RooflineAnalysis analysis;
+  analysis.compute_ceiling = compute_ceiling_for(dtype, peaks);
+  inputs.peak_flop_per_second = peak_of(peaks, analysis.compute_ceiling);
+  inputs.peak_bytes_per_second = peaks.dram_bytes_per_second;
+  if (inputs.peak_flop_per_second <= 0 || inputs.peak_bytes_per_second <= 0) {
+    throw environment_error("no compute or memory ceiling is known for {} ({}): run kopt doctor --peaks",
+                            peaks.name, dtype.name);
+  }
+  analysis.inputs = inputs;
+  analysis.point = place_on_roofline(inputs);
+  analysis.budget = split_axis_budget(analysis.point.gaps);
+  analysis.sources.peaks = peaks_measured ? PeaksSource::measured : PeaksSource::datasheet;
+  return analysis;
+}
+
+}  // namespace
+
+std::string compute_ceiling_for(const spec::DType& dtype, const measure::DevicePeaks& peaks) {
+  std::vector<std::string> candidates;
+  if (dtype.name == "float64") candidates = {"fp64"};
+  else if (dtype.name == "float32") candidates = {"fp32"};
+  else if (dtype.name == "float16") candidates = {"fp16_tensor", "fp32"};
+  else if (dtype.name == "bfloat16") candidates = {"bf16_tensor", "fp32"};
+  else if (dtype.is_floating()) candidates = {"fp8_tensor", "fp16_tensor"};
+  else candidates = {"int8_tensor", "fp32"};
+  for (const std::string& rate : candidates) {
+    if (peak_of(peaks, rate) > 0) return rate;
+  }
+  return "";
+}
+
+RooflineAnalysis roofline_from_profile(const profile::WholeCall& whole, const measure::DevicePeaks& peaks,
+                                       bool peaks_measured, const spec::DType& dtype, double spec_flops) {
+  RooflineInputs inputs;
+  inputs.achieved_flop_per_second = value_or_zero(whole, "fp32_flop_per_second");
+  bool from_counters = inputs.achieved_flop_per_second > 0;
+  if (!from_counters && spec_flops > 0 && whole.duration_s > 0) inputs.achieved_flop_per_second = spec_flops / whole.duration_s;
+  inputs.achieved_bytes_per_second = value_or_zero(whole, "dram_bytes_per_second");
+  inputs.sm_throughput = value_or_zero(whole, "sm_throughput");
+  inputs.memory_throughput = value_or_zero(whole, "memory_throughput");
+  inputs.largest_stall_share = largest_stall_share(whole);
+  inputs.waves_per_sm = value_or_zero(whole, "waves_per_sm");
+  RooflineAnalysis analysis = place(inputs, peaks, peaks_measured, dtype);
+  analysis.sources.achieved = from_counters || spec_flops <= 0 ? AchievedSource::ncu : AchievedSource::work_formulas;
+  return analysis;
+}
+
+RooflineAnalysis roofline_from_timing(double seconds, double flops, double bytes, const measure::DevicePeaks& peaks,
+                                      bool peaks_measured, const spec::DType& dtype, std::string reason) {
+  if (seconds <= 0) throw input_error("the roofline needs a positive measured time");
+  RooflineInputs inputs;
+  inputs.achieved_flop_per_second = flops / seconds;
+  inputs.achieved_bytes_per_second = bytes / seconds;
+  // Without counters the waves are unknown: take the grid as full rather than call it small.
+  inputs.waves_per_sm = 1;
+  RooflineAnalysis analysis = place(inputs, peaks, peaks_measured, dtype);
+  analysis.sources.achieved = AchievedSource::work_formulas;
+  analysis.degraded = true;
+  analysis.reason = std::move(reason);
+  return analysis;
+}
+
+nlohmann::json roofline_analysis_json(const RooflineAnalysis& a) {
+  nlohmann::json document = roofline_json(a.inputs, a.point, a.budget, a.degraded, a.reason, a.sources);
+  document["compute_ceiling"] = a.compute_ceiling;
+  return document;
+}
+
+}  // namespace kopt::roofline

@@ -1,0 +1,44 @@
+#pragma once
+// The inputs of the roofline, gathered: achieved rates and the throughput readings from a
+// profile's whole call, the ceilings from measured (or datasheet) peaks — or, in degraded
+// mode, from a measured time and the spec's work formulas alone.
+
+#include <optional>
+#include <string>
+
+#include "kopt/measure/peaks.hpp"
+#include "kopt/profile/launch_aggregate.hpp"
+#include "kopt/roofline/roofline.hpp"
+#include "kopt/roofline/roofline_json.hpp"
+#include "kopt/spec/dtype.hpp"
+
+namespace kopt::roofline {
+
+struct RooflineAnalysis {
+  RooflineInputs inputs;
+  RooflinePoint point;
+  AxisBudget budget;
+  RooflineSources sources;
+  bool degraded = false;
+  std::optional<std::string> reason;
+  std::string compute_ceiling;   // the peak the compute side is held against: "fp32", "bf16_tensor"
+};
+
+// The compute ceiling for arithmetic on `dtype`: FP32 for float (an FP32-exact kernel may not
+// use TF32 tensor cores), the tensor rate for half types, FP64 for double. Empty when the
+// peaks have none.
+std::string compute_ceiling_for(const spec::DType& dtype, const measure::DevicePeaks& peaks);
+
+// From a profile. `spec_flops` (the spec's [work] flops for this case, 0 when absent) is used
+// when the counters see no FP32 work (half precision, tensor cores, integer kernels).
+RooflineAnalysis roofline_from_profile(const profile::WholeCall& whole, const measure::DevicePeaks& peaks,
+                                       bool peaks_measured, const spec::DType& dtype, double spec_flops);
+
+// Degraded: no counters. Achieved rates are the spec's work over the measured median time;
+// there are no stall readings, so Δlatency is unknown (0) and the reason says so.
+RooflineAnalysis roofline_from_timing(double seconds, double flops, double bytes, const measure::DevicePeaks& peaks,
+                                      bool peaks_measured, const spec::DType& dtype, std::string reason);
+
+nlohmann::json roofline_analysis_json(const RooflineAnalysis& analysis);
+
+}  // namespace kopt::roofline

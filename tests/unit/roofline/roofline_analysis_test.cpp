@@ -1,0 +1,74 @@
+#include "kopt/roofline/roofline_analysis.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kopt/core/files.hpp"
+#include "kopt/profile/ncu_csv.hpp"
+
+namespace kopt::roofline {
+namespace {
+
+using ::testing::HasSubstr;
+
+profile::WholeCall fixture_whole(const std::string& kernel, const profile::MetricMap& map) {
+  const profile::NcuReport report = profile::parse_ncu_raw_csv(
+      read_file(std::string(KOPT_FIXTURES_DIR) + "/ncu/ncu2025.3.1_h200_sm90_raw_" + kernel + ".csv"));
+  return profile::aggregate_launches(map, {profile::launch_concepts(map, report.launches.at(0))});
+}
+
+class RooflineAnalysisTest : public ::testing::Test {
+ protected:
+  profile::MetricMap map = *profile::load_metric_map("2025.3.1", "sm_90");
+  measure::DevicePeaks h200 = *measure::datasheet_peaks("NVIDIA H200");
+  const spec::DType& fp32 = *spec::dtype_named("float32");
+};
+
+TEST_F(RooflineAnalysisTest, VectorAddIsMemoryBound) {
+  const RooflineAnalysis a = roofline_from_profile(fixture_whole("vector_add", map), h200, false, fp32, 0);
+  EXPECT_EQ(a.point.bound, Bound::memory);
+  EXPECT_EQ(a.compute_ceiling, "fp32");
+  EXPECT_GT(a.point.memory_utilization, 0.8);
+  EXPECT_GT(a.point.gaps.compute, 0.9);
+  EXPECT_EQ(a.budget.of(Axis::compute), 0);
+  EXPECT_EQ(a.sources.peaks, PeaksSource::datasheet);
+  EXPECT_FALSE(a.degraded);
+}
+
+TEST_F(RooflineAnalysisTest, NaiveSgemmIsHeldAgainstFp32NotTensorCores) {
+  const RooflineAnalysis a = roofline_from_profile(fixture_whole("sgemm_naive", map), h200, true, fp32, 0);
+  EXPECT_DOUBLE_EQ(a.inputs.peak_flop_per_second, h200.flops.at("fp32"));
+  ASSERT_TRUE(a.point.arithmetic_intensity.has_value());
+  EXPECT_GT(a.inputs.achieved_flop_per_second, 0);
+  EXPECT_EQ(a.sources.achieved, AchievedSource::ncu);
+  EXPECT_EQ(a.sources.peaks, PeaksSource::measured);
+  EXPECT_GT(a.point.gaps.latency, 0);  // the stall shares reached the roofline
+}
+
+TEST_F(RooflineAnalysisTest, ComputeCeilingFollowsTheDataType) {
+  EXPECT_EQ(compute_ceiling_for(*spec::dtype_named("bfloat16"), h200), "bf16_tensor");
+  EXPECT_EQ(compute_ceiling_for(*spec::dtype_named("float16"), h200), "fp16_tensor");
+  EXPECT_EQ(compute_ceiling_for(*spec::dtype_named("float64"), h200), "fp64");
+}
+
+TEST_F(RooflineAnalysisTest, WithoutCountersTheWorkFormulasOverTheTimeAreDegradedEvidence) {
+  // 2^26 floats read twice and written once in 170 µs.
+  const double bytes = 12.0 * (1 << 26), seconds = 170e-6;
+  const RooflineAnalysis a = roofline_from_timing(seconds, (1 << 26), bytes, h200, false, fp32, "ncu not found");
+  EXPECT_TRUE(a.degraded);
+  EXPECT_EQ(a.reason, "ncu not found");
+  EXPECT_DOUBLE_EQ(a.inputs.achieved_bytes_per_second, bytes / seconds);
+  EXPECT_EQ(a.sources.achieved, AchievedSource::work_formulas);
+  EXPECT_EQ(a.point.bound, Bound::memory);
+  const nlohmann::json document = roofline_analysis_json(a);
+  EXPECT_TRUE(document["degraded"].get<bool>());
+  EXPECT_EQ(document["reason"], "ncu not found");
+  EXPECT_EQ(document["compute_ceiling"], "fp32");
+}
+
+TEST_F(RooflineAnalysisTest, ANonPositiveTimeIsRefused) {
+  EXPECT_THROW(roofline_from_timing(0, 1, 1, h200, false, fp32, "x"), Error);
+}
+
+}  // namespace
+}  // namespace kopt::roofline
