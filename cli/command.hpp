@@ -24,8 +24,9 @@ Command doctor_command();
 Command bench_command();
 Command compare_command();
 Command sass_command();
+Command plan_command();
 
 // The commands in the order `kopt --help` lists them.
-inline std::vector<Command> all_commands() { return {doctor_command(), check_command(), bench_command(), compare_command(), sass_command(), worker_command()}; }
+inline std::vector<Command> all_commands() { return {doctor_command(), check_command(), bench_command(), compare_command(), sass_command(), plan_command(), worker_command()}; }
 
 }  // namespace kopt::cli
