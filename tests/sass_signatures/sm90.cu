@@ -73,7 +73,7 @@ extern "C" __global__ void sig_warp_shuffle(const float* a, float* b, int n) {
   if (i < n) b[i] = v;
 }
 
-extern "C" __global__ void sig_warp_reduce_int(const int* a, int* b, int n) {
+extern "C" __global__ void sig_warp_reduce(const int* a, int* b, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int v = i < n ? a[i] : 0;
   v = __reduce_add_sync(0xffffffffu, v);
@@ -110,7 +110,7 @@ extern "C" __global__ void sig_bf16x2_math(const __nv_bfloat162* a, __nv_bfloat1
   if (i < n) b[i] = __hfma2(a[i], a[i], b[i]);
 }
 
-extern "C" __global__ void sig_mma_sync_fp16(const __half* a, const __half* b, float* c) {
+extern "C" __global__ void sig_mma_sync(const __half* a, const __half* b, float* c) {
   using namespace nvcuda;
   wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa;
   wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> fb;
@@ -191,7 +191,7 @@ extern "C" __global__ void sig_bulk_copy(const float* a, float* b) {
   b[threadIdx.x] = tile[threadIdx.x];
 }
 
-extern "C" __global__ void __cluster_dims__(2, 1, 1) sig_cluster_dsmem(float* b) {
+extern "C" __global__ void __cluster_dims__(2, 1, 1) sig_cluster_barrier(float* b) {
   __shared__ float tile[128];
   cg::cluster_group cluster = cg::this_cluster();
   tile[threadIdx.x] = threadIdx.x;

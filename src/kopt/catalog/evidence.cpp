@@ -52,7 +52,7 @@ ProfileEvidence parse_profile_json(const json& document, const std::string& file
   check_schema(document, "kopt.profile/1", file);
   ProfileEvidence evidence;
   evidence.degraded = document.value("degraded", false);
-  if (document.contains("arch") && document["arch"].is_string()) evidence.arch = document["arch"];
+  if (document.contains("arch") && document["arch"].is_string()) evidence.arch = document["arch"].get<std::string>();
   if (evidence.degraded) return evidence;
   const json& concepts = field(field(document, "whole", file), "concepts", file);
   if (!concepts.is_object()) throw input_error("{}: whole.concepts must be an object", file);
