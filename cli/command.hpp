@@ -26,11 +26,12 @@ Command compare_command();
 Command sass_command();
 Command profile_command();
 Command roofline_command();
+Command plan_command();
 
 // The commands in the order `kopt --help` lists them.
 inline std::vector<Command> all_commands() {
-  return {doctor_command(),  check_command(),    bench_command(), compare_command(),
-          profile_command(), roofline_command(), sass_command(),  worker_command()};
+  return {doctor_command(),   check_command(), bench_command(), compare_command(), profile_command(),
+          roofline_command(), sass_command(),  plan_command(),  worker_command()};
 }
 
 }  // namespace kopt::cli

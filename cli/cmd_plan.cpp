@@ -1,0 +1,113 @@
+// kopt plan [DIR]: the methods the evidence calls for, by the catalog's priority scan under
+// the roofline's axis budget; with --validate, checks a methods.json against the same rules.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+#include "command.hpp"
+#include "kopt/catalog/methods_validator.hpp"
+#include "kopt/catalog/planner.hpp"
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+#include "kopt/report/plan_table.hpp"
+
+namespace kopt::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct PlanConfig {
+  std::string dir;
+  std::string profile, roofline, history;
+  std::string arch;
+  std::string dtype = "fp32";
+  std::optional<bool> fp32_exact;
+  std::string out;
+  std::string validate;
+  bool json = false;
+};
+
+// An explicit file, else DIR/name; history is optional.
+fs::path input_path(const std::string& explicit_path, const PlanConfig& config, const char* name) {
+  if (!explicit_path.empty()) return explicit_path;
+  if (config.dir.empty()) throw input_error("kopt plan: give a run folder or --{} FILE", fs::path(name).stem().string());
+  return fs::path(config.dir) / name;
+}
+
+catalog::PlanInputs read_inputs(const PlanConfig& config) {
+  catalog::PlanInputs inputs;
+  try {
+    const fs::path profile = input_path(config.profile, config, "profile.json");
+    const fs::path roofline = input_path(config.roofline, config, "roofline.json");
+    inputs.profile = catalog::parse_profile_json(catalog::read_json_file(profile), profile.string());
+    inputs.roofline = catalog::parse_roofline_json(catalog::read_json_file(roofline), roofline.string());
+    const fs::path history = config.history.empty() && !config.dir.empty() ? fs::path(config.dir) / "history.json"
+                                                                           : fs::path(config.history);
+    if (!history.empty() && (!config.history.empty() || fs::exists(history))) {
+      inputs.history = catalog::parse_history_json(catalog::read_json_file(history), history.string());
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw input_error("kopt plan: malformed input: {}", e.what());
+  }
+  const std::string arch = !config.arch.empty() ? config.arch : inputs.profile.arch;
+  if (arch.empty()) throw input_error("kopt plan: the profile names no architecture; give --arch sm_XX");
+  inputs.arch = catalog::arch_number(arch);
+  inputs.dtype = config.dtype;
+  // Exact FP32 unless told otherwise: TF32 tensor cores and fast math change FP32 results.
+  inputs.fp32_exact = config.fp32_exact ? config.fp32_exact : std::optional(config.dtype == "fp32");
+  return inputs;
+}
+
+int run_validate(const PlanConfig& config, const catalog::MethodCatalog& methods, const catalog::PlanInputs& inputs) {
+  const std::vector<std::string> ids =
+      catalog::parse_methods_json(catalog::read_json_file(config.validate), config.validate);
+  const std::vector<catalog::Violation> violations = catalog::validate_methods(methods, ids, inputs);
+  if (config.json) {
+    std::cout << nlohmann::json{{"schema", "kopt.methods_check/1"}, {"file", config.validate},
+                                {"ok", violations.empty()}, {"violations", violations}}.dump(2) << "\n";
+  } else if (violations.empty()) {
+    std::cout << fmt::format("{}: {} method(s), no violation\n", config.validate, ids.size());
+  } else {
+    std::cerr << report::format_violations(violations);
+  }
+  return static_cast<int>(violations.empty() ? ExitCode::ok : ExitCode::bad_input);
+}
+
+int run_plan_command(const PlanConfig& config) {
+  const catalog::MethodCatalog methods = catalog::load_method_catalog();
+  const catalog::PlanInputs inputs = read_inputs(config);
+  if (!config.validate.empty()) return run_validate(config, methods, inputs);
+  const catalog::Plan plan = catalog::plan_methods(methods, inputs);
+  const nlohmann::json document = plan;
+  const fs::path out = !config.out.empty() ? fs::path(config.out)
+                       : !config.dir.empty() ? fs::path(config.dir) / "plan.json"
+                                             : fs::path("plan.json");
+  write_file_atomic(out, document.dump(2) + "\n");
+  if (config.json) std::cout << document.dump(2) << "\n";
+  else std::cout << report::format_plan(plan) << fmt::format("\n  wrote {}\n", out.string());
+  return static_cast<int>(ExitCode::ok);
+}
+
+}  // namespace
+
+Command plan_command() {
+  return {"plan", "The methods the evidence calls for, by priority under the axis budget", [](CLI::App& app) {
+            auto config = std::make_shared<PlanConfig>();
+            app.add_option("DIR", config->dir, "A folder with profile.json, roofline.json and optionally history.json");
+            app.add_option("--profile", config->profile, "profile.json (kopt.profile/1)");
+            app.add_option("--roofline", config->roofline, "roofline.json (kopt.roofline/1)");
+            app.add_option("--history", config->history, "history.json: methods already tried");
+            app.add_option("--arch", config->arch, "Target architecture, e.g. sm_90 (default: the profile's)");
+            app.add_option("--dtype", config->dtype, "The problem's element type (default: fp32)");
+            app.add_flag_callback("--fp32-exact", [config] { config->fp32_exact = true; },
+                                  "Exact FP32 results are required (default when --dtype is fp32)");
+            app.add_flag_callback("--no-fp32-exact", [config] { config->fp32_exact = false; },
+                                  "TF32 and fast math are acceptable");
+            app.add_option("--out", config->out, "Where to write plan.json (default: DIR/plan.json)");
+            app.add_option("--validate", config->validate, "Check this methods.json against the rules instead; exit 2 on violations");
+            app.add_flag("--json", config->json, "Print one JSON document");
+            return [config] { return run_plan_command(*config); };
+          }};
+}
+
+}  // namespace kopt::cli

@@ -1,0 +1,53 @@
+#pragma once
+// What `kopt plan` reasons from: the profile's concepts, the roofline's gaps and budget, and
+// the run's history of methods. Read from the run folder's JSON files (profile.json,
+// roofline.json, history.json; schemas kopt.profile/1 and kopt.roofline/1) or built from the
+// library's own types, so tests can plan from the captured ncu reports directly.
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "kopt/profile/metric_map.hpp"
+#include "kopt/roofline/roofline.hpp"
+
+namespace kopt::catalog {
+
+struct ProfileEvidence {
+  bool degraded = false;  // no counters: only roofline facts may be used
+  std::string arch;       // "sm_90", or empty
+  std::map<std::string, std::optional<double>> concepts;  // whole-run values; nullopt = missing
+};
+
+struct RooflineEvidence {
+  std::optional<double> arithmetic_intensity;
+  double ridge_point = 0;
+  double compute_utilization = 0;
+  double memory_utilization = 0;
+  roofline::Gaps gaps;
+  std::string bound;  // compute | memory | compute_and_memory | latency | small_grid
+  bool high_throughput = false;
+  bool near_peak = false;
+  roofline::AxisBudget budget;
+};
+
+struct HistoryEntry {
+  std::string id;
+  std::string status;  // effective | ineffective | implementation_failed | tried
+  int iteration = 0;
+};
+
+ProfileEvidence profile_evidence(const std::map<std::string, profile::ResolvedConcept>& concepts, std::string arch);
+RooflineEvidence roofline_evidence(const roofline::RooflinePoint& point);
+
+// Parsers of the run folder's files; an input_error names the file and the field.
+ProfileEvidence parse_profile_json(const nlohmann::json& document, const std::string& file);
+RooflineEvidence parse_roofline_json(const nlohmann::json& document, const std::string& file);
+std::vector<HistoryEntry> parse_history_json(const nlohmann::json& document, const std::string& file);
+nlohmann::json read_json_file(const std::filesystem::path& path);
+
+}  // namespace kopt::catalog

@@ -1,0 +1,215 @@
+#include "kopt/catalog/planner.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace kopt::catalog {
+namespace {
+
+using roofline::Axis;
+
+struct Scan {
+  const MethodCatalog& catalog;
+  const PlanInputs& inputs;
+  const Facts& facts;
+  std::vector<const Method*> kept;  // chosen now, or effective in an earlier iteration
+};
+
+std::vector<const Method*> axis_methods(const MethodCatalog& catalog, Axis axis) {
+  std::vector<const Method*> methods;
+  for (const Method& method : catalog.methods) {
+    if (method.axis == axis) methods.push_back(&method);
+  }
+  return methods;  // already in priority order
+}
+
+const HistoryEntry* tried(const std::vector<HistoryEntry>& history, const std::string& id) {
+  for (const HistoryEntry& entry : history) {
+    if (entry.id == id) return &entry;
+  }
+  return nullptr;
+}
+
+// Why `method` is passed over, or nullopt when it is chosen (then `chosen` is filled).
+std::optional<PassedOver> judge(const Method& method, Scan& scan, Chosen& chosen) {
+  PassedOver passed{.id = method.id};
+  if (const HistoryEntry* entry = tried(scan.inputs.history, method.id)) {
+    passed.reason = "tried";
+    passed.detail = fmt::format("{} in iteration {}", entry->status, entry->iteration);
+    return passed;
+  }
+  if (auto obstacle = scan.catalog.arch_obstacle(method, scan.inputs.arch)) {
+    passed.reason = "arch";
+    passed.detail = *obstacle;
+    return passed;
+  }
+  for (const Condition& skip : method.skip) {
+    Evaluation evaluation = skip.evaluate(scan.facts);
+    if (evaluation.truth != Truth::yes) continue;
+    passed.reason = "skip";
+    passed.detail = skip.text();
+    passed.values = evaluation.used;
+    return passed;
+  }
+  for (const Method* other : scan.kept) {
+    if (!scan.catalog.conflict(method, *other)) continue;
+    passed.reason = "conflict";
+    passed.detail = other->id;
+    return passed;
+  }
+  Evaluation trigger = method.trigger.evaluate(scan.facts);
+  if (trigger.truth != Truth::yes) {
+    passed.reason = trigger.truth == Truth::unknown ? "missing_metrics" : "trigger_not_met";
+    passed.detail = method.trigger.text();
+    passed.values = trigger.used;
+    passed.missing = trigger.missing;
+    return passed;
+  }
+  chosen = Chosen{.id = method.id, .trigger = method.trigger.text(), .values = trigger.used, .macro = method.macro,
+                  .signature = method.signature, .change = method.change};
+  return std::nullopt;
+}
+
+// Scans on from where this axis stopped until `count` more methods are chosen or the axis runs out.
+void scan_axis(AxisPlan& plan, int count, bool spilled, Scan& scan) {
+  const std::vector<const Method*> methods = axis_methods(scan.catalog, plan.axis);
+  int taken = 0;
+  while (taken < count && plan.next < methods.size()) {
+    const Method& method = *methods[plan.next++];
+    Chosen chosen;
+    if (std::optional<PassedOver> passed = judge(method, scan, chosen)) {
+      plan.passed_over.push_back(std::move(*passed));
+      continue;
+    }
+    chosen.spilled = spilled;
+    plan.chosen.push_back(std::move(chosen));
+    scan.kept.push_back(&method);
+    ++taken;
+  }
+}
+
+// The axes that receive unspent budget: the binding one(s), in order.
+std::vector<Axis> receiving_axes(const std::string& bound) {
+  if (bound == "memory") return {Axis::memory};
+  if (bound == "compute") return {Axis::compute};
+  if (bound == "compute_and_memory") return {Axis::memory, Axis::compute};
+  return {Axis::latency};  // latency, small_grid
+}
+
+std::string ceiling_sentence(const PlanInputs& inputs) {
+  const RooflineEvidence& r = inputs.roofline;
+  auto percent = [](double ratio) { return static_cast<int>(std::lround(ratio * 100)); };
+  if (r.bound == "memory" || r.bound == "compute_and_memory") {
+    std::string text = fmt::format("memory-bound at {} % of the nearest measured memory ceiling ({} % headroom)",
+                                   percent(r.memory_utilization), 100 - percent(r.memory_utilization));
+    auto dram = inputs.profile.concepts.find("dram_throughput");
+    if (dram != inputs.profile.concepts.end() && dram->second) {
+      text += fmt::format("; DRAM throughput {} % of peak", percent(*dram->second));
+    }
+    return text + ".";
+  }
+  if (r.bound == "compute") {
+    return fmt::format("compute-bound at {} % of the nearest compute ceiling.", percent(r.compute_utilization));
+  }
+  return fmt::format("{}-bound: compute at {} %, memory at {} % of their ceilings.", r.bound,
+                     percent(r.compute_utilization), percent(r.memory_utilization));
+}
+
+}  // namespace
+
+Facts plan_facts(const PlanInputs& inputs) {
+  Facts facts;
+  if (!inputs.profile.degraded) {
+    for (const auto& [name, value] : inputs.profile.concepts) {
+      facts.set(name, value ? std::optional<FactValue>(*value) : std::nullopt);
+    }
+  }
+  const RooflineEvidence& r = inputs.roofline;
+  facts.set("gap.compute", r.gaps.compute);
+  facts.set("gap.memory", r.gaps.memory);
+  facts.set("gap.latency", r.gaps.latency);
+  facts.set("bound", r.bound);
+  facts.set("high_throughput", r.high_throughput);
+  facts.set("near_peak", r.near_peak);
+  facts.set("arithmetic_intensity", r.arithmetic_intensity ? std::optional<FactValue>(*r.arithmetic_intensity) : std::nullopt);
+  facts.set("ridge_point", r.ridge_point);
+  facts.set("compute_utilization", r.compute_utilization);
+  facts.set("memory_utilization", r.memory_utilization);
+  facts.set("arch", static_cast<double>(inputs.arch));
+  facts.set("spec.fp32_exact", inputs.fp32_exact ? std::optional<FactValue>(*inputs.fp32_exact) : std::nullopt);
+  facts.set("spec.dtype", inputs.dtype.empty() ? std::nullopt : std::optional<FactValue>(inputs.dtype));
+  return facts;
+}
+
+Plan plan_methods(const MethodCatalog& catalog, const PlanInputs& inputs) {
+  const Facts facts = plan_facts(inputs);
+  Scan scan{catalog, inputs, facts, {}};
+  for (const HistoryEntry& entry : inputs.history) {
+    const Method* method = catalog.find(entry.id);
+    if (method != nullptr && entry.status == "effective") scan.kept.push_back(method);
+  }
+  Plan plan{.arch = inputs.arch, .degraded_evidence = inputs.profile.degraded, .bound = inputs.roofline.bound,
+            .ceiling = ceiling_sentence(inputs)};
+  int unspent = 0;
+  for (Axis axis : roofline::kAxes) {
+    AxisPlan& axis_plan = plan.axes[static_cast<size_t>(axis)];
+    axis_plan.axis = axis;
+    axis_plan.budget = inputs.roofline.budget.of(axis);
+    scan_axis(axis_plan, axis_plan.budget, false, scan);
+    axis_plan.unspent = axis_plan.budget - static_cast<int>(axis_plan.chosen.size());
+    unspent += axis_plan.unspent;
+  }
+  for (Axis axis : receiving_axes(inputs.roofline.bound)) {
+    AxisPlan& axis_plan = plan.axes[static_cast<size_t>(axis)];
+    const size_t before = axis_plan.chosen.size();
+    scan_axis(axis_plan, unspent, true, scan);
+    const int taken = static_cast<int>(axis_plan.chosen.size() - before);
+    axis_plan.received += taken;
+    unspent -= taken;
+  }
+  if (inputs.roofline.near_peak) plan.note = "near peak on every axis: little left to win";
+  else if (inputs.roofline.budget.total() == 0) plan.note = "no axis has a gap of 10 % or more";
+  if (plan.degraded_evidence) plan.note += (plan.note.empty() ? "" : "; ") + std::string("no counters: only roofline facts were used");
+  return plan;
+}
+
+namespace {
+
+nlohmann::json values_json(const std::map<std::string, FactValue>& values) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, value] : values) {
+    std::visit([&](const auto& v) { out[name] = v; }, value);
+  }
+  return out;
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& out, const Plan& plan) {
+  nlohmann::json axes = nlohmann::json::object();
+  nlohmann::json budget = nlohmann::json::object();
+  for (const AxisPlan& axis : plan.axes) {
+    nlohmann::json chosen = nlohmann::json::array();
+    for (const Chosen& c : axis.chosen) {
+      chosen.push_back({{"id", c.id}, {"trigger", c.trigger}, {"values", values_json(c.values)}, {"macro", c.macro},
+                        {"signature", c.signature}, {"change", c.change}, {"from_unspent_budget", c.spilled}});
+    }
+    nlohmann::json passed = nlohmann::json::array();
+    for (const PassedOver& p : axis.passed_over) {
+      passed.push_back({{"id", p.id}, {"reason", p.reason}, {"detail", p.detail}, {"values", values_json(p.values)},
+                        {"missing", p.missing}});
+    }
+    const std::string name(roofline::to_string(axis.axis));
+    budget[name] = axis.budget;
+    axes[name] = {{"budget", axis.budget}, {"received", axis.received}, {"unspent", axis.unspent},
+                  {"chosen", chosen}, {"passed_over", passed}};
+  }
+  out = {{"schema", "kopt.plan/1"},     {"arch", fmt::format("sm_{}", plan.arch)},
+         {"degraded_evidence", plan.degraded_evidence}, {"bound", plan.bound},
+         {"ceiling", plan.ceiling},       {"note", plan.note},
+         {"budget", budget},              {"axes", axes}};
+}
+
+}  // namespace kopt::catalog

@@ -1,0 +1,89 @@
+#include "kopt/catalog/method_catalog.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kopt/core/error.hpp"
+
+namespace kopt::catalog {
+namespace {
+
+TEST(MethodCatalog, TheShippedCatalogLoadsWithFortyMethodsOverThreeAxes) {
+  const MethodCatalog catalog = load_method_catalog();
+  EXPECT_GE(catalog.methods.size(), 40u);
+  std::map<roofline::Axis, int> per_axis;
+  for (const Method& method : catalog.methods) ++per_axis[method.axis];
+  for (roofline::Axis axis : roofline::kAxes) EXPECT_GE(per_axis[axis], 10) << roofline::to_string(axis);
+  const Method* tiling = catalog.find("memory.tiling_smem");
+  ASSERT_NE(tiling, nullptr);
+  EXPECT_EQ(tiling->macro, "KOPT_USE_SMEM_TILING");  // DESIGN.md §1's example
+  EXPECT_EQ(tiling->signature, "shared_memory");
+}
+
+TEST(MethodCatalog, ArchitectureAndFeaturesGateMethods) {
+  const MethodCatalog catalog = load_method_catalog();
+  const Method& wgmma = *catalog.find("compute.tensor_core_wgmma");
+  EXPECT_FALSE(catalog.arch_obstacle(wgmma, 90));
+  EXPECT_THAT(catalog.arch_obstacle(wgmma, 80).value_or(""), testing::HasSubstr("sm_90"));
+  EXPECT_THAT(catalog.arch_obstacle(wgmma, 100).value_or(""), testing::HasSubstr("wgmma"));  // sm_90a only
+  EXPECT_TRUE(catalog.conflict(*catalog.find("memory.smem_swizzle"), *catalog.find("memory.smem_padding")));
+}
+
+const char* kValid = R"(
+schema_version = 1
+[features.tma]
+min_arch = 90
+[methods."memory.a"]
+axis = "memory"
+priority = 10
+min_arch = 70
+trigger = "dram_throughput > 0.5"
+signature = "none"
+macro = "KOPT_USE_A"
+change = ["one", "two"]
+)";
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_method_catalog(text, "m.toml", load_sass_signatures(), known_condition_names());
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::bad_input);
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string with(std::string_view from, std::string_view to) {
+  std::string text = kValid;
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+
+TEST(MethodCatalog, AValidEntryLoads) { EXPECT_EQ(error_of(kValid), "no error"); }
+
+TEST(MethodCatalog, MalformedEntriesAreNamedWithFileAndEntry) {
+  EXPECT_THAT(error_of(with("priority = 10", "priority = 10\ncolour = 1")),
+              testing::AllOf(testing::HasSubstr("m.toml:"), testing::HasSubstr("memory.a: unknown key \"colour\"")));
+  EXPECT_THAT(error_of(with("axis = \"memory\"", "axis = \"speed\"")), testing::HasSubstr("memory.a: unknown axis"));
+  EXPECT_THAT(error_of(with("axis = \"memory\"", "axis = \"compute\"")), testing::HasSubstr("must be compute.<name>"));
+  EXPECT_THAT(error_of(with("priority = 10\n", "")), testing::HasSubstr("memory.a: priority is required"));
+  EXPECT_THAT(error_of(with("KOPT_USE_A", "USE_A")), testing::HasSubstr("KOPT_USE_[A-Z0-9_]+"));
+  EXPECT_THAT(error_of(with("\"none\"", "\"no_such\"")), testing::HasSubstr("unknown SASS signature"));
+  EXPECT_THAT(error_of(with("dram_throughput > 0.5", "dram_throughput >")), testing::HasSubstr("memory.a: trigger"));
+  EXPECT_THAT(error_of(with("dram_throughput", "dram_thruput")), testing::HasSubstr("unknown concept \"dram_thruput\""));
+  EXPECT_THAT(error_of(with("min_arch = 70", "min_arch = 70\nfeatures = [\"warp_drive\"]")),
+              testing::HasSubstr("unknown feature"));
+  EXPECT_THAT(error_of(with("min_arch = 70", "min_arch = 70\nconflicts = [\"memory.zzz\"]")),
+              testing::HasSubstr("conflicts with unknown method \"memory.zzz\""));
+  EXPECT_THAT(error_of(with("[\"one\", \"two\"]", "[\"one\"]")), testing::HasSubstr("two lines"));
+}
+
+TEST(MethodCatalog, APriorityIsUniqueWithinItsAxis) {
+  std::string text = kValid;
+  std::string second = text.substr(text.find("[methods."));
+  second.replace(second.find("memory.a"), 8, "memory.b");
+  EXPECT_THAT(error_of(text + second), testing::HasSubstr("priority 10 is also memory."));
+}
+
+}  // namespace
+}  // namespace kopt::catalog

@@ -1,0 +1,153 @@
+#include "kopt/catalog/planner.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "kopt/catalog/methods_validator.hpp"
+#include "kopt/core/files.hpp"
+
+namespace kopt::catalog {
+namespace {
+
+using roofline::Axis;
+
+// The evidence of a captured H200 report: concepts through the metric map, the roofline from
+// them against the H200 datasheet ceilings (4.8e12 B/s, 67e12 FP32 FLOP/s).
+PlanInputs h200_inputs(const std::string& kernel) {
+  const profile::NcuReport report = profile::parse_ncu_raw_csv(
+      read_file(std::string(KOPT_FIXTURES_DIR) + "/ncu/ncu2025.3.1_h200_sm90_raw_" + kernel + ".csv"));
+  static const profile::MetricMap map = *profile::load_metric_map("2025.3.1", "sm_90");
+  const auto concepts = profile::resolve_concepts(map, report.launches.at(0));
+  auto value = [&](const std::string& name) { return concepts.at(name).value.value(); };
+  double largest_stall = 0;
+  for (const auto& [name, resolved] : concepts) {
+    if (name.starts_with("stall_") && resolved.value) largest_stall = std::max(largest_stall, *resolved.value);
+  }
+  const roofline::RooflinePoint point = roofline::place_on_roofline(
+      {.achieved_flop_per_second = value("fp32_flop_per_second"),
+       .achieved_bytes_per_second = value("dram_bytes_per_second"),
+       .peak_flop_per_second = 67e12,
+       .peak_bytes_per_second = 4.8e12,
+       .sm_throughput = value("sm_throughput"),
+       .memory_throughput = value("memory_throughput"),
+       .largest_stall_share = largest_stall,
+       .waves_per_sm = value("waves_per_sm")});
+  return PlanInputs{.profile = profile_evidence(concepts, "sm_90"), .roofline = roofline_evidence(point), .arch = 90,
+                    .fp32_exact = true, .dtype = "fp32"};
+}
+
+std::vector<std::string> chosen_ids(const AxisPlan& axis) {
+  std::vector<std::string> ids;
+  for (const Chosen& c : axis.chosen) ids.push_back(c.id);
+  return ids;
+}
+
+const PassedOver* passed(const AxisPlan& axis, std::string_view id) {
+  for (const PassedOver& p : axis.passed_over) {
+    if (p.id == id) return &p;
+  }
+  return nullptr;
+}
+
+const MethodCatalog& catalog() {
+  static const MethodCatalog loaded = load_method_catalog();
+  return loaded;
+}
+
+TEST(Planner, NaiveSgemmGetsSharedMemoryAndRegisterTilingNotTensorCores) {
+  const PlanInputs inputs = h200_inputs("sgemm_naive");
+  // L1 at 96 %: memory-bound with a 4 % memory gap, so the roofline gives memory no budget;
+  // the latency methods are ruled out (a saturated memory pipe) and their budget moves there.
+  EXPECT_EQ(inputs.roofline.bound, "memory");
+  EXPECT_EQ(inputs.roofline.budget.methods, (std::array<int, 3>{1, 0, 2}));
+  const Plan plan = plan_methods(catalog(), inputs);
+  const AxisPlan& compute = plan.axes[static_cast<size_t>(Axis::compute)];
+  const AxisPlan& memory = plan.axes[static_cast<size_t>(Axis::memory)];
+  const AxisPlan& latency = plan.axes[static_cast<size_t>(Axis::latency)];
+  EXPECT_THAT(chosen_ids(compute), testing::ElementsAre("compute.register_tiling"));
+  EXPECT_THAT(chosen_ids(memory), testing::Contains("memory.tiling_smem"));
+  EXPECT_TRUE(chosen_ids(latency).empty());
+  for (const char* tensor : {"compute.tensor_core_wgmma", "compute.tensor_core_mma_sync", "compute.tensor_core_tf32"}) {
+    const PassedOver* p = passed(compute, tensor);
+    ASSERT_NE(p, nullptr) << tensor;
+    EXPECT_EQ(p->reason, "skip") << tensor;
+  }
+  EXPECT_EQ(passed(compute, "compute.tensor_core_tf32")->detail, "spec.fp32_exact");
+  EXPECT_EQ(passed(latency, "latency.ilp_multiple_elements")->reason, "skip");
+  EXPECT_NEAR(std::get<double>(compute.chosen[0].values.at("fp32_pipe")), 0.10, 0.01);
+}
+
+TEST(Planner, WithoutExactFp32TheSgemmIsOfferedTf32TensorCores) {
+  PlanInputs inputs = h200_inputs("sgemm_naive");
+  inputs.fp32_exact = false;
+  const Plan plan = plan_methods(catalog(), inputs);
+  EXPECT_THAT(chosen_ids(plan.axes[0]), testing::ElementsAre("compute.tensor_core_wgmma"));
+  inputs.arch = 80;  // no wgmma on sm_80: the TF32 mma.sync path
+  EXPECT_THAT(chosen_ids(plan_methods(catalog(), inputs).axes[0]), testing::ElementsAre("compute.tensor_core_tf32"));
+}
+
+TEST(Planner, VectorAddGetsNoComputeMethodAndItsDistanceToTheMemoryCeiling) {
+  const PlanInputs inputs = h200_inputs("vector_add");
+  const Plan plan = plan_methods(catalog(), inputs);
+  EXPECT_EQ(plan.bound, "memory");
+  EXPECT_TRUE(plan.axes[static_cast<size_t>(Axis::compute)].chosen.empty());
+  EXPECT_THAT(chosen_ids(plan.axes[static_cast<size_t>(Axis::memory)]), testing::Contains("memory.vectorized_access"));
+  EXPECT_THAT(plan.ceiling, testing::HasSubstr("memory-bound at 70 % of the nearest measured memory ceiling"));
+}
+
+TEST(Planner, SkipsWhatWasTriedAndWhatConflictsWithAKeptMethod) {
+  PlanInputs inputs = h200_inputs("sgemm_naive");
+  inputs.history = {{"memory.tiling_smem", "effective", 1}, {"compute.register_tiling", "implementation_failed", 1}};
+  const Plan plan = plan_methods(catalog(), inputs);
+  EXPECT_EQ(passed(plan.axes[1], "memory.tiling_smem")->reason, "tried");
+  EXPECT_EQ(passed(plan.axes[0], "compute.register_tiling")->detail, "implementation_failed in iteration 1");
+  EXPECT_THAT(chosen_ids(plan.axes[1]), testing::Not(testing::Contains("memory.tiling_smem")));
+}
+
+TEST(Planner, DegradedEvidenceUsesNoCounters) {
+  PlanInputs inputs = h200_inputs("sgemm_naive");
+  inputs.profile.degraded = true;
+  const Plan plan = plan_methods(catalog(), inputs);
+  EXPECT_TRUE(plan.degraded_evidence);
+  for (const AxisPlan& axis : plan.axes) {
+    for (const Chosen& c : axis.chosen) {
+      for (const auto& [name, value] : c.values) EXPECT_EQ(catalog().find(c.id) != nullptr, true) << name;
+    }
+    for (const PassedOver& p : axis.passed_over) EXPECT_NE(p.reason, "trigger_not_met_by_counters");
+  }
+  EXPECT_EQ(passed(plan.axes[1], "memory.tiling_smem")->reason, "missing_metrics");
+  nlohmann::json document = plan;
+  EXPECT_EQ(document["degraded_evidence"], true);
+  EXPECT_EQ(document["schema"], "kopt.plan/1");
+}
+
+TEST(MethodsValidator, NamesEachViolation) {
+  const PlanInputs inputs = h200_inputs("sgemm_naive");
+  const std::vector<Violation> violations = validate_methods(
+      catalog(),
+      {"memory.tiling_smem", "compute.tensor_core_tf32", "memory.no_such", "memory.smem_padding", "memory.smem_swizzle",
+       "memory.tiling_smem"},
+      inputs);
+  std::vector<std::string> rules;
+  for (const Violation& v : violations) rules.push_back(v.rule + " " + v.id);
+  EXPECT_THAT(rules, testing::UnorderedElementsAre("skip compute.tensor_core_tf32", "unknown_id memory.no_such",
+                                                   "conflict memory.smem_swizzle", "duplicate memory.tiling_smem",
+                                                   "budget "));
+}
+
+TEST(MethodsValidator, ThePlannersOwnChoiceIsValid) {
+  PlanInputs inputs = h200_inputs("sgemm_naive");
+  const Plan plan = plan_methods(catalog(), inputs);
+  std::vector<std::string> ids;
+  for (const AxisPlan& axis : plan.axes) {
+    for (const Chosen& c : axis.chosen) ids.push_back(c.id);
+  }
+  EXPECT_TRUE(validate_methods(catalog(), ids, inputs).empty());
+  inputs.arch = 80;
+  EXPECT_EQ(validate_methods(catalog(), {"memory.tma_load"}, inputs).at(0).rule, "arch");
+}
+
+}  // namespace
+}  // namespace kopt::catalog
