@@ -13,6 +13,7 @@
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/run/device_buffer.hpp"
+#include "kopt/run/device_probe.hpp"
 #include "kopt/run/worker_launcher.hpp"
 
 namespace kopt::measure {

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "kopt/measure/peaks.hpp"
 #include "kopt/profile/launch_aggregate.hpp"
 #include "kopt/roofline/roofline.hpp"
