@@ -606,8 +606,8 @@ class TorchSampler:
     different byte each time, and wait; CUDA events on the current stream bracket one call;
     a device-wide synchronize waits for work on any stream; the host clock runs around it."""
 
-    def __init__(self, torch, call, mode, l2_bytes, clock=time.perf_counter):
-        self.torch, self.call, self.clock = torch, call, clock
+    def __init__(self, torch, call, mode, l2_bytes, clock=time.perf_counter, prepare=None):
+        self.torch, self.call, self.clock, self.prepare = torch, call, clock, prepare
         self.flush = None
         if mode == "cold" and l2_bytes > 0:
             self.flush = torch.empty(int(l2_bytes), dtype=torch.uint8, device="cuda")
@@ -618,6 +618,8 @@ class TorchSampler:
     def __call__(self):
         torch = self.torch
         self.round += 1
+        if self.prepare is not None:  # untimed: before the flush and the events
+            self.prepare()
         if self.flush is not None:
             self.flush.fill_(self.round & 0xFF)
         torch.cuda.synchronize()
@@ -630,16 +632,15 @@ class TorchSampler:
         return self.start.elapsed_time(self.stop) * 1e-3, host_seconds
 
 
-def restoring(backend, kwargs, params, function):
-    """function(**kwargs), with in-out buffers put back first so every call starts alike."""
+def in_out_restorer(backend, kwargs, params):
+    """A function that puts in-out buffers back as they are now, so every call starts alike."""
     saved = [(kwargs[p["name"]], backend.copy(kwargs[p["name"]]))
              for p in params if p["kind"] == "buffer" and p["role"] == "inout"]
 
-    def call():
+    def restore():
         for buffer, original in saved:
             backend.assign(buffer, original)
-        function(**kwargs)
-    return call
+    return restore
 
 
 def time_reference(backend, function, kwargs, params, settings):
@@ -647,8 +648,8 @@ def time_reference(backend, function, kwargs, params, settings):
     about = {"backend": backend.name, "device": backend.device, "interleaved": False}
     if backend.name != "torch":
         return dict(about, timed=False, reason=NOT_TIMED_ON_CPU)
-    call = restoring(backend, kwargs, params, function)
-    sampler = TorchSampler(backend.torch, call, settings["mode"], settings["l2_bytes"])
+    sampler = TorchSampler(backend.torch, lambda: function(**kwargs), settings["mode"],
+                           settings["l2_bytes"], prepare=in_out_restorer(backend, kwargs, params))
     first_call_seconds = None
     for _ in range(max(1, int(settings["warmup_calls"]))):
         _, host_seconds = sampler()

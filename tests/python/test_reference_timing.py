@@ -184,13 +184,15 @@ def test_torch_sampler_flushes_then_brackets_one_call_with_events_and_a_device_s
     def call():
         torch.log.append("call")
         clock.now += 2e-3
-    sampler = runner.TorchSampler(torch, call, "cold", 50 << 20, clock)
+    sampler = runner.TorchSampler(torch, call, "cold", 50 << 20, clock,
+                                  prepare=lambda: torch.log.append("restore in-out"))
     assert sampler.flush.size == 50 << 20
     gpu, host = sampler()
-    assert torch.log == ["flush 1", "synchronize", "record", "call", "record", "synchronize"]
+    assert torch.log == ["restore in-out", "flush 1", "synchronize", "record", "call", "record",
+                         "synchronize"]
     assert gpu == pytest.approx(2e-3) and host == pytest.approx(2e-3)
     sampler()
-    assert torch.log[6] == "flush 2"  # a different byte each time
+    assert torch.log[8] == "flush 2"  # a different byte each time
 
 
 def test_warm_mode_does_not_flush():
@@ -233,3 +235,46 @@ def test_bad_time_object_is_refused_before_the_reference_runs(tmp_path):
     assert process.returncode == 2
     assert "REFERENCE_ERROR: manifest: time mode must be" in process.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_in_out_buffers_are_put_back_before_each_call():
+    x = np.arange(3, dtype=np.float32)
+    kwargs = {"x": x, "n": 3}
+    params = [{"name": "x", "kind": "buffer", "role": "inout"}, {"name": "n", "kind": "scalar"}]
+    restore = runner.in_out_restorer(runner.NumpyBackend(np, []), kwargs, params)
+    x += 10  # what a reference call does to an in-out buffer
+    restore()
+    np.testing.assert_array_equal(kwargs["x"], [0, 1, 2])
+    assert kwargs["x"] is x  # in place: the reference keeps getting the same buffer
+
+
+class FakeTorchBackend:
+    name, device = "torch", "cuda"
+
+    def __init__(self, torch):
+        self.torch = torch
+
+    def copy(self, array):
+        return array.copy()
+
+    def assign(self, out, value):
+        out[...] = value
+
+
+def test_timed_result_has_every_sample_the_stop_reason_and_the_backend():
+    clock = FakeClock()
+    torch = FakeTorch(clock)
+    calls = []
+
+    def reference(y):
+        calls.append(1)
+        clock.now += 10e-3  # 10 ms per call on the fake GPU clock
+    timing = runner.time_reference(FakeTorchBackend(torch), reference, {"y": np.zeros(2)}, [],
+                                   settings(l2_bytes=1 << 20, warmup_calls=2))
+    assert timing["timed"] is True and timing["interleaved"] is False
+    assert (timing["backend"], timing["device"], timing["mode"]) == ("torch", "cuda", "cold")
+    assert timing["l2_flush_bytes"] == 1 << 20 and timing["stop_reason"] == "converged"
+    assert timing["samples_seconds"] == pytest.approx([10e-3] * 50)  # 0.5 s of GPU time
+    assert len(timing["host_seconds"]) == 50 and timing["first_call_seconds"] >= 0
+    assert len(calls) == 2 + 50  # the warm-up calls are not samples
+    json.dumps(timing)  # what the runner prints must be JSON
