@@ -87,8 +87,8 @@ def load_manifest(path):
         raise RunnerError("manifest: device must be \"auto\", \"cpu\" or \"cuda\", got %r"
                           % (manifest.get("device"),))
     cuda_device = manifest.get("cuda_device")
-    if cuda_device is not None and (isinstance(cuda_device, bool) or not isinstance(cuda_device, int)
-                                    or cuda_device < 0):
+    if cuda_device is not None and (isinstance(cuda_device, bool)
+                                    or not isinstance(cuda_device, int) or cuda_device < 0):
         raise RunnerError("manifest: cuda_device must be a GPU ordinal, got %r" % (cuda_device,))
     time_settings(manifest)
     params = manifest.get("params")

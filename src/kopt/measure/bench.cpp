@@ -255,7 +255,9 @@ json verdict_to_json(const PairVerdict& p) {
           {"interleaved", p.interleaved}};
 }
 
-json untimed_to_json(const UntimedVariant& u) { return {{"label", u.label}, {"case", u.case_name}, {"reason", u.reason}}; }
+json untimed_to_json(const UntimedVariant& u) {
+  return {{"label", u.label}, {"case", u.case_name}, {"reason", u.reason}};
+}
 
 }  // namespace
 

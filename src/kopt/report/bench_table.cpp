@@ -45,7 +45,8 @@ std::string variant_row(const measure::BenchReport& report, const measure::Varia
 
 std::string stop_line(const measure::VariantReport& v, std::size_t width) {
   // No SM clock for a .py reference: the runner has no clock probe.
-  std::string clock = v.samples.sm_clock_mhz.empty() ? "not measured" : fmt::format("{:.0f} MHz", v.median_sm_clock_mhz);
+  std::string clock =
+      v.samples.sm_clock_mhz.empty() ? "not measured" : fmt::format("{:.0f} MHz", v.median_sm_clock_mhz);
   return fmt::format("  {:<{}}  stopped: {}; {} throttled samples discarded; SM clock {}\n", "", width,
                      v.samples.stop_reason, v.samples.throttled_discarded, clock);
 }
