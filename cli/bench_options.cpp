@@ -18,7 +18,8 @@ void add_bench_options(CLI::App& app, BenchConfig& c) {
   app.add_option("--max-time", c.max_time, "Stop sampling a case after this many seconds")->check(CLI::PositiveNumber);
   app.add_option("--min-effect", c.min_effect_percent, "Smallest difference, in percent, called faster or slower")
       ->check(CLI::PositiveNumber);
-  app.add_flag("--no-reference", c.no_reference, "Do not time a .cu reference beside the kernels");
+  app.add_flag("--no-reference", c.no_reference,
+               "Do not time the reference (a .cu one beside the kernels, a .py one after them)");
   app.add_option("--out", c.out, "Where to write bench.json (default: beside the first kernel)");
   add_common_options(app, c.common);
 }

@@ -8,6 +8,11 @@ reference's `reference(**kwargs)` (or a LeetGPU-style `Challenge().reference_imp
 and saves every output as a 1-D .npy file. Several manifests share one process, so torch and
 each reference module are imported once. See DESIGN.md sections 2 and 4.
 
+A manifest with a "time" object (see TIME_DEFAULTS) also times the reference the way kopt's
+worker times a kernel (cold L2, CUDA events, the same stopping rule) and adds a "timing"
+object to its JSON line: every sample in seconds and the stop reason, or, on the numpy
+backend, "timed": false and the reason (CPU time is not comparable with a kernel's).
+
 Exit codes: 0 ok (one JSON line per manifest on stdout, in order); 2 the reference failed or
 a manifest/file is bad; 3 the environment is missing something (numpy; for bf16/fp8 without
 torch, ml_dtypes). The first failure stops the run: stdout stays empty and the last line of
@@ -81,6 +86,11 @@ def load_manifest(path):
     if manifest.get("device", "auto") not in ("auto", "cpu", "cuda"):
         raise RunnerError("manifest: device must be \"auto\", \"cpu\" or \"cuda\", got %r"
                           % (manifest.get("device"),))
+    cuda_device = manifest.get("cuda_device")
+    if cuda_device is not None and (isinstance(cuda_device, bool)
+                                    or not isinstance(cuda_device, int) or cuda_device < 0):
+        raise RunnerError("manifest: cuda_device must be a GPU ordinal, got %r" % (cuda_device,))
+    time_settings(manifest)
     params = manifest.get("params")
     if not isinstance(params, list):
         raise RunnerError("manifest: missing \"params\" list")
@@ -190,6 +200,9 @@ class NumpyBackend:
     def synchronize(self):
         pass
 
+    def copy(self, array):
+        return array.copy()
+
     def to_numpy(self, array):
         return array
 
@@ -200,9 +213,11 @@ class TorchBackend:
     name = "torch"
     device = "cuda"
 
-    def __init__(self, np, torch):
+    def __init__(self, np, torch, cuda_device=None):
         self.np = np
         self.torch = torch
+        if cuda_device is not None:  # the GPU kopt's worker uses: "cuda" means this one
+            torch.cuda.set_device(cuda_device)
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
         if hasattr(torch, "set_float32_matmul_precision"):
@@ -262,8 +277,11 @@ class TorchBackend:
     def synchronize(self):
         self.torch.cuda.synchronize()
 
+    def copy(self, tensor):
+        return tensor.clone()
 
-def choose_backend(np, device, params):
+
+def choose_backend(np, device, params, cuda_device=None):
     if device in ("auto", "cuda"):
         torch = None
         try:
@@ -272,7 +290,7 @@ def choose_backend(np, device, params):
         except Exception:  # a broken torch install is the same as none
             cuda = False
         if cuda:
-            return TorchBackend(np, torch)
+            return TorchBackend(np, torch, cuda_device)
         if device == "cuda":
             raise RunnerError("device \"cuda\" needs torch with a CUDA GPU; none is available",
                               EXIT_ENVIRONMENT)
@@ -475,6 +493,174 @@ def save_outputs(np, backend, kwargs, outputs):
         save_npy(np, param["output_path"], array)
 
 
+# ---------------------------------------------------------------- timing
+
+NOT_TIMED_ON_CPU = "not timed: numpy reference runs on the CPU"
+TIME_MODES = ("cold", "warm")
+# The manifest's "time" object: what it may hold, and the defaults (kopt's StoppingSettings).
+TIME_DEFAULTS = {"mode": "cold", "target_relative_stdev": 0.005, "min_samples": 10,
+                 "min_gpu_seconds": 0.5, "timeout_seconds": 15.0, "max_samples": 100000,
+                 "l2_bytes": 0, "warmup_calls": 1}
+
+
+def time_settings(manifest):
+    """The manifest's "time" object with defaults filled in, or None when it asks no timing."""
+    given = manifest.get("time")
+    if given is None:
+        return None
+    if not isinstance(given, dict):
+        raise RunnerError("manifest: \"time\" must be an object")
+    unknown = sorted(set(given) - set(TIME_DEFAULTS))
+    if unknown:
+        raise RunnerError("manifest: unknown \"time\" field(s) %s" % ", ".join(unknown))
+    settings = dict(TIME_DEFAULTS, **given)
+    if settings["mode"] not in TIME_MODES:
+        raise RunnerError("manifest: time mode must be \"cold\" or \"warm\", got %r"
+                          % (settings["mode"],))
+    for key in TIME_DEFAULTS:
+        value = settings[key]
+        if key != "mode" and (isinstance(value, bool) or not isinstance(value, (int, float))
+                              or value < 0):
+            raise RunnerError("manifest: time %s must be a non-negative number, got %r"
+                              % (key, value))
+    return settings
+
+
+class StoppingCriterion:
+    """kopt's stopping rule (src/kopt/measure/stopping_criterion.hpp), the same decisions in
+    the same order, so a Python reference stops where a .cu variant would."""
+
+    STABLE_BAND = 0.05    # "stable": within this relative distance of the current value...
+    STABLE_CHECKS = 10    # ...for this many checks, reaching back 2 * min_samples samples
+
+    def __init__(self, settings):
+        self.settings = settings
+        self.count = 0
+        self.total_seconds = 0.0
+        self.mean = 0.0
+        self.m2 = 0.0           # Welford: sum of squared deviations from the mean
+        self.history = []       # (relative stdev, count) at each check once minimums are met
+
+    def add_sample(self, seconds):
+        self.count += 1
+        self.total_seconds += seconds
+        delta = seconds - self.mean
+        self.mean += delta / self.count
+        self.m2 += delta * (seconds - self.mean)
+
+    def relative_stdev(self):
+        if self.count < 2 or self.mean == 0:
+            return 0.0
+        return (self.m2 / (self.count - 1)) ** 0.5 / self.mean
+
+    def minimums_met(self):
+        return (self.count >= max(self.settings["min_samples"], 2)
+                and self.total_seconds >= self.settings["min_gpu_seconds"])
+
+    def noise_stable(self, current):
+        span = 2 * self.settings["min_samples"]
+        checks = 0
+        for value, count in reversed(self.history):
+            if abs(value - current) > self.STABLE_BAND * current:
+                return False
+            checks += 1
+            if checks >= self.STABLE_CHECKS and count + span <= self.count:
+                return True
+        return False
+
+    def check(self, elapsed_wall_seconds):
+        """The stop reason, or None to go on."""
+        if self.count >= self.settings["max_samples"]:
+            return "max_samples"
+        minimums = self.minimums_met()
+        current = self.relative_stdev()
+        if minimums and current <= self.settings["target_relative_stdev"]:
+            return "converged"
+        if minimums and (not self.history or self.history[-1][1] < self.count):
+            self.history.append((current, self.count))
+        if elapsed_wall_seconds >= self.settings["timeout_seconds"]:
+            return "timeout"
+        if minimums and self.noise_stable(current):
+            return "noise_stable_above_target"
+        return None
+
+
+def sample_until_stopped(take_sample, settings, clock=time.perf_counter):
+    """Calls take_sample() -> (event seconds, host seconds) until the stopping rule says stop.
+    `clock` gives the wall time for the timeout; tests pass fakes for both."""
+    criterion = StoppingCriterion(settings)
+    gpu, host = [], []
+    began = clock()
+    while True:
+        event_seconds, host_seconds = take_sample()
+        gpu.append(event_seconds)
+        host.append(host_seconds)
+        criterion.add_sample(event_seconds)
+        reason = criterion.check(clock() - began)
+        if reason is not None:
+            return {"samples_seconds": gpu, "host_seconds": host, "stop_reason": reason}
+
+
+class TorchSampler:
+    """One sample as kopt's worker takes one: (cold) write a reused L2-sized buffer, a
+    different byte each time, and wait; CUDA events on the current stream bracket one call;
+    a device-wide synchronize waits for work on any stream; the host clock runs around it."""
+
+    def __init__(self, torch, call, mode, l2_bytes, clock=time.perf_counter, prepare=None):
+        self.torch, self.call, self.clock, self.prepare = torch, call, clock, prepare
+        self.flush = None
+        if mode == "cold" and l2_bytes > 0:
+            self.flush = torch.empty(int(l2_bytes), dtype=torch.uint8, device="cuda")
+        self.start = torch.cuda.Event(enable_timing=True)
+        self.stop = torch.cuda.Event(enable_timing=True)
+        self.round = 0
+
+    def __call__(self):
+        torch = self.torch
+        self.round += 1
+        if self.prepare is not None:  # untimed: before the flush and the events
+            self.prepare()
+        if self.flush is not None:
+            self.flush.fill_(self.round & 0xFF)
+        torch.cuda.synchronize()
+        host_start = self.clock()
+        self.start.record()
+        self.call()
+        self.stop.record()
+        torch.cuda.synchronize()
+        host_seconds = self.clock() - host_start
+        return self.start.elapsed_time(self.stop) * 1e-3, host_seconds
+
+
+def in_out_restorer(backend, kwargs, params):
+    """A function that puts in-out buffers back as they are now, so every call starts alike."""
+    saved = [(kwargs[p["name"]], backend.copy(kwargs[p["name"]]))
+             for p in params if p["kind"] == "buffer" and p["role"] == "inout"]
+
+    def restore():
+        for buffer, original in saved:
+            backend.assign(buffer, original)
+    return restore
+
+
+def time_reference(backend, function, kwargs, params, settings):
+    """The "timing" object of the result: every sample, or why there are none."""
+    about = {"backend": backend.name, "device": backend.device, "interleaved": False}
+    if backend.name != "torch":
+        return dict(about, timed=False, reason=NOT_TIMED_ON_CPU)
+    sampler = TorchSampler(backend.torch, lambda: function(**kwargs), settings["mode"],
+                           settings["l2_bytes"], prepare=in_out_restorer(backend, kwargs, params))
+    first_call_seconds = None
+    for _ in range(max(1, int(settings["warmup_calls"]))):
+        _, host_seconds = sampler()
+        if first_call_seconds is None:
+            first_call_seconds = host_seconds
+    result = sample_until_stopped(sampler, settings)
+    return dict(about, timed=True, mode=settings["mode"],
+                l2_flush_bytes=settings["l2_bytes"] if sampler.flush is not None else 0,
+                first_call_seconds=first_call_seconds, **result)
+
+
 # ---------------------------------------------------------------- main
 
 def run(manifest_path):
@@ -486,26 +672,39 @@ def run(manifest_path):
     manifest = load_manifest(manifest_path)
     params = manifest["params"]
     outputs = [p for p in params if is_output(p)]
-    backend = choose_backend(np, manifest.get("device", "auto"), params)
+    backend = choose_backend(np, manifest.get("device", "auto"), params,
+                             manifest.get("cuda_device"))
     kwargs = build_arguments(np, backend, params)
     path = manifest["reference"]
-    try:
+    with reference_errors(path):
         function = find_callable(load_reference(path), path)
         backend.synchronize()
         start = time.perf_counter()
         result = function(**kwargs)
         backend.synchronize()
         seconds = time.perf_counter() - start
+    copy_returned(backend, kwargs, returned_outputs(result, outputs))
+    backend.synchronize()
+    check_written(backend, kwargs, outputs)
+    save_outputs(np, backend, kwargs, outputs)
+    summary = {"backend": backend.name, "device": backend.device, "seconds": seconds}
+    settings = time_settings(manifest)
+    if settings is not None:  # after the outputs are saved: timing calls it many more times
+        with reference_errors(path):
+            summary["timing"] = time_reference(backend, function, kwargs, params, settings)
+    return summary
+
+
+@contextlib.contextmanager
+def reference_errors(path):
+    """An exception from the reference becomes `ref.py:LINE: Type: message`."""
+    try:
+        yield
     except RunnerError:
         raise
     except BaseException as error:  # SystemExit and KeyboardInterrupt from a reference, too
         traceback.print_exc(file=sys.stderr)
         raise RunnerError(reference_error_line(error, path))
-    copy_returned(backend, kwargs, returned_outputs(result, outputs))
-    backend.synchronize()
-    check_written(backend, kwargs, outputs)
-    save_outputs(np, backend, kwargs, outputs)
-    return {"backend": backend.name, "device": backend.device, "seconds": seconds}
 
 
 def main(argv):

@@ -6,6 +6,7 @@
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/measure/reference_timing.hpp"
 #include "kopt/run/worker_launcher.hpp"
 #include "kopt/run/device_probe.hpp"
 #include "kopt/spec/problem_work.hpp"
@@ -113,6 +114,63 @@ std::vector<std::string> flags_of(const VariantReport& v) {
   return flags;
 }
 
+const spec::BoundCase& case_named(const spec::Problem& problem, const std::string& name) {
+  return *std::find_if(problem.cases.begin(), problem.cases.end(), [&](const auto& c) { return c.name == name; });
+}
+
+// Summarizes one variant's samples and records what it is flagged for.
+void add_variant(BenchReport& report, const spec::Problem& problem, VariantSamples samples, TimingMode mode,
+                 bool interleaved) {
+  const spec::BoundCase& bound_case = case_named(problem, samples.case_name);
+  VariantReport v{.label = samples.label, .case_name = samples.case_name, .samples = std::move(samples),
+                  .interleaved = interleaved};
+  v.flops = spec::work_value(problem.spec.work.flops, bound_case);
+  v.bytes = spec::work_value(problem.spec.work.bytes, bound_case);
+  assess_variant(v, report.peaks, spec::first_output_dtype(bound_case), mode);
+  for (std::string& flag : flags_of(v)) report.flags.push_back(std::move(flag));
+  // After the last variant of its case, so the table and the JSON keep cases together.
+  auto after = std::find_if(report.variants.rbegin(), report.variants.rend(),
+                            [&](const VariantReport& other) { return other.case_name == v.case_name; });
+  if (after == report.variants.rend()) report.variants.push_back(std::move(v));
+  else report.variants.insert(after.base(), std::move(v));
+}
+
+// The runner times a .py reference in its own process once the worker is done: the two never
+// share the GPU, and its samples cannot be interleaved with the kernels'.
+void add_python_reference(BenchReport& report, const spec::Problem& problem, const BenchOptions& options,
+                          verify::CheckContext& context, const run::WorkerSettings& worker) {
+  verify::ReferenceContext reference_context{context.runner, context.cache_dir, worker};
+  const std::int64_t l2_bytes = report.device.is_object() ? report.device.value("l2_bytes", std::int64_t{0}) : 0;
+  const json request = reference_time_request(options.settings, l2_bytes);
+  std::vector<json> timings;
+  try {
+    timings = verify::python_reference_timings(problem, options.check.first_seed, request, reference_context);
+  } catch (const Error& e) {
+    for (const spec::BoundCase& c : problem.cases) {
+      report.untimed.push_back({"reference", c.name, fmt::format("not timed: {}", e.what())});
+    }
+    return;
+  }
+  for (std::size_t c = 0; c < timings.size() && c < problem.cases.size(); ++c) {
+    ReferenceTiming timing = reference_timing_from_json(timings[c], problem.cases[c].name);
+    if (!timing.timed) report.untimed.push_back({"reference", problem.cases[c].name, timing.reason});
+    else add_variant(report, problem, std::move(timing.samples), options.settings.mode, false);
+  }
+}
+
+// Every variant against `baseline_label`, case by case.
+void add_verdicts(BenchReport& report, const std::string& baseline_label, const ComparisonSettings& settings) {
+  for (const VariantReport& baseline : report.variants) {
+    if (baseline.label != baseline_label) continue;
+    for (const VariantReport& other : report.variants) {
+      if (other.case_name != baseline.case_name || other.label == baseline.label) continue;
+      report.verdicts.push_back({baseline.case_name, baseline.label, other.label,
+                                 compare_samples(baseline.samples.gpu_seconds, other.samples.gpu_seconds, settings),
+                                 baseline.interleaved && other.interleaved});
+    }
+  }
+}
+
 }  // namespace
 
 BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOptions& options,
@@ -161,24 +219,11 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   report.wall_seconds = result.wall_seconds;
 
   for (VariantSamples& samples : result.samples) {
-    const spec::BoundCase& bound_case =
-        *std::find_if(first.cases.begin(), first.cases.end(), [&](const auto& c) { return c.name == samples.case_name; });
-    VariantReport v{.label = samples.label, .case_name = samples.case_name, .samples = std::move(samples)};
-    v.flops = spec::work_value(first.spec.work.flops, bound_case);
-    v.bytes = spec::work_value(first.spec.work.bytes, bound_case);
-    assess_variant(v, report.peaks, spec::first_output_dtype(bound_case), options.settings.mode);
-    for (std::string& flag : flags_of(v)) report.flags.push_back(std::move(flag));
-    report.variants.push_back(std::move(v));
+    add_variant(report, first, std::move(samples), options.settings.mode, true);
   }
-  for (const VariantReport& baseline : report.variants) {
-    if (baseline.label != job.variants.front().label) continue;
-    for (const VariantReport& other : report.variants) {
-      if (other.case_name != baseline.case_name || other.label == baseline.label) continue;
-      report.verdicts.push_back({baseline.case_name, baseline.label, other.label,
-                                 compare_samples(baseline.samples.gpu_seconds, other.samples.gpu_seconds,
-                                                 options.comparison)});
-    }
-  }
+  const bool python_reference = first.spec.reference && verify::is_python_reference(*first.spec.reference);
+  if (options.time_reference && python_reference) add_python_reference(report, first, options, context, worker);
+  add_verdicts(report, job.variants.front().label, options.comparison);
   return report;
 }
 
@@ -205,7 +250,8 @@ json variant_to_json(const VariantReport& v) {
           {"below_floor", v.below_floor},
           {"median_host_gap_seconds", v.median_host_gap_seconds},
           {"escapes_events", v.escapes_events},
-          {"recheck_failure", v.recheck_failure}};
+          {"recheck_failure", v.recheck_failure},
+          {"interleaved", v.interleaved}};
 }
 
 json verdict_to_json(const PairVerdict& p) {
@@ -216,7 +262,12 @@ json verdict_to_json(const PairVerdict& p) {
           {"time_ratio", p.comparison.ratio.ratio},
           {"time_ratio_ci", p.comparison.ratio.ci},
           {"speedup", p.comparison.speedup},
-          {"min_effect", p.comparison.min_effect}};
+          {"min_effect", p.comparison.min_effect},
+          {"interleaved", p.interleaved}};
+}
+
+json untimed_to_json(const UntimedVariant& u) {
+  return {{"label", u.label}, {"case", u.case_name}, {"reason", u.reason}};
 }
 
 }  // namespace
@@ -228,6 +279,8 @@ json bench_report_to_json(const BenchReport& report) {
   for (const VariantReport& v : report.variants) variants.push_back(variant_to_json(v));
   json verdicts = json::array();
   for (const PairVerdict& p : report.verdicts) verdicts.push_back(verdict_to_json(p));
+  json untimed = json::array();
+  for (const UntimedVariant& u : report.untimed) untimed.push_back(untimed_to_json(u));
   json peaks = nullptr;
   if (report.peaks) {
     peaks = {{"name", report.peaks->name}, {"source", report.peaks->source},
@@ -251,6 +304,7 @@ json bench_report_to_json(const BenchReport& report) {
           {"checks", checks},
           {"variants", variants},
           {"verdicts", verdicts},
+          {"untimed", untimed},
           {"flags", report.flags},
           {"wall_seconds", report.wall_seconds},
           {"passed", report.passed()}};

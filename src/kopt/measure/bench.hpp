@@ -21,7 +21,7 @@ struct BenchOptions {
   verify::CheckOptions check;
   BenchSettings settings;
   ComparisonSettings comparison;
-  bool time_reference = true;   // a .cu reference is timed beside the kernels
+  bool time_reference = true;   // a .cu reference is timed beside the kernels, a .py one after them
 };
 
 // One variant on one case, summarized.
@@ -40,6 +40,14 @@ struct VariantReport {
   bool escapes_events = false;       // work ran outside the events (a non-blocking stream)
   double median_sm_clock_mhz = 0;
   std::string recheck_failure;       // non-empty: wrong after the timing loop (cached results?)
+  bool interleaved = true;           // false: timed on its own (a .py reference), not A B A B
+};
+
+// A variant with no time, and why (a numpy reference runs on the CPU): never a number.
+struct UntimedVariant {
+  std::string label;
+  std::string case_name;
+  std::string reason;
 };
 
 struct PairVerdict {
@@ -47,6 +55,7 @@ struct PairVerdict {
   std::string baseline;
   std::string label;
   Comparison comparison;
+  bool interleaved = true;           // false: the two were not sampled A B A B; drift counts
 };
 
 struct BenchReport {
@@ -57,6 +66,7 @@ struct BenchReport {
   std::vector<verify::CheckReport> checks;
   std::vector<VariantReport> variants;
   std::vector<PairVerdict> verdicts;     // every variant against the first kernel, per case
+  std::vector<UntimedVariant> untimed;   // variants that could not be timed, with the reason
   std::vector<std::string> flags;        // one line per problem found while timing
   double wall_seconds = 0;
 

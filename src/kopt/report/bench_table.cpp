@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "kopt/report/check_table.hpp"
 
@@ -30,8 +31,8 @@ const measure::PairVerdict* verdict_for(const measure::BenchReport& report, cons
 std::string verdict_text(const measure::PairVerdict* p) {
   if (p == nullptr) return "baseline";
   const measure::Comparison& c = p->comparison;
-  return fmt::format("{} x{:.3f} [{:.3f}, {:.3f}]", measure::verdict_name(c.verdict), c.speedup, 1 / c.ratio.ci.high,
-                     1 / c.ratio.ci.low);
+  return fmt::format("{} x{:.3f} [{:.3f}, {:.3f}]{}", measure::verdict_name(c.verdict), c.speedup, 1 / c.ratio.ci.high,
+                     1 / c.ratio.ci.low, p->interleaved ? "" : " (not interleaved)");
 }
 
 std::string variant_row(const measure::BenchReport& report, const measure::VariantReport& v, std::size_t width) {
@@ -40,6 +41,44 @@ std::string variant_row(const measure::BenchReport& report, const measure::Varia
                      format_duration(s.median), format_duration(s.median_ci.low), format_duration(s.median_ci.high),
                      100 * s.relative_stdev, s.count, rate(v.flops_per_second, 1e12, "TFLOP/s"),
                      rate(v.bytes_per_second, 1e9, "GB/s"), verdict_text(verdict_for(report, v)));
+}
+
+std::string stop_line(const measure::VariantReport& v, std::size_t width) {
+  // No SM clock for a .py reference: the runner has no clock probe.
+  std::string clock =
+      v.samples.sm_clock_mhz.empty() ? "not measured" : fmt::format("{:.0f} MHz", v.median_sm_clock_mhz);
+  return fmt::format("  {:<{}}  stopped: {}; {} throttled samples discarded; SM clock {}\n", "", width,
+                     v.samples.stop_reason, v.samples.throttled_discarded, clock);
+}
+
+std::string case_header(const std::string& case_name, std::size_t width) {
+  return fmt::format("case {}\n  {:<{}}  {:>11}  {:^24}  {:>7}  {:>5}  {:>12}  {:>10}  {}\n", case_name, "kernel", width,
+                     "median", "95% CI of median", "rel sd", "n", "FLOP/s", "bandwidth", "vs first");
+}
+
+std::string case_rows(const measure::BenchReport& report, const std::string& case_name, std::size_t width) {
+  std::string out = case_header(case_name, width);
+  for (const measure::VariantReport& v : report.variants) {
+    if (v.case_name != case_name) continue;
+    out += variant_row(report, v, width);
+    if (!v.samples.timing_note.empty()) out += fmt::format("  {:<{}}  {}\n", "", width, v.samples.timing_note);
+    if (v.samples.throttled_discarded > 0 || v.samples.stop_reason != "converged") out += stop_line(v, width);
+  }
+  for (const measure::UntimedVariant& u : report.untimed) {
+    if (u.case_name == case_name) out += fmt::format("  {:<{}}  {}\n", u.label, width, u.reason);
+  }
+  return out;
+}
+
+// Case names in the order they first appear.
+std::vector<std::string> case_names(const measure::BenchReport& report) {
+  std::vector<std::string> names;
+  auto add = [&](const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
+  for (const measure::VariantReport& v : report.variants) add(v.case_name);
+  for (const measure::UntimedVariant& u : report.untimed) add(u.case_name);
+  return names;
 }
 
 }  // namespace
@@ -56,20 +95,8 @@ std::string format_bench_report(const measure::BenchReport& report) {
                      report.device.value("name", std::string("?")), report.checks.size());
   std::size_t width = 7;
   for (const measure::VariantReport& v : report.variants) width = std::max(width, v.label.size());
-  std::string current_case;
-  for (const measure::VariantReport& v : report.variants) {
-    if (v.case_name != current_case) {
-      current_case = v.case_name;
-      out += fmt::format("case {}\n  {:<{}}  {:>11}  {:^24}  {:>7}  {:>5}  {:>12}  {:>10}  {}\n", current_case, "kernel",
-                         width, "median", "95% CI of median", "rel sd", "n", "FLOP/s", "bandwidth", "vs first");
-    }
-    out += variant_row(report, v, width);
-    if (!v.samples.timing_note.empty()) out += fmt::format("  {:<{}}  {}\n", "", width, v.samples.timing_note);
-    if (v.samples.throttled_discarded > 0 || v.samples.stop_reason != "converged") {
-      out += fmt::format("  {:<{}}  stopped: {}; {} throttled samples discarded; SM clock {:.0f} MHz\n", "", width,
-                         v.samples.stop_reason, v.samples.throttled_discarded, v.median_sm_clock_mhz);
-    }
-  }
+  for (const measure::UntimedVariant& u : report.untimed) width = std::max(width, u.label.size());
+  for (const std::string& name : case_names(report)) out += case_rows(report, name, width);
   for (const std::string& flag : report.flags) out += "FLAG: " + flag + "\n";
   out += report.passed() ? "OK\n" : "FAIL: see the flags above\n";
   return out;

@@ -100,6 +100,31 @@ void check_outputs_exist(const spec::Problem& problem, const spec::BoundCase& bo
   }
 }
 
+// Runs the bundled runner on `manifests` in one process and returns its JSON lines, one per
+// manifest. Throws, naming the reference, when it fails or runs out of time.
+std::vector<json> run_python_runner(const spec::Problem& problem, const std::vector<fs::path>& manifests,
+                                    ReferenceContext& context, std::chrono::duration<double> time_limit) {
+  std::vector<std::string> argv{find_python().string(), runner_script(context.cache_dir).string()};
+  for (const fs::path& manifest : manifests) argv.push_back(manifest.string());
+  ProcessResult result = context.runner.run({.argv = argv, .time_limit = time_limit});
+  if (result.timed_out) {
+    throw input_error("reference {} did not finish within {:.0f} s", reference_name(problem), result.seconds);
+  }
+  if (!result.ok()) {
+    throw Error(result.exit_status == 3 ? ExitCode::environment : ExitCode::bad_input,
+                fmt::format("reference {} failed: {}", reference_name(problem), runner_error(result)));
+  }
+  std::vector<json> lines;
+  std::istringstream out(result.out);
+  for (std::string line; std::getline(out, line);) {
+    if (line.starts_with("{")) lines.push_back(json::parse(line));
+  }
+  if (lines.size() != manifests.size()) {
+    throw input_error("the reference runner gave {} result lines for {} manifests", lines.size(), manifests.size());
+  }
+  return lines;
+}
+
 }  // namespace
 
 bool is_python_reference(const fs::path& reference) { return reference.extension() == ".py"; }
@@ -141,21 +166,9 @@ ReferenceOutputs python_reference_outputs(const spec::Problem& problem, const st
   }
   if (manifests.empty()) return outputs;
 
-  std::vector<std::string> argv{find_python().string(), runner_script(context.cache_dir).string()};
-  for (const fs::path& manifest : manifests) argv.push_back(manifest.string());
-  ProcessResult result = context.runner.run({.argv = argv, .time_limit = context.worker.time_limit * 4});
-  if (result.timed_out) {
-    throw input_error("reference {} did not finish within {:.0f} s", reference_name(problem), result.seconds);
-  }
-  if (!result.ok()) {
-    throw Error(result.exit_status == 3 ? ExitCode::environment : ExitCode::bad_input,
-                fmt::format("reference {} failed: {}", reference_name(problem), runner_error(result)));
-  }
   // The runner prints one JSON line per manifest saying what ran it.
-  std::istringstream lines(result.out);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.starts_with("{")) outputs.backend = json::parse(line).value("backend", "") + " on " +
-                                                 json::parse(line).value("device", "");
+  for (const json& line : run_python_runner(problem, manifests, context, context.worker.time_limit * 4)) {
+    outputs.backend = line.value("backend", "") + " on " + line.value("device", "");
   }
   for (std::size_t c = 0, p = 0; c < problem.cases.size(); ++c) {
     for (std::size_t s = 0; s < seeds.size(); ++s) {
@@ -168,6 +181,26 @@ ReferenceOutputs python_reference_outputs(const spec::Problem& problem, const st
     }
   }
   return outputs;
+}
+
+std::vector<json> python_reference_timings(const spec::Problem& problem, std::uint64_t seed, const json& time,
+                                           ReferenceContext& context) {
+  TempDir work("reference-timing", context.cache_dir / "tmp");
+  std::vector<fs::path> manifests;
+  for (std::size_t c = 0; c < problem.cases.size(); ++c) {
+    fs::path dir = work.path() / fmt::format("case{}", c);
+    fs::create_directories(dir / "out");
+    json manifest = write_manifest(problem, problem.cases[c], seed, dir, dir / "out");
+    manifest["time"] = time;
+    manifest["cuda_device"] = context.worker.device;  // the GPU the kernels were timed on
+    manifests.push_back(dir / "manifest.json");
+    write_file_atomic(manifests.back(), manifest.dump(2));
+  }
+  std::vector<json> timings;
+  for (const json& line : run_python_runner(problem, manifests, context, context.worker.time_limit)) {
+    timings.push_back(line.value("timing", json::object()));
+  }
+  return timings;
 }
 
 ReferenceOutputs cuda_reference_outputs(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,

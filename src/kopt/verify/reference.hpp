@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "kopt/build/compiler.hpp"
 #include "kopt/core/process.hpp"
 #include "kopt/run/worker_launcher.hpp"
@@ -37,6 +39,13 @@ bool is_python_reference(const std::filesystem::path& reference);
 // leaves an output unwritten or writes the wrong shape, naming the reference and the cause.
 ReferenceOutputs python_reference_outputs(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,
                                           ReferenceContext& context);
+
+// Times the Python reference on every case (the inputs of `seed`) in one runner process,
+// within context.worker.time_limit; `time` is the runner manifest's "time" object (mode,
+// stopping settings, l2_bytes). Returns the runner's "timing" object per case, in case order:
+// the samples, or "timed": false with the reason (the numpy backend is not timed).
+std::vector<nlohmann::json> python_reference_timings(const spec::Problem& problem, std::uint64_t seed,
+                                                     const nlohmann::json& time, ReferenceContext& context);
 
 // Compiles the .cu reference for `arch` and runs it in a worker. A reference that fails to
 // compile, faults or leaves outputs unwritten is bad input (exit 2).

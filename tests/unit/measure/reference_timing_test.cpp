@@ -1,0 +1,127 @@
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "kopt/core/error.hpp"
+#include "kopt/measure/bench.hpp"
+#include "kopt/measure/reference_timing.hpp"
+#include "kopt/report/bench_table.hpp"
+#include "kopt/spec/dtype.hpp"
+
+namespace kopt::measure {
+namespace {
+
+using nlohmann::json;
+
+// What the runner writes for a torch reference on a GPU (python/kopt_reference_runner.py).
+json timed_json(double seconds, std::size_t n = 20) {
+  json gpu = json::array(), host = json::array();
+  for (std::size_t i = 0; i < n; ++i) {
+    gpu.push_back(seconds * (1 + 0.001 * static_cast<double>(i % 3)));
+    host.push_back(seconds * 1.01);
+  }
+  return {{"backend", "torch"}, {"device", "cuda"}, {"interleaved", false}, {"timed", true}, {"mode", "cold"},
+          {"l2_flush_bytes", 52428800}, {"first_call_seconds", 0.2}, {"samples_seconds", gpu},
+          {"host_seconds", host}, {"stop_reason", "converged"}};
+}
+
+TEST(ReferenceTiming, TimedSamplesBecomeAReferenceVariantWithoutClockSamples) {
+  ReferenceTiming t = reference_timing_from_json(timed_json(1e-3), "default");
+  ASSERT_TRUE(t.timed);
+  EXPECT_EQ(t.samples.label, "reference");
+  EXPECT_EQ(t.samples.case_name, "default");
+  EXPECT_EQ(t.samples.gpu_seconds.size(), 20u);
+  EXPECT_EQ(t.samples.host_seconds.size(), 20u);
+  EXPECT_TRUE(t.samples.sm_clock_mhz.empty());
+  EXPECT_EQ(t.samples.stop_reason, "converged");
+  EXPECT_DOUBLE_EQ(t.samples.first_call_seconds, 0.2);
+}
+
+TEST(ReferenceTiming, AssessingItNeedsNoClockSamples) {
+  ReferenceTiming t = reference_timing_from_json(timed_json(1e-3), "default");
+  VariantReport v{.label = "reference", .case_name = "default", .samples = t.samples, .bytes = 1e9,
+                  .interleaved = false};
+  assess_variant(v, DevicePeaks{.dram_bytes_per_second = 4.8e12}, *spec::dtype_named("float32"), TimingMode::cold);
+  EXPECT_EQ(v.summary.count, 20u);
+  EXPECT_NEAR(v.summary.median, 1.001e-3, 1e-9);
+  EXPECT_DOUBLE_EQ(v.median_sm_clock_mhz, 0);
+  EXPECT_NEAR(v.median_host_gap_seconds, 1.01e-3 - 1.001e-3, 1e-9);
+  EXPECT_FALSE(v.escapes_events);
+  EXPECT_FALSE(v.below_floor);
+}
+
+TEST(ReferenceTiming, NumpyIsNotTimedAndGivesTheReason) {
+  json timing = {{"backend", "numpy"}, {"device", "cpu"}, {"interleaved", false}, {"timed", false},
+                 {"reason", "not timed: numpy reference runs on the CPU"}};
+  ReferenceTiming t = reference_timing_from_json(timing, "N=12345");
+  EXPECT_FALSE(t.timed);
+  EXPECT_EQ(t.reason, "not timed: numpy reference runs on the CPU");
+  EXPECT_TRUE(t.samples.gpu_seconds.empty());
+}
+
+TEST(ReferenceTiming, MalformedTimingIsAnInputError) {
+  json missing = timed_json(1e-3);
+  missing.erase("host_seconds");
+  EXPECT_THROW(reference_timing_from_json(missing, "default"), Error);
+  json uneven = timed_json(1e-3);
+  uneven["host_seconds"].erase(0);
+  EXPECT_THROW(reference_timing_from_json(uneven, "default"), Error);
+  json empty = timed_json(1e-3, 0);
+  EXPECT_THROW(reference_timing_from_json(empty, "default"), Error);
+  EXPECT_THROW(reference_timing_from_json(json::object(), "default"), Error);
+}
+
+TEST(ReferenceTiming, RequestCarriesTheBenchSettings) {
+  BenchSettings settings{.mode = TimingMode::warm};
+  settings.stopping.min_samples = 25;
+  json request = reference_time_request(settings, 50 << 20);
+  EXPECT_EQ(request["mode"], "warm");
+  EXPECT_EQ(request["min_samples"], 25);
+  EXPECT_EQ(request["l2_bytes"], 50 << 20);
+  EXPECT_DOUBLE_EQ(request["target_relative_stdev"].get<double>(), 0.005);
+  EXPECT_DOUBLE_EQ(request["timeout_seconds"].get<double>(), 15);
+}
+
+BenchReport report_with_python_reference() {
+  BenchReport report{.device = {{"name", "NVIDIA H200"}}, .mode = "cold"};
+  VariantReport kernel{.label = "reduction.cu", .case_name = "default"};
+  for (int i = 0; i < 20; ++i) kernel.samples.gpu_seconds.push_back(1e-3 * (1 + 0.001 * (i % 3)));
+  kernel.samples.stop_reason = "converged";
+  kernel.summary = summarize(kernel.samples.gpu_seconds);
+  VariantReport reference{.label = "reference", .case_name = "default",
+                          .samples = reference_timing_from_json(timed_json(2e-3), "default").samples,
+                          .interleaved = false};
+  reference.samples.stop_reason = "timeout";
+  reference.summary = summarize(reference.samples.gpu_seconds);
+  Comparison c = compare_samples(kernel.samples.gpu_seconds, reference.samples.gpu_seconds);
+  report.verdicts.push_back({"default", kernel.label, reference.label, c, false});
+  report.variants = {kernel, reference};
+  report.untimed.push_back({"reference", "N=12345", "not timed: numpy reference runs on the CPU"});
+  return report;
+}
+
+TEST(ReferenceTiming, JsonSaysTheReferenceWasNotInterleaved) {
+  json out = bench_report_to_json(report_with_python_reference());
+  EXPECT_EQ(out["variants"][1]["label"], "reference");
+  EXPECT_EQ(out["variants"][1]["interleaved"], false);
+  EXPECT_EQ(out["variants"][1]["sm_clock_mhz"], json::array());
+  EXPECT_EQ(out["variants"][0]["interleaved"], true);
+  EXPECT_EQ(out["verdicts"][0]["variant"], "reference");
+  EXPECT_EQ(out["verdicts"][0]["verdict"], "slower");
+  EXPECT_EQ(out["verdicts"][0]["interleaved"], false);
+  EXPECT_EQ(out["untimed"][0]["reason"], "not timed: numpy reference runs on the CPU");
+  EXPECT_FALSE(out["untimed"][0].contains("summary"));
+}
+
+TEST(ReferenceTiming, TableFlagsTheVerdictAndGivesTheReasonInsteadOfANumber) {
+  std::string table = report::format_bench_report(report_with_python_reference());
+  EXPECT_NE(table.find("slower x0."), std::string::npos) << table;
+  EXPECT_NE(table.find("(not interleaved)"), std::string::npos) << table;
+  EXPECT_NE(table.find("SM clock not measured"), std::string::npos) << table;
+  EXPECT_NE(table.find("case N=12345"), std::string::npos) << table;
+  EXPECT_TRUE(std::regex_search(table, std::regex("\n  reference +not timed: numpy reference runs on the CPU\n")))
+      << table;
+}
+
+}  // namespace
+}  // namespace kopt::measure
