@@ -17,7 +17,13 @@ constexpr std::array kKinds = {std::pair{"percent", MetricKind::percent}, std::p
                                std::pair{"rate", MetricKind::rate}, std::pair{"ratio", MetricKind::ratio}};
 constexpr std::array kDirections = {std::pair{"high", BadDirection::high}, std::pair{"low", BadDirection::low},
                                     std::pair{"none", BadDirection::none}};
+constexpr std::array kCombines = {std::pair{"time_weighted", Combine::time_weighted}, std::pair{"sum", Combine::sum},
+                                  std::pair{"max", Combine::max}};
 constexpr std::array kAxes = {"compute", "memory", "latency", "launch", "work"};
+
+// A counter counts work done, which adds up over launches; anything else is a level that
+// holds for a launch's duration, so its whole-call value is the time-weighted mean.
+Combine default_combine(MetricKind kind) { return kind == MetricKind::counter ? Combine::sum : Combine::time_weighted; }
 
 // Reads one concept table; `where` names the file and entry in every error.
 class ConceptReader {
@@ -36,6 +42,8 @@ class ConceptReader {
     if (std::find(kAxes.begin(), kAxes.end(), spec.axis) == kAxes.end()) {
       fail("axis '{}' is not one of {}", spec.axis, fmt::join(kAxes, ", "));
     }
+    spec.combine = table_.contains("combine") ? choice("combine", kCombines) : default_combine(spec.kind);
+    spec.value_unit = table_.contains("value_unit") ? required_string("value_unit") : std::string();
     return spec;
   }
 
@@ -47,7 +55,8 @@ class ConceptReader {
 
   // A misspelt key ("divideby") would otherwise be ignored and the concept read wrongly.
   void reject_unknown_keys() const {
-    static constexpr std::array kKnown = {"metric", "terms", "times", "divide_by", "kind", "bad", "axis"};
+    static constexpr std::array kKnown = {"metric", "terms", "times", "divide_by", "kind",
+                                          "bad",    "axis",  "combine", "value_unit"};
     for (const auto& [key, value] : table_) {
       if (std::find(kKnown.begin(), kKnown.end(), key.str()) == kKnown.end()) fail("unknown key '{}'", key.str());
     }
@@ -178,6 +187,28 @@ std::string_view to_string(MetricKind kind) {
     if (option == kind) return name;
   }
   return "?";
+}
+
+std::string_view to_string(Combine combine) {
+  for (const auto& [name, option] : kCombines) {
+    if (option == combine) return name;
+  }
+  return "?";
+}
+
+std::string concept_unit(const ConceptSpec& spec, const KernelLaunch& launch) {
+  if (!spec.value_unit.empty()) return spec.value_unit;
+  if (spec.kind == MetricKind::percent) return "ratio";
+  if (spec.terms.size() != 1 || !spec.times.empty() || !spec.divide_by.empty()) return "";
+  const MetricValue* cell = launch.find(spec.terms.front().metric);
+  if (cell == nullptr) return "";
+  return si_unit(cell->unit);
+}
+
+std::string si_unit(std::string_view unit) {
+  if (unit == "%") return "ratio";
+  if (si_factor(unit) != 1) return "s";  // the only other units si_factor converts are times
+  return std::string(unit);
 }
 
 std::string_view to_string(BadDirection direction) {

@@ -18,6 +18,11 @@ namespace kopt::profile {
 enum class MetricKind { percent, counter, rate, ratio };
 enum class BadDirection { high, low, none };  // none: a fact (a FLOP count), not a symptom
 
+// How one launch's values combine into the whole `solve` call (launch_aggregate.hpp):
+// time_weighted: the duration-weighted mean (percentages, ratios; for a rate, total ÷ total
+// duration); sum: work done (FLOPs, bytes, seconds); max: a resource (registers, waves).
+enum class Combine { time_weighted, sum, max };
+
 struct MetricTerm {
   std::string metric;
   double weight = 1;
@@ -32,6 +37,8 @@ struct ConceptSpec {
   MetricKind kind = MetricKind::ratio;
   BadDirection bad = BadDirection::none;
   std::string axis;               // compute | memory | latency | launch | work
+  Combine combine = Combine::time_weighted;  // default by kind: counter → sum, else time_weighted
+  std::string value_unit;         // SI unit of the value where no single metric gives it ("FLOP/s")
 
   std::vector<std::string> metric_names() const;  // every metric it reads
 };
@@ -66,7 +73,15 @@ std::map<std::string, ResolvedConcept> resolve_concepts(const MetricMap& map, co
 // "%" → 0.01 (a ratio, 1.0 = 100 %), anything else → 1.
 double si_factor(std::string_view unit);
 
+// The unit a value has after si_factor: "%" → "ratio", "ns" → "s", anything else unchanged.
+std::string si_unit(std::string_view unit);
+
 std::string_view to_string(MetricKind kind);
 std::string_view to_string(BadDirection direction);
+std::string_view to_string(Combine combine);
+
+// The unit of a resolved value: the concept's own, else "ratio" for a percentage, else the
+// unit of its single metric in SI ("ns" → "s"). Empty when unknown.
+std::string concept_unit(const ConceptSpec& spec, const KernelLaunch& launch);
 
 }  // namespace kopt::profile
