@@ -100,9 +100,9 @@ std::map<std::string, RawReading> raw_readings(const KernelLaunch& launch, const
   std::map<std::string, RawReading> by_counter;
   for (const auto& [column, cell] : launch.metrics) {
     if (!cell.present || cell.unit != "%") continue;
-    const TopRule* rule = rules.match(column);
+    const std::optional<TopRule> rule = rules.match(column);
     const ColumnName name = split_column(column);
-    if (rule == nullptr || taken.contains(name.counter)) continue;
+    if (!rule || taken.contains(name.counter)) continue;
     if (is_extreme(name) && has_central_sibling(launch, name)) continue;
     const double value = cell.value * si_factor(cell.unit);
     TopMetric reading{.name = column,
@@ -136,12 +136,15 @@ BadDirection parse_direction(std::string_view text, std::string_view where) {
 
 }  // namespace
 
-const TopRule* TopRules::match(std::string_view column) const {
+std::optional<TopRule> TopRules::match(std::string_view column) const {
   const TopRule* best = nullptr;
   for (const TopRule& rule : rules) {
     if (column.starts_with(rule.prefix) && (best == nullptr || rule.prefix.size() > best->prefix.size())) best = &rule;
   }
-  return best;
+  for (const std::string& fragment : skip_when_containing) {
+    if (column.find(fragment) != std::string_view::npos) return std::nullopt;
+  }
+  return best == nullptr ? std::nullopt : std::optional<TopRule>(*best);
 }
 
 TopRules parse_top_rules(std::string_view toml_text, std::string_view file_name) {
@@ -165,6 +168,15 @@ TopRules parse_top_rules(std::string_view toml_text, std::string_view file_name)
     if (!prefix || prefix->empty() || !axis || !bad) throw input_error("{}: needs 'prefix', 'axis' and 'bad'", where);
     if (!is_ranked_axis(*axis)) throw input_error("{}: axis '{}' is not compute, memory or latency", where, *axis);
     rules.rules.push_back({*prefix, *axis, parse_direction(*bad, where)});
+  }
+  if (const toml::array* fragments = root["ncu_top"]["skip_when_containing"].as_array()) {
+    for (const toml::node& node : *fragments) {
+      std::optional<std::string> fragment = node.value<std::string>();
+      if (!fragment || fragment->empty()) {
+        throw input_error("{}: [ncu_top] 'skip_when_containing' must hold non-empty strings", file_name);
+      }
+      rules.skip_when_containing.push_back(*fragment);
+    }
   }
   return rules;
 }

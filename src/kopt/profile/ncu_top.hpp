@@ -9,6 +9,7 @@
 // strings here: the profile stage comes before the roofline and must not depend on it.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,9 +59,14 @@ struct TopRule {
 
 struct TopRules {
   std::vector<TopRule> rules;
+  // A column whose name holds one of these ("hit_rate") is never ranked: a per-operation
+  // hit rate reads 0 % when the operation never ran (no atomics: 0 % atomic hits), which
+  // is no evidence; the map's l1_hit_rate and l2_hit_rate concepts stand for the caches.
+  std::vector<std::string> skip_when_containing;
 
-  // The rule with the longest prefix that starts `column`; nullptr when none does.
-  const TopRule* match(std::string_view column) const;
+  // The rule with the longest prefix that starts `column`; nullopt when none does or the
+  // column is skipped.
+  std::optional<TopRule> match(std::string_view column) const;
 };
 
 // Parses and validates the rules; throws Error(bad_input) naming the file and the rule.
