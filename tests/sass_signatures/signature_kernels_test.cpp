@@ -11,6 +11,7 @@
 #include "kopt/build/compiler.hpp"
 #include "kopt/catalog/method_catalog.hpp"
 #include "kopt/catalog/sass_signature.hpp"
+#include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/sass/disassembler.hpp"
 

@@ -60,7 +60,7 @@ SassSignature signature_of(const TomlEntry& entry) {
   for (std::string_view arch : kArchKeys) {
     const toml::node* node = entry.table().get(arch);
     if (node == nullptr) continue;
-    signature.by_arch[arch_number(arch)] = arch_signature(TomlEntry(kFile, entry.name() + "." + std::string(arch), *node));
+    signature.by_arch[arch_number(arch)] = arch_signature(TomlEntry(entry.file(), entry.name() + "." + std::string(arch), *node));
   }
   if (signature.by_arch.empty()) throw entry.failure("lists no architecture (sm_80, sm_90, sm_100)");
   return signature;

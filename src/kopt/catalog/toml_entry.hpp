@@ -20,6 +20,7 @@ class TomlEntry {
       : file_(file), entry_(std::move(entry)), node_(node) {}
 
   const std::string& name() const { return entry_; }
+  std::string_view file() const { return file_; }
 
   Error failure(std::string_view what) const {
     return input_error("{}:{}: {}: {}", file_, node_.source().begin.line, entry_, what);

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/profile/ncu_csv.hpp"
 
@@ -24,13 +25,15 @@ class RooflineAnalysisTest : public ::testing::Test {
   const spec::DType& fp32 = *spec::dtype_named("float32");
 };
 
+// The fixture's vector add moves 3.36 TB/s: 70 % of the H200's datasheet 4.8 TB/s, while the
+// SM is 41 % busy issuing its loads and stores.
 TEST_F(RooflineAnalysisTest, VectorAddIsMemoryBound) {
   const RooflineAnalysis a = roofline_from_profile(fixture_whole("vector_add", map), h200, false, fp32, 0);
   EXPECT_EQ(a.point.bound, Bound::memory);
   EXPECT_EQ(a.compute_ceiling, "fp32");
-  EXPECT_GT(a.point.memory_utilization, 0.8);
-  EXPECT_GT(a.point.gaps.compute, 0.9);
-  EXPECT_EQ(a.budget.of(Axis::compute), 0);
+  EXPECT_NEAR(a.point.memory_utilization, 0.70, 0.01);
+  EXPECT_NEAR(a.point.gaps.compute, 0.59, 0.01);
+  EXPECT_GT(a.point.gaps.compute, a.point.gaps.memory);
   EXPECT_EQ(a.sources.peaks, PeaksSource::datasheet);
   EXPECT_FALSE(a.degraded);
 }
