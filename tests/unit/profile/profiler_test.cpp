@@ -65,6 +65,29 @@ TEST(ReadRawPage, NcuTopNamesTheKernelAndRanksEachAxis) {
   EXPECT_EQ(top["launches"].size(), 1u);
 }
 
+// A real report of a solve that launches two kernels (tests/gpu/kernels/two_kernels, captured
+// by kopt profile on the H200): each launch is reported with its share, and the whole is
+// their combination.
+TEST(ReadRawPage, TwoLaunchesAreEachReportedAndCombined) {
+  ProfileReport report = h200_report();
+  read_raw_page(report, fixture("two_kernels"), 5);
+  ASSERT_FALSE(report.degraded) << report.reason;
+  ASSERT_EQ(report.launches.size(), 2u);
+  EXPECT_THAT(report.launches[0].launch.kernel_name, StartsWith("copy_first"));
+  EXPECT_THAT(report.launches[1].launch.kernel_name, StartsWith("add_second"));
+  const double d0 = report.launches[0].concepts.duration_s, d1 = report.launches[1].concepts.duration_s;
+  ASSERT_TRUE(report.whole.has_value());
+  EXPECT_DOUBLE_EQ(report.whole->duration_s, d0 + d1);
+  EXPECT_DOUBLE_EQ(report.launches[0].share + report.launches[1].share, 1.0);
+  EXPECT_EQ(report.dominant(), &report.launches[1]);  // the add reads twice as much
+  // A throughput of the whole call is the time-weighted mean of the launches'.
+  auto value = [](const LaunchConcepts& l, const char* name) { return *l.concepts.at(name).value; };
+  const double weighted = (value(report.launches[0].concepts, "dram_throughput") * d0 +
+                           value(report.launches[1].concepts, "dram_throughput") * d1) / (d0 + d1);
+  EXPECT_NEAR(*report.whole->values.at("dram_throughput"), weighted, 1e-12);
+  EXPECT_EQ(ncu_top_document(report)["launches"].size(), 2u);
+}
+
 TEST(ReadRawPage, AnUnknownNcuVersionDegradesTheProfileAndSaysWhy) {
   ProfileReport report = h200_report("2019.1.0");
   read_raw_page(report, fixture("sgemm_naive"), 5);
