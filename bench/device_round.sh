@@ -13,13 +13,14 @@ finish() { tar czf "$OUT/round.tgz" -C "$work" . 2>/dev/null; }
 trap finish EXIT
 regex=$1; shift
 if [ -n "$regex" ]; then
-  timeout 250 ctest --test-dir build -L gpu -R "$regex" --output-on-failure --timeout 250 > "$work/ctest.log" 2>&1
+  timeout ${CTEST_LIMIT:-250} ctest --test-dir build -L gpu -R "$regex" --output-on-failure --timeout 250 > "$work/ctest.log" 2>&1
   tail -25 "$work/ctest.log"
 fi
 for step in "$@"; do
   case $step in
     profiling) timeout 240 bench/measure_profiling.sh "$work/profiling" > "$work/profiling.txt" 2>&1; tail -40 "$work/profiling.txt" ;;
     measure) timeout 420 bench/measure_kopt.sh "$work/measure" > "$work/measure.txt" 2>&1; tail -20 "$work/measure.txt" ;;
+    agreement) timeout 120 bench/measure_kopt.sh "$work/measure" --agreement-only > "$work/agreement.txt" 2>&1; tail -5 "$work/agreement.txt" ;;
     tiled)
       build/cli/kopt bench examples/sgemm_tiled -D BM=128 -D BN=128 -D BK=8 -D TM=8 -D TN=8 -D VEC=4 -D STAGES=2 \
         --case default --seeds 1 --out "$work/tiled_fast.json" > "$work/tiled_fast.txt" 2>&1

@@ -28,3 +28,27 @@ extern "C" int kopt_shim_clock_probe(unsigned long long* device_out, long long c
   kopt_shim_clock_probe_kernel<<<1, 1>>>(device_out, cycles);
   return static_cast<int>(cudaGetLastError());
 }
+
+// Holds the default stream until the host sets *release (or `timeout_ns` passes), so that the
+// start event, every launch of solve and the stop event are queued before the GPU reaches
+// them: the events then time the GPU's work, not the host's launch path (nvbench's
+// "blocking kernel"). *timed_out says whether the host was too late — a solve that waits for
+// the device itself can never release it in time.
+__global__ void kopt_shim_stream_blocker_kernel(const volatile int* release, unsigned long long timeout_ns,
+                                                int* timed_out) {
+  unsigned long long start_ns, now_ns;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start_ns));
+  now_ns = start_ns;
+  while (*release == 0 && now_ns - start_ns < timeout_ns) {
+#if __CUDA_ARCH__ >= 700
+    __nanosleep(1000);
+#endif
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now_ns));
+  }
+  *timed_out = *release == 0 ? 1 : 0;
+}
+
+extern "C" int kopt_shim_block_stream(const volatile int* release, unsigned long long timeout_ns, int* timed_out) {
+  kopt_shim_stream_blocker_kernel<<<1, 1>>>(release, timeout_ns, timed_out);
+  return static_cast<int>(cudaGetLastError());
+}

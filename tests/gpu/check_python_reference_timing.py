@@ -41,8 +41,8 @@ def main(argv):
     verdicts = {p["case"]: p for p in report["verdicts"] if p["variant"] == "reference"}
     if set(verdicts) != cases or any(p["interleaved"] is not False or p["speedup"] <= 0
                                      for p in verdicts.values()):
-        return fail("a not-interleaved verdict with a speedup against the reference on every case; verdicts: %s"
-                    % json.dumps(report["verdicts"]))
+        return fail("a not-interleaved verdict with a speedup against the reference on every case; verdicts: %s; variants: %s"
+                    % (json.dumps(report["verdicts"]), [(v["label"], v["case"]) for v in report["variants"]]))
     print("PYTHON REFERENCE TIMED: " + "; ".join(
         "case %s: reference median %.4g s (%d samples, %s), %s, speedup x%.3f"
         % (v["case"], v["summary"]["median"], len(v["samples_seconds"]), v["stop_reason"],

@@ -54,6 +54,39 @@ class DeviceScratch {
   std::size_t bytes_;
 };
 
+// The host side of kopt's stream blocker: two ints of mapped host memory, the release flag
+// the host sets and the timed-out flag the blocker writes back.
+class StreamBlocker {
+ public:
+  StreamBlocker() {
+    void* memory = nullptr;
+    run::check_cuda(cudaHostAlloc(&memory, 2 * sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable),
+                    "cudaHostAlloc");
+    memory_ = memory;
+    flags_ = static_cast<volatile int*>(memory);
+  }
+  ~StreamBlocker() { cudaFreeHost(memory_); }
+  StreamBlocker(const StreamBlocker&) = delete;
+  StreamBlocker& operator=(const StreamBlocker&) = delete;
+
+  // Holds the default stream until release(); false when the library has no blocker.
+  bool hold(const run::KernelLibrary& library) {
+    flags_[0] = 0;
+    flags_[1] = 0;
+    return library.launch_stream_blocker(flags_, kTimeoutNs, const_cast<int*>(flags_ + 1));
+  }
+  void release() { flags_[0] = 1; }
+  // After the device is synchronized: whether solve kept the host from releasing in time.
+  bool timed_out() const { return flags_[1] != 0; }
+
+ private:
+  // Long enough for any solve to queue its launches; a solve that waits for the device
+  // instead costs this once, in the warm-up, and is then timed without the blocker.
+  static constexpr unsigned long long kTimeoutNs = 50'000'000;
+  void* memory_ = nullptr;
+  volatile int* flags_ = nullptr;
+};
+
 // A graph of `calls` back-to-back calls of solve, ready to replay.
 class CapturedCalls {
  public:
@@ -99,30 +132,35 @@ struct VariantState {
   VariantSamples samples;
   bool done = false;
   std::unique_ptr<CapturedCalls> graph;  // graph mode, when capture succeeded
+  bool blocked = true;                    // solve's launches are queued behind the stream blocker
 };
 
 struct Sample {
   double gpu_seconds = 0;
   double host_seconds = 0;
   double sm_clock_mhz = 0;  // 0: no probe
+  bool blocker_timed_out = false;
 };
 
 Sample take_sample(const run::KernelLibrary& library, const run::KernelArguments& arguments,
-                   const DeviceScratch* flush, const DeviceScratch& probe, Event& start, Event& stop, int flush_round) {
+                   const DeviceScratch* flush, const DeviceScratch& probe, Event& start, Event& stop, int flush_round,
+                   StreamBlocker* blocker) {
   if (flush != nullptr) {
     // A different byte each time, so no layer can skip the write as a no-op.
     run::check_cuda(cudaMemsetAsync(flush->data(), flush_round & 0xff, flush->size(), nullptr), "cudaMemsetAsync");
     run::check_cuda(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize");
   }
+  const bool blocked = blocker != nullptr && blocker->hold(library);
   const auto host_start = Clock::now();
   run::check_cuda(cudaEventRecord(start.get(), nullptr), "cudaEventRecord");
   library.call(arguments.call());
   run::check_cuda(cudaEventRecord(stop.get(), nullptr), "cudaEventRecord");
+  if (blocked) blocker->release();
   run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   const auto host_end = Clock::now();
   if (auto error = library.take_launch_error()) throw run::CudaFailure{"a launch in solve", *error};
 
-  Sample sample;
+  Sample sample{.blocker_timed_out = blocked && blocker->timed_out()};
   float milliseconds = 0;
   run::check_cuda(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
   sample.gpu_seconds = milliseconds * 1e-3;
@@ -176,7 +214,7 @@ void prepare_graph(VariantState& v, const run::KernelArguments& arguments, doubl
 }
 
 void measure_case(const BenchJob& job, std::size_t case_index, std::vector<VariantState>& variants,
-                  double max_clock_mhz, const DeviceScratch* flush, BenchJobResult& result) {
+                  double max_clock_mhz, const DeviceScratch* flush, StreamBlocker& blocker, BenchJobResult& result) {
   const spec::BoundCase& bound_case = job.cases[case_index];
   run::KernelArguments arguments(bound_case);
   arguments.generate_inputs(job.seed);
@@ -191,9 +229,14 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     run::report_progress(fmt::format("case {}: warming up {}", bound_case.name, v.samples.label));
     double last_call_seconds = 0;
     for (int i = 0; i < std::max(1, job.settings.warmup_calls); ++i) {
-      Sample s = take_sample(*v.library, arguments, flush, probe, start, stop, i);
+      Sample s = take_sample(*v.library, arguments, flush, probe, start, stop, i, v.blocked ? &blocker : nullptr);
       if (i == 0) v.samples.first_call_seconds = s.host_seconds;
       last_call_seconds = s.gpu_seconds;
+      if (s.blocker_timed_out) v.blocked = false;
+    }
+    if (!v.blocked) {
+      v.samples.timing_note = "solve waits for the device, so its launches cannot be queued ahead: the events "
+                              "include the host's launch time";
     }
     if (job.settings.mode == TimingMode::graph) prepare_graph(v, arguments, last_call_seconds);
   }
@@ -208,7 +251,8 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
       // In-out buffers start every call from the same values.
       arguments.restore_in_out();
       Sample s = v.graph ? take_graph_sample(*v.library, *v.graph, probe, start, stop)
-                         : take_sample(*v.library, arguments, flush, probe, start, stop, ++round);
+                         : take_sample(*v.library, arguments, flush, probe, start, stop, ++round,
+                                       v.blocked ? &blocker : nullptr);
       if (s.sm_clock_mhz > 0 && s.sm_clock_mhz < job.settings.throttle_fraction * max_clock_mhz) {
         ++v.samples.throttled_discarded;
       } else {
@@ -270,8 +314,9 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   std::optional<DeviceScratch> flush;
   if (job.settings.mode == TimingMode::cold) flush.emplace(static_cast<std::size_t>(device.l2_bytes));
   const double max_clock_mhz = static_cast<double>(device.sm_clock_khz) / 1e3;
+  StreamBlocker blocker;
   for (std::size_t c = 0; c < job.cases.size(); ++c) {
-    measure_case(job, c, variants, max_clock_mhz, flush ? &*flush : nullptr, result);
+    measure_case(job, c, variants, max_clock_mhz, flush ? &*flush : nullptr, blocker, result);
   }
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - began).count();
   return result;

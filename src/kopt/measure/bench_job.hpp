@@ -3,8 +3,9 @@
 // (A B A B ...) on the same inputs, one sample per call of solve, every sample kept.
 //
 // Cold mode (the default, like nvbench): before each sample the L2 is flushed by writing a
-// buffer of the device's L2 size; CUDA events on the default stream bracket one call of
-// solve; then the device is synchronized, and the host clock, read around the call, is
+// buffer of the device's L2 size; a stream blocker holds the default stream while CUDA
+// events on it bracket one call of solve, so that they time the GPU's work and not the
+// host's launch path; then the device is synchronized, and the host clock, read around the call, is
 // compared with the events to catch work that escapes them (a non-blocking side stream).
 // After each sample kopt's clock probe measures the SM clock; samples taken below
 // `throttle_fraction` of the device's maximum clock are discarded and counted.

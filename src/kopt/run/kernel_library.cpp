@@ -73,6 +73,7 @@ struct KernelLibrary::Impl {
   int (*last_error)() = nullptr;
   const char* (*error_string)(int) = nullptr;
   int (*clock_probe)(unsigned long long*, long long) = nullptr;
+  int (*block_stream)(const volatile int*, unsigned long long, int*) = nullptr;
   spec::KernelSignature signature;
   std::vector<ffi_type*> types;
   ffi_cif cif{};
@@ -98,6 +99,8 @@ KernelLibrary::KernelLibrary(const std::filesystem::path& library, const spec::K
   impl_->error_string = reinterpret_cast<const char* (*)(int)>(::dlsym(impl_->handle, "kopt_shim_error_string"));
   impl_->clock_probe =
       reinterpret_cast<int (*)(unsigned long long*, long long)>(::dlsym(impl_->handle, "kopt_shim_clock_probe"));
+  impl_->block_stream = reinterpret_cast<int (*)(const volatile int*, unsigned long long, int*)>(
+      ::dlsym(impl_->handle, "kopt_shim_block_stream"));
   for (const spec::KernelParam& param : signature.params) impl_->types.push_back(ffi_type_of(param));
   if (ffi_prep_cif(&impl_->cif, FFI_DEFAULT_ABI, static_cast<unsigned>(impl_->types.size()), &ffi_type_void,
                    impl_->types.data()) != FFI_OK) {
@@ -131,6 +134,11 @@ std::optional<std::string> KernelLibrary::take_launch_error() const {
   int code = impl_->last_error();
   if (code == 0) return std::nullopt;
   return std::string(impl_->error_string ? impl_->error_string(code) : "unknown CUDA error");
+}
+
+bool KernelLibrary::launch_stream_blocker(const volatile int* release, unsigned long long timeout_ns,
+                                         int* timed_out) const {
+  return impl_->block_stream != nullptr && impl_->block_stream(release, timeout_ns, timed_out) == 0;
 }
 
 bool KernelLibrary::launch_clock_probe(unsigned long long* device_out, long long cycles) const {

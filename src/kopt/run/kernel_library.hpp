@@ -38,6 +38,10 @@ class KernelLibrary {
   // stream is synchronized, device_out[0] holds SM cycles and device_out[1] nanoseconds.
   // False when the library has no probe.
   bool launch_clock_probe(unsigned long long* device_out, long long cycles) const;
+  // Launches kopt's stream blocker (runtime/kopt_shim.cu) on the default stream: it spins
+  // until *release (host-mapped memory) is non-zero or `timeout_ns` passes, then writes
+  // *timed_out. False when the library has no blocker.
+  bool launch_stream_blocker(const volatile int* release, unsigned long long timeout_ns, int* timed_out) const;
 
  private:
   struct Impl;
