@@ -127,6 +127,7 @@ class CapturedCalls {
 
 // What one variant needs while it is being measured.
 struct VariantState {
+  std::string label;  // kept here: each case's samples are moved out when the case ends
   std::unique_ptr<run::KernelLibrary> library;
   StoppingCriterion criterion;
   VariantSamples samples;
@@ -213,6 +214,13 @@ void prepare_graph(VariantState& v, const run::KernelArguments& arguments, doubl
   v.samples.timing_note = fmt::format("graph of {} calls per sample", v.graph->calls());
 }
 
+// solve waited for the device while the blocker held it: time it unheld from now on.
+void stop_blocking(VariantState& v) {
+  v.blocked = false;
+  v.samples.timing_note =
+      "solve waits for the device, so its launches cannot be queued ahead: the events include the host's launch time";
+}
+
 void measure_case(const BenchJob& job, std::size_t case_index, std::vector<VariantState>& variants,
                   double max_clock_mhz, const DeviceScratch* flush, StreamBlocker& blocker, BenchJobResult& result) {
   const spec::BoundCase& bound_case = job.cases[case_index];
@@ -224,19 +232,18 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
 
   for (VariantState& v : variants) {
     v.criterion = StoppingCriterion(job.settings.stopping);
-    v.samples = VariantSamples{.label = v.samples.label, .case_name = bound_case.name};
+    v.samples = VariantSamples{.label = v.label, .case_name = bound_case.name};
     v.done = false;
     run::report_progress(fmt::format("case {}: warming up {}", bound_case.name, v.samples.label));
     double last_call_seconds = 0;
-    for (int i = 0; i < std::max(1, job.settings.warmup_calls); ++i) {
-      Sample s = take_sample(*v.library, arguments, flush, probe, start, stop, i, v.blocked ? &blocker : nullptr);
+    // The first call is never held: it loads the library's kernels (lazily, on first launch),
+    // which waits for the device — and so for the blocker.
+    for (int i = 0; i < std::max(2, job.settings.warmup_calls); ++i) {
+      StreamBlocker* hold = i > 0 && v.blocked ? &blocker : nullptr;
+      Sample s = take_sample(*v.library, arguments, flush, probe, start, stop, i, hold);
       if (i == 0) v.samples.first_call_seconds = s.host_seconds;
       last_call_seconds = s.gpu_seconds;
-      if (s.blocker_timed_out) v.blocked = false;
-    }
-    if (!v.blocked) {
-      v.samples.timing_note = "solve waits for the device, so its launches cannot be queued ahead: the events "
-                              "include the host's launch time";
+      if (s.blocker_timed_out) stop_blocking(v);
     }
     if (job.settings.mode == TimingMode::graph) prepare_graph(v, arguments, last_call_seconds);
   }
@@ -253,6 +260,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
       Sample s = v.graph ? take_graph_sample(*v.library, *v.graph, probe, start, stop)
                          : take_sample(*v.library, arguments, flush, probe, start, stop, ++round,
                                        v.blocked ? &blocker : nullptr);
+      if (s.blocker_timed_out) stop_blocking(v);
       if (s.sm_clock_mhz > 0 && s.sm_clock_mhz < job.settings.throttle_fraction * max_clock_mhz) {
         ++v.samples.throttled_discarded;
       } else {
@@ -306,9 +314,9 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
 
   std::vector<VariantState> variants;
   for (const BenchVariant& variant : job.variants) {
-    VariantState state{std::make_unique<run::KernelLibrary>(variant.library, job.signature),
-                       StoppingCriterion(job.settings.stopping), {}, false};
-    state.samples.label = variant.label;
+    VariantState state{.label = variant.label,
+                       .library = std::make_unique<run::KernelLibrary>(variant.library, job.signature),
+                       .criterion = StoppingCriterion(job.settings.stopping)};
     variants.push_back(std::move(state));
   }
   std::optional<DeviceScratch> flush;
