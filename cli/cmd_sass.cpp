@@ -9,10 +9,12 @@
 #include "command.hpp"
 #include "common_options.hpp"
 #include "kopt/build/compiler.hpp"
+#include "kopt/catalog/method_evidence.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/report/sass_table.hpp"
 #include "kopt/run/device_probe.hpp"
+#include "kopt/spec/kernel_signature.hpp"
 #include "kopt/sass/disassembler.hpp"
 #include "kopt/verify/check.hpp"
 #include "problem_options.hpp"
@@ -26,11 +28,13 @@ struct SassConfig {
   std::string target = ".";
   std::string vs;
   std::string out;
+  std::vector<std::string> methods;  // --method: check these signatures too
 };
 
 // One kernel, compiled and disassembled.
 struct Disassembled {
   std::filesystem::path kernel;
+  std::string arch;
   build::BuildArtifact build;
   sass::SassDump dump;
   sass::SassProfile profile;
@@ -50,8 +54,9 @@ std::optional<Disassembled> disassemble_kernel(const std::string& target, const 
                                                ProcessRunner& runner) {
   spec::Problem problem = load_problem_with(target, config.problem);
   build::Compiler compiler(runner, build::find_nvcc(), cache_dir_of(config.common));
+  const std::string arch = target_arch(problem, config, runner);
   build::BuildOutcome build = compiler.compile({.source = problem.spec.kernel,
-                                                .arch = target_arch(problem, config, runner),
+                                                .arch = arch,
                                                 .flags = problem.spec.build.flags,
                                                 .defines = check_options_of(config.problem).defines});
   if (!build.ok()) {
@@ -61,7 +66,7 @@ std::optional<Disassembled> disassemble_kernel(const std::string& target, const 
   }
   sass::SassDump dump = sass::disassemble(runner, sass::find_cuobjdump(), build.artifact->library);
   sass::SassProfile profile = sass::kernel_profile(dump);
-  return Disassembled{problem.spec.kernel, *build.artifact, std::move(dump), std::move(profile)};
+  return Disassembled{problem.spec.kernel, arch, *build.artifact, std::move(dump), std::move(profile)};
 }
 
 nlohmann::json document_of(const std::string& target, const Disassembled& d) {
@@ -73,12 +78,26 @@ nlohmann::json document_of(const std::string& target, const Disassembled& d) {
           {"unparsed_lines", d.dump.unparsed}};
 }
 
+// The methods the kernel declares (kopt:method) or --method names, checked in its machine code.
+std::vector<catalog::MethodEvidence> method_evidence(const Disassembled& d, const SassConfig& config) {
+  const spec::SourceAnnotations annotations =
+      spec::parse_source_annotations(read_file(d.kernel), d.kernel.string());
+  if (annotations.methods.empty() && config.methods.empty()) return {};
+  std::map<std::string, std::string> defines;
+  for (const auto& [name, value] : check_options_of(config.problem).defines) defines[name] = value;
+  return catalog::check_methods(catalog::load_method_catalog(), catalog::load_sass_signatures(), annotations.methods,
+                                config.methods, defines, d.profile.functions, catalog::arch_number(d.arch));
+}
+
 int run_sass_command(const SassConfig& config) {
   SystemProcessRunner runner;
   std::optional<Disassembled> a = disassemble_kernel(config.target, config, runner);
   if (!a) return static_cast<int>(ExitCode::kernel_failed);
   nlohmann::json document = {{"schema_version", 1}, {"kind", "sass"}, {"kernel", document_of(config.target, *a)}};
   std::string text = report::format_sass_profile(a->profile, a->build.resources);
+  const std::vector<catalog::MethodEvidence> methods = method_evidence(*a, config);
+  document["methods"] = methods;
+  text += report::format_method_evidence(methods);
 
   if (!config.vs.empty()) {
     std::optional<Disassembled> b = disassemble_kernel(config.vs, config, runner);
@@ -113,6 +132,9 @@ Command sass_command() {
             app.add_option("KERNEL", config->target, "A .cu file, a folder with kopt.toml, or a kopt.toml (default: .)");
             app.add_option("--vs", config->vs, "Another kernel to compare opcode counts with");
             app.add_option("--out", config->out, "Where to write sass.json (default: beside the kernel)");
+            app.add_option("--method", config->methods,
+                           "A catalog method whose SASS signature to look for, besides those the source declares "
+                           "(repeatable)");
             add_problem_options(app, config->problem);
             add_common_options(app, config->common);
             return [config] { return run_sass_command(*config); };

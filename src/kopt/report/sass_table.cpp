@@ -1,6 +1,7 @@
 #include "kopt/report/sass_table.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <vector>
@@ -63,6 +64,29 @@ std::string format_sass_diff(const sass::SassFunctionProfile& a, const sass::Sas
                                 b.instruction_count);
   for (const sass::HistogramDelta& row : sass::diff(a.opcodes, b.opcodes)) {
     if (row.delta != 0) out += fmt::format("  {:<12} {:>6} -> {:<6} ({:+d})\n", row.opcode, row.count_a, row.count_b, row.delta);
+  }
+  return out;
+}
+
+std::string format_method_evidence(const std::vector<catalog::MethodEvidence>& methods) {
+  if (methods.empty()) return "";
+  std::string out = "methods in the machine code:\n";
+  for (const catalog::MethodEvidence& m : methods) {
+    std::string detail;
+    if (!m.switched_on) {
+      detail = "switched off (" + m.match.reason + ")";
+    } else if (m.match.status == catalog::SignatureStatus::found) {
+      // The first instructions are evidence enough; sass.json lists them all.
+      const auto& e = m.match.evidence;
+      const std::size_t shown = std::min<std::size_t>(2, e.size());
+      detail = fmt::format("found: {}{}", fmt::join(e.begin(), e.begin() + static_cast<long>(shown), ", "),
+                           e.size() > shown ? fmt::format(" (and {} more)", e.size() - shown) : "");
+    } else if (m.match.status == catalog::SignatureStatus::missing) {
+      detail = "MISSING: " + m.match.reason;
+    } else {
+      detail = "not verifiable: " + m.match.reason;
+    }
+    out += fmt::format("  {:<34} {}\n", m.method, detail);
   }
   return out;
 }
