@@ -142,7 +142,7 @@ ProfileReport run_profile(const spec::Problem& problem, const ProfileOptions& op
 
 namespace {
 
-json concepts_json(const MetricMap& map, const std::map<std::string, ResolvedConcept>& resolved) {
+json concepts_json(const std::map<std::string, ResolvedConcept>& resolved) {
   json out = json::object();
   for (const auto& [name, c] : resolved) {
     out[name] = {{"value", c.value ? json(*c.value) : json(nullptr)},
@@ -151,7 +151,6 @@ json concepts_json(const MetricMap& map, const std::map<std::string, ResolvedCon
                  {"axis", c.spec->axis},
                  {"missing", c.missing}};
   }
-  (void)map;
   return out;
 }
 
@@ -169,7 +168,7 @@ json whole_json(const MetricMap& map, const WholeCall& whole) {
   return {{"duration_s", whole.duration_s}, {"concepts", concepts}};
 }
 
-json launch_json(const MetricMap& map, const ProfiledLaunch& l) {
+json launch_json(const ProfiledLaunch& l) {
   const Dim3& g = l.launch.grid;
   const Dim3& b = l.launch.block;
   return {{"name", l.launch.kernel_name},
@@ -178,7 +177,7 @@ json launch_json(const MetricMap& map, const ProfiledLaunch& l) {
           {"block", {b.x, b.y, b.z}},
           {"duration_s", l.concepts.duration_s},
           {"share", l.share},
-          {"concepts", concepts_json(map, l.concepts.concepts)}};
+          {"concepts", concepts_json(l.concepts.concepts)}};
 }
 
 }  // namespace
@@ -187,7 +186,7 @@ json profile_report_to_json(const ProfileReport& report) {
   json kernels = json::array();
   json whole = nullptr;
   if (report.map) {
-    for (const ProfiledLaunch& l : report.launches) kernels.push_back(launch_json(*report.map, l));
+    for (const ProfiledLaunch& l : report.launches) kernels.push_back(launch_json(l));
     if (report.whole) whole = whole_json(*report.map, *report.whole);
   }
   return {{"schema", kProfileSchema},
