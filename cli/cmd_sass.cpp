@@ -90,6 +90,13 @@ std::vector<catalog::MethodEvidence> method_evidence(const Disassembled& d, cons
 }
 
 int run_sass_command(const SassConfig& config) {
+  // A mistyped --method is bad input: say so before compiling anything.
+  if (!config.methods.empty()) {
+    const catalog::MethodCatalog methods = catalog::load_method_catalog();
+    for (const std::string& id : config.methods) {
+      if (methods.find(id) == nullptr) throw input_error("unknown method \"{}\" (data/methods.toml)", id);
+    }
+  }
   SystemProcessRunner runner;
   std::optional<Disassembled> a = disassemble_kernel(config.target, config, runner);
   if (!a) return static_cast<int>(ExitCode::kernel_failed);
