@@ -20,7 +20,7 @@ struct PlanConfig {
   std::string dir;
   std::string profile, roofline, history;
   std::string arch;
-  std::string dtype = "fp32";
+  std::string dtype;  // empty: the profile's, else fp32
   std::optional<bool> fp32_exact;
   std::string out;
   std::string validate;
@@ -52,9 +52,9 @@ catalog::PlanInputs read_inputs(const PlanConfig& config) {
   const std::string arch = !config.arch.empty() ? config.arch : inputs.profile.arch;
   if (arch.empty()) throw input_error("kopt plan: the profile names no architecture; give --arch sm_XX");
   inputs.arch = catalog::arch_number(arch);
-  inputs.dtype = config.dtype;
+  inputs.dtype = !config.dtype.empty() ? config.dtype : !inputs.profile.dtype.empty() ? inputs.profile.dtype : "fp32";
   // Exact FP32 unless told otherwise: TF32 tensor cores and fast math change FP32 results.
-  inputs.fp32_exact = config.fp32_exact ? config.fp32_exact : std::optional(config.dtype == "fp32");
+  inputs.fp32_exact = config.fp32_exact ? config.fp32_exact : std::optional(inputs.dtype == "fp32");
   return inputs;
 }
 
@@ -98,7 +98,7 @@ Command plan_command() {
             app.add_option("--roofline", config->roofline, "roofline.json (kopt.roofline/1)");
             app.add_option("--history", config->history, "history.json: methods already tried");
             app.add_option("--arch", config->arch, "Target architecture, e.g. sm_90 (default: the profile's)");
-            app.add_option("--dtype", config->dtype, "The problem's element type (default: fp32)");
+            app.add_option("--dtype", config->dtype, "The problem's element type: fp32, fp16, bf16, fp8, int8, ... (default: the profile's, else fp32)");
             app.add_flag_callback("--fp32-exact", [config] { config->fp32_exact = true; },
                                   "Exact FP32 results are required (default when --dtype is fp32)");
             app.add_flag_callback("--no-fp32-exact", [config] { config->fp32_exact = false; },

@@ -48,11 +48,23 @@ RooflineEvidence roofline_evidence(const roofline::RooflinePoint& point) {
                           .budget = roofline::split_axis_budget(point.gaps)};
 }
 
+std::string catalog_dtype(std::string_view spec_dtype) {
+  if (spec_dtype == "float32") return "fp32";
+  if (spec_dtype == "float16") return "fp16";
+  if (spec_dtype == "bfloat16") return "bf16";
+  if (spec_dtype == "float64") return "fp64";
+  if (spec_dtype.starts_with("float8")) return "fp8";
+  return std::string(spec_dtype);
+}
+
 ProfileEvidence parse_profile_json(const json& document, const std::string& file) {
   check_schema(document, "kopt.profile/1", file);
   ProfileEvidence evidence;
   evidence.degraded = document.value("degraded", false);
   if (document.contains("arch") && document["arch"].is_string()) evidence.arch = document["arch"].get<std::string>();
+  if (document.contains("dtype") && document["dtype"].is_string()) {
+    evidence.dtype = catalog_dtype(document["dtype"].get<std::string>());
+  }
   if (evidence.degraded) return evidence;
   const json& concepts = field(field(document, "whole", file), "concepts", file);
   if (!concepts.is_object()) throw input_error("{}: whole.concepts must be an object", file);

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -20,8 +21,13 @@ namespace kopt::catalog {
 struct ProfileEvidence {
   bool degraded = false;  // no counters: only roofline facts may be used
   std::string arch;       // "sm_90", or empty
+  std::string dtype;      // the kernel's data type in the catalog's words ("fp32"), or empty
   std::map<std::string, std::optional<double>> concepts;  // whole-run values; nullopt = missing
 };
+
+// The catalog's name for a spec dtype (data/dtypes.toml): float32 → fp32, float16 → fp16,
+// bfloat16 → bf16, float64 → fp64, float8_* → fp8; integer names are the same in both.
+std::string catalog_dtype(std::string_view spec_dtype);
 
 struct RooflineEvidence {
   std::optional<double> arithmetic_intensity;

@@ -9,6 +9,7 @@
 #include "kopt/core/files.hpp"
 #include "kopt/profile/profile_job.hpp"
 #include "kopt/run/device_probe.hpp"
+#include "kopt/spec/problem_work.hpp"
 #include "kopt/run/worker_launcher.hpp"
 
 namespace kopt::profile {
@@ -113,6 +114,7 @@ ProfileReport run_profile(const spec::Problem& problem, const ProfileOptions& op
   const auto started = std::chrono::steady_clock::now();
   ProfileReport report{.check = verify::run_check(problem, options.check, context)};
   report.case_name = chosen_case(problem, options.case_name).name;
+  report.dtype = spec::first_output_dtype(chosen_case(problem, options.case_name)).name;
   report.arch = report.check.arch;
   report.clock_control = options.ncu.clock_control;
   report.section_set = options.ncu.section_set;
@@ -194,6 +196,7 @@ json profile_report_to_json(const ProfileReport& report) {
           {"kernel", report.check.kernel.string()},
           {"problem", report.check.problem_name},
           {"case", report.case_name},
+          {"dtype", report.dtype},
           {"device", report.check.device},
           {"passed_check", report.check.passed()},
           {"check_failure", report.check.passed() ? json(nullptr) : json(report.check.cause())},

@@ -44,6 +44,7 @@ struct ProfiledLaunch {
 struct ProfileReport {
   verify::CheckReport check;
   std::string case_name;
+  std::string dtype;                // the case's first output dtype ("float32"): what it computes in
   bool degraded = false;
   std::string reason;               // why degraded, or why the profile failed
   std::optional<std::string> failure;  // the kernel failed under the profiler (exit 1)
