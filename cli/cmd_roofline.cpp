@@ -39,13 +39,6 @@ Ceilings ceilings_for(const nlohmann::json& device_json, const fs::path& cache_d
   return {*peaks, measure::load_measured_peaks(cache_dir, device).has_value()};
 }
 
-const spec::BoundCase& profiled_case(const spec::Problem& problem, const std::string& name) {
-  for (const spec::BoundCase& c : problem.cases) {
-    if (c.name == name) return c;
-  }
-  return problem.cases.front();
-}
-
 // Degraded: time the kernel and divide the spec's work by the median.
 roofline::RooflineAnalysis analytic_roofline(const RooflineConfig& config, const spec::Problem& problem,
                                              const spec::BoundCase& bound_case, const std::string& reason) {
@@ -95,7 +88,8 @@ int run_roofline_command(const RooflineConfig& config) {
       return static_cast<int>(ExitCode::kernel_failed);
     }
     if (run.report.evidence()) {
-      const spec::BoundCase& bound_case = profiled_case(problem, run.report.case_name);
+      const spec::BoundCase* found = problem.find_case(run.report.case_name);
+      const spec::BoundCase& bound_case = found != nullptr ? *found : problem.cases.front();
       const Ceilings ceilings = ceilings_for(run.report.check.device, cache_dir_of(config.profile.common));
       analysis = roofline::roofline_from_profile(*run.report.whole, ceilings.peaks, ceilings.measured,
                                                  spec::first_output_dtype(bound_case),

@@ -114,14 +114,10 @@ std::vector<std::string> flags_of(const VariantReport& v) {
   return flags;
 }
 
-const spec::BoundCase& case_named(const spec::Problem& problem, const std::string& name) {
-  return *std::find_if(problem.cases.begin(), problem.cases.end(), [&](const auto& c) { return c.name == name; });
-}
-
 // Summarizes one variant's samples and records what it is flagged for.
 void add_variant(BenchReport& report, const spec::Problem& problem, VariantSamples samples, TimingMode mode,
                  bool interleaved) {
-  const spec::BoundCase& bound_case = case_named(problem, samples.case_name);
+  const spec::BoundCase& bound_case = *problem.find_case(samples.case_name);  // the worker timed these cases
   VariantReport v{.label = samples.label, .case_name = samples.case_name, .samples = std::move(samples),
                   .interleaved = interleaved};
   v.flops = spec::work_value(problem.spec.work.flops, bound_case);

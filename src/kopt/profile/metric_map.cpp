@@ -1,6 +1,6 @@
 #include "kopt/profile/metric_map.hpp"
 
-#include "kopt/spec/toml.hpp"
+#include "kopt/profile/data_toml.hpp"
 
 #include <fmt/ranges.h>
 
@@ -126,13 +126,7 @@ const ConceptSpec* MetricMap::find(std::string_view concept_name) const {
 
 std::optional<MetricMap> parse_metric_map(std::string_view toml_text, std::string_view file_name,
                                           std::string_view ncu_version, std::string_view arch) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, file_name);
-  } catch (const toml::parse_error& e) {
-    throw input_error("{}: {}", file_name, e.description());
-  }
-  if (root["schema_version"].value<int64_t>() != 1) throw input_error("{}: 'schema_version' must be 1", file_name);
+  const toml::table root = parse_data_toml(toml_text, file_name);
   MetricMap map{.ncu_version = major_minor(ncu_version), .arch = std::string(arch)};
   const toml::table* concepts = root["ncu"][map.ncu_version][map.arch].as_table();
   if (concepts == nullptr) return std::nullopt;

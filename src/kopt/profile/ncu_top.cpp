@@ -1,6 +1,6 @@
 #include "kopt/profile/ncu_top.hpp"
 
-#include "kopt/spec/toml.hpp"
+#include "kopt/profile/data_toml.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -148,13 +148,7 @@ std::optional<TopRule> TopRules::match(std::string_view column) const {
 }
 
 TopRules parse_top_rules(std::string_view toml_text, std::string_view file_name) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, file_name);
-  } catch (const toml::parse_error& e) {
-    throw input_error("{}: {}", file_name, e.description());
-  }
-  if (root["schema_version"].value<int64_t>() != 1) throw input_error("{}: 'schema_version' must be 1", file_name);
+  const toml::table root = parse_data_toml(toml_text, file_name);
   const toml::array* array = root["ncu_top"]["rules"].as_array();
   if (array == nullptr || array->empty()) throw input_error("{}: [ncu_top] needs a non-empty 'rules' array", file_name);
   TopRules rules;

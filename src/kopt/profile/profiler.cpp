@@ -27,9 +27,7 @@ namespace {
 
 const spec::BoundCase& chosen_case(const spec::Problem& problem, const std::string& name) {
   if (name.empty()) return problem.cases.front();
-  for (const spec::BoundCase& c : problem.cases) {
-    if (c.name == name) return c;
-  }
+  if (const spec::BoundCase* found = problem.find_case(name)) return *found;
   throw input_error("no case named \"{}\"", name);
 }
 

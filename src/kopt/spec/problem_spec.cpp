@@ -317,4 +317,11 @@ ProblemSpec load_problem_spec(const fs::path& toml_path, const fs::path& kernel)
   return load_spec(toml_path, kernel);
 }
 
+const BoundCase* Problem::find_case(std::string_view name) const {
+  for (const BoundCase& c : cases) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
 }  // namespace kopt::spec

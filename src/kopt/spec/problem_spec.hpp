@@ -133,6 +133,9 @@ struct Problem {
   KernelSignature signature;
   std::vector<BoundCase> cases;
   std::vector<std::string> guesses;  // the spec's guesses plus those made while binding
+
+  // The case named `name`; nullptr when there is none.
+  const BoundCase* find_case(std::string_view name) const;
 };
 
 // Binds the spec to the signature, with `dim_overrides` (--dim) laid over every case.
