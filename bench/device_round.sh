@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One bounded GPU-machine round: each step has its own time limit, and everything it writes
 # lands in $OUT/round.tgz even when a step runs out of time. Steps: a ctest regex, then any
-# of: profiling (bench/measure_profiling.sh), measure (bench/measure_kopt.sh), tiled.
+# of: profiling (bench/measure_profiling.sh), measure (bench/measure_kopt.sh, all of it), one of its
+# sections (repeat, cost, discrimination: at most 300 s each), agreement (vector add), tiled.
 #   bench/device_round.sh CTEST_REGEX STEP... 
 set -uo pipefail
 repo=$(pwd)
@@ -20,6 +21,8 @@ for step in "$@"; do
   case $step in
     profiling) timeout 240 bench/measure_profiling.sh "$work/profiling" > "$work/profiling.txt" 2>&1; tail -40 "$work/profiling.txt" ;;
     measure) timeout 420 bench/measure_kopt.sh "$work/measure" > "$work/measure.txt" 2>&1; tail -20 "$work/measure.txt" ;;
+    repeat|cost|discrimination)
+      SECTIONS=$step timeout 300 bench/measure_kopt.sh "$work/measure" > "$work/$step.txt" 2>&1; tail -5 "$work/$step.txt" ;;
     agreement) timeout 120 bench/measure_kopt.sh "$work/measure" --agreement-only > "$work/agreement.txt" 2>&1; tail -5 "$work/agreement.txt" ;;
     tiled)
       build/cli/kopt bench examples/sgemm_tiled -D BM=128 -D BN=128 -D BK=8 -D TM=8 -D TN=8 -D VEC=4 -D STAGES=2 \

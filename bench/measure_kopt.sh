@@ -2,6 +2,7 @@
 # Measures kopt's own measurement on a GPU machine: agreement with Nsight Compute,
 # repeatability, cost, and discrimination (docs/measurement.md). Usage, from the repo root:
 #   bench/measure_kopt.sh [OUT_DIR] [--agreement-only]   (the latter: vector add agreement alone)
+#   SECTIONS="agreement repeat cost discrimination" bench/measure_kopt.sh OUT_DIR   (a subset)
 # Needs build/cli/kopt, ncu and python3. Prints one table row per figure at the end.
 set -uo pipefail
 out=${1:-${OUT:-/tmp/kopt-measure}}
@@ -33,9 +34,13 @@ PY
 )
   python3 -c "k=$kopt_median; n=$ncu_median; print(f'agreement {\"$name\"}: kopt median {k*1e6:.2f} us, ncu median {n*1e6:.2f} us, difference {100*(k-n)/n:+.2f} %')"
 }
+sections=${SECTIONS:-agreement repeat cost discrimination}
+wants() { [[ " $sections " == *" $1 "* ]]; }
+if wants agreement; then
 agreement vector_add_2p26 examples/vector_add vector_add_kernel default
 [ "${1:-}" = "--agreement-only" ] || [ "${2:-}" = "--agreement-only" ] && exit 0
 agreement sgemm_4096 examples/sgemm_naive sgemm_naive_kernel default
+fi
 
 # 2. Repeatability: 5 separate kopt bench runs of a kernel of 100 us or more.
 repeat() {  # name folder case
@@ -48,10 +53,13 @@ m = [json.load(open(f"{sys.argv[1]}/repeat_{sys.argv[2]}_{i}.json"))["variants"]
 print(f"repeatability {sys.argv[2]}: medians {', '.join(f'{x*1e6:.2f}' for x in m)} us; spread (max-min)/median {100*(max(m)-min(m))/sorted(m)[2]:.3f} %")
 PY
 }
+if wants repeat; then
 repeat sgemm_4096 examples/sgemm_naive default
 repeat vector_add_2p26 examples/vector_add default
+fi
 
 # 3. Cost: wall time of kopt bench on a ~100 us kernel, compile and check cached.
+if wants cost; then
 $kopt bench examples/vector_add --dim N=33554432 --case default --seeds 1 --no-reference --out "$out/cost_warmup.json" > /dev/null 2>&1
 for i in 1 2 3; do
   python3 - "$kopt" "$out/cost.json" <<'PY'
@@ -64,8 +72,10 @@ median = json.load(open(sys.argv[2]))["variants"][0]["summary"]["median"]
 print(f"cost: kopt bench of a {median*1e6:.1f} us kernel, compile and check cached: {wall:.2f} s wall")
 PY
 done
+fi
 
 # 4. Discrimination: a real 2 % difference, 20 times; A against A, 20 times.
+wants discrimination || exit 0
 for i in $(seq 1 20); do
   $kopt compare bench/discrimination/slower_2pct.cu bench/discrimination/base.cu --spec bench/discrimination/kopt.toml \
       --seeds 1 --json --out /tmp/ab.json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['verdicts'][0]['verdict'])"
