@@ -19,11 +19,15 @@ using nlohmann::json;
 namespace {
 
 // Bumped when the layout of a cache entry or the default flags change.
-constexpr std::string_view kCacheVersion = "kopt-build-2";
+constexpr std::string_view kCacheVersion = "kopt-build-3";
 
 // -O3 for speed, -lineinfo so Nsight Compute can show source, -Xptxas -v for the resource
 // report. User flags come after these, so a user's -O0 wins.
-const std::vector<std::string> kDefaultFlags = {"-shared", "-Xcompiler", "-fPIC", "-O3",
+// -fno-gnu-unique: several variants are loaded into one timing process, and GCC would give
+// a function-local static of an inline function (a "configured once" flag, say) one copy for
+// the whole process, even across RTLD_LOCAL libraries: the second variant would then skip its
+// own setup (seen on the H200: a 74 KiB shared-memory kernel launched without its opt-in).
+const std::vector<std::string> kDefaultFlags = {"-shared", "-Xcompiler", "-fPIC,-fno-gnu-unique", "-O3",
                                                 "-lineinfo", "-Xptxas", "-v"};
 
 std::string first_error_line(const std::string& log) {

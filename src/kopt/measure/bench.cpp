@@ -25,7 +25,9 @@ constexpr double kEscapeFraction = 0.2;
 // Datasheet peaks are not exact: only a time this far under the floor is called impossible.
 constexpr double kFloorMargin = 0.95;
 
-std::string label_for(const spec::Problem& problem, std::size_t index, const std::vector<spec::Problem>& kernels) {
+std::string label_for(const spec::Problem& problem, std::size_t index, const std::vector<spec::Problem>& kernels,
+                      const BenchOptions& options) {
+  if (index < options.labels.size() && !options.labels[index].empty()) return options.labels[index];
   std::string name = problem.spec.kernel.filename().string();
   for (std::size_t j = 0; j < kernels.size(); ++j) {
     if (j != index && kernels[j].spec.kernel.filename() == problem.spec.kernel.filename()) {
@@ -47,13 +49,14 @@ std::vector<std::vector<fs::path>> recheck_references(const spec::Problem& probl
 // per-thread default stream to capture them (the legacy stream cannot be captured). That
 // build is verified again after its timing loop like any other.
 fs::path timing_library(const spec::Problem& kernel, const verify::CheckReport& check, const BenchOptions& options,
-                        verify::CheckContext& context) {
+                        std::size_t index, verify::CheckContext& context) {
   if (options.settings.mode != TimingMode::graph) return check.build->library;
   build::Compiler compiler(context.runner, build::find_nvcc(), context.cache_dir);
   std::vector<std::string> flags = kernel.spec.build.flags;
   flags.insert(flags.end(), {"--default-stream", "per-thread"});
   build::BuildOutcome outcome = compiler.compile(
-      {.source = kernel.spec.kernel, .arch = check.arch, .flags = flags, .defines = options.check.defines});
+      {.source = kernel.spec.kernel, .arch = check.arch, .flags = flags,
+       .defines = check_options_for(options, index).defines});
   if (!outcome.ok()) {
     throw Error(ExitCode::kernel_failed, fmt::format("the graph-mode build (--default-stream per-thread) of {} failed: {}",
                                                      kernel.spec.kernel.string(), outcome.failure->first_error));
@@ -62,6 +65,14 @@ fs::path timing_library(const spec::Problem& kernel, const verify::CheckReport& 
 }
 
 }  // namespace
+
+verify::CheckOptions check_options_for(const BenchOptions& options, std::size_t index) {
+  verify::CheckOptions check = options.check;
+  if (index < options.kernel_defines.size()) {
+    check.defines.insert(check.defines.end(), options.kernel_defines[index].begin(), options.kernel_defines[index].end());
+  }
+  return check;
+}
 
 bool BenchReport::passed() const {
   for (const verify::CheckReport& check : checks) {
@@ -175,8 +186,8 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   BenchReport report{.mode = std::string(timing_mode_name(options.settings.mode)), .settings = options.settings};
 
   // Correctness before speed.
-  for (const spec::Problem& kernel : kernels) {
-    report.checks.push_back(verify::run_check(kernel, options.check, context));
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    report.checks.push_back(verify::run_check(kernels[i], check_options_for(options, i), context));
     if (!report.checks.back().passed()) return report;
   }
   const spec::Problem& first = kernels.front();
@@ -188,8 +199,8 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
                .recheck_seed = options.check.first_seed + 1, .settings = options.settings,
                .device = context.worker.device};
   for (std::size_t i = 0; i < kernels.size(); ++i) {
-    job.variants.push_back({label_for(kernels[i], i, kernels),
-                            timing_library(kernels[i], report.checks[i], options, context)});
+    job.variants.push_back({label_for(kernels[i], i, kernels, options),
+                            timing_library(kernels[i], report.checks[i], options, i, context)});
   }
   const bool cuda_reference = first.spec.reference && !verify::is_python_reference(*first.spec.reference);
   if (options.time_reference && cuda_reference) {

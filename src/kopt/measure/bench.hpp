@@ -22,7 +22,14 @@ struct BenchOptions {
   BenchSettings settings;
   ComparisonSettings comparison;
   bool time_reference = true;   // a .cu reference is timed beside the kernels, a .py one after them
+  // Per kernel, in the order given to run_bench: extra -D defines after check.defines, and
+  // the label (empty or missing: the file name). The loop's branches differ only here.
+  std::vector<std::vector<std::pair<std::string, std::string>>> kernel_defines;
+  std::vector<std::string> labels;
 };
+
+// The check options of kernel `index`: check.defines, then its own.
+verify::CheckOptions check_options_for(const BenchOptions& options, std::size_t index);
 
 // One variant on one case, summarized.
 struct VariantReport {

@@ -1,0 +1,49 @@
+// kopt init KERNEL: create a run folder, measure, profile and plan the baseline, and say what
+// the driver of the loop writes next.
+#include <fmt/format.h>
+
+#include <ctime>
+#include <iostream>
+
+#include "command.hpp"
+#include "loop_options.hpp"
+#include "problem_options.hpp"
+#include "kopt/core/error.hpp"
+#include "kopt/spec/problem_spec.hpp"
+
+namespace kopt::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct InitConfig {
+  LoopOptions loop;
+  RunTarget target;
+};
+
+}  // namespace
+
+Command init_command() {
+  return {"init", "Start a run: measure, profile and plan the baseline; say what to write next", [](CLI::App& app) {
+            auto config = std::make_shared<InitConfig>();
+            add_run_target_options(app, config->target);
+            add_loop_options(app, config->loop);
+            return [config] {
+              const loop::InitRequest request = init_request(config->target);
+              SystemProcessRunner runner;
+              std::unique_ptr<loop::Lab> lab = make_lab(config->loop, provisional_state(request), runner);
+              const loop::RunState state = loop::init_run(*lab, request, progress_hooks(config->loop.common, request.run_dir));
+              const loop::RunFolder run(request.run_dir);
+              const nlohmann::json next = loop::next_step(run, state);
+              if (config->loop.common.json) {
+                std::cout << next.dump(2) << "\n";
+              } else {
+                std::cout << fmt::format("kopt init: {} — baseline {:.2f} µs\n", run.root().string(),
+                                         state.baseline_median_s * 1e6)
+                          << format_next_step(next);
+              }
+              return 0;
+            };
+          }};
+}
+
+}  // namespace kopt::cli

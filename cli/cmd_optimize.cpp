@@ -1,0 +1,56 @@
+// kopt optimize KERNEL: the whole loop unattended — branches from the built-in tuner (declared
+// parameters) or from --generator CMD — then summary.md. An existing --run is resumed.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "command.hpp"
+#include "loop_options.hpp"
+#include "kopt/core/files.hpp"
+#include "kopt/loop/optimize.hpp"
+#include "kopt/report/run_summary.hpp"
+
+namespace kopt::cli {
+namespace {
+
+struct OptimizeConfig {
+  LoopOptions loop;
+  RunTarget target{.settings = {.iterations = 10, .branches = 8}};
+  std::string generator;
+  double budget_minutes = 15;
+  std::uint64_t seed = 1;
+};
+
+}  // namespace
+
+Command optimize_command() {
+  return {"optimize", "The whole loop, unattended: tuner or --generator branches, until done, near peak or out of time",
+          [](CLI::App& app) {
+            auto config = std::make_shared<OptimizeConfig>();
+            add_run_target_options(app, config->target);
+            app.add_option("--generator", config->generator,
+                           "A command that writes each iteration's branches; it gets the context file's path "
+                           "(kopt.generator_context/1) as its last argument");
+            app.add_option("--budget", config->budget_minutes, "Stop starting iterations after this many minutes")
+                ->check(CLI::PositiveNumber);
+            app.add_option("--seed", config->seed, "The tuner's random seed");
+            add_loop_options(app, config->loop);
+            return [config] {
+              loop::OptimizeRequest request{.init = init_request(config->target),
+                                            .time_budget_s = config->budget_minutes * 60,
+                                            .seed = config->seed};
+              if (!config->generator.empty()) request.generator = config->generator;
+              SystemProcessRunner runner;
+              const loop::RunFolder run(request.init.run_dir);
+              std::unique_ptr<loop::Lab> lab =
+                  make_lab(config->loop, run.exists() ? run.load() : provisional_state(request.init), runner);
+              loop::optimize(*lab, runner, request, progress_hooks(config->loop.common, run.root()));
+              const nlohmann::json summary = report::write_run_summary(run);
+              if (config->loop.common.json) std::cout << summary.dump(2) << "\n";
+              else std::cout << report::format_run_summary(summary) << fmt::format("\nwrote {}\n", (run.root() / "summary.md").string());
+              return 0;
+            };
+          }};
+}
+
+}  // namespace kopt::cli

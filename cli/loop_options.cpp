@@ -1,0 +1,106 @@
+#include "loop_options.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <fstream>
+#include <iostream>
+
+#include "kopt/core/clock.hpp"
+#include "kopt/loop/gpu_lab.hpp"
+#include "kopt/loop/simulated_lab.hpp"
+#include "kopt/spec/problem_spec.hpp"
+
+namespace kopt::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string default_run_dir() { return utc_timestamp("run_%Y%m%d-%H%M%S"); }
+
+}  // namespace
+
+
+void add_loop_options(CLI::App& app, LoopOptions& options) {
+  add_common_options(app, options.common);
+  app.add_option("--simulate", options.simulate,
+                 "Answer every measurement from this lab model (kopt.lab_model/1) instead of the GPU: for tests and "
+                 "dry runs of a driver")
+      ->envname("KOPT_SIMULATE");
+}
+
+std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunState& run, ProcessRunner& runner) {
+  if (!options.simulate.empty()) return std::make_unique<loop::SimulatedLab>(options.simulate);
+  loop::GpuLabSettings settings{.spec = run.spec,
+                                .dims = parse_dims(run.dims),
+                                .timed_case = run.settings.timed_case,
+                                .include_dirs = {run.kernel.parent_path()},
+                                .cache_dir = cache_dir_of(options.common),
+                                .worker = worker_settings_of(options.common)};
+  settings.bench.check.seed_count = run.settings.seeds;
+  settings.bench.comparison.min_effect = run.settings.min_effect;
+  return std::make_unique<loop::GpuLab>(runner, std::move(settings));
+}
+
+loop::LoopHooks progress_hooks(const CommonOptions& common, const std::filesystem::path& run_dir) {
+  loop::LoopHooks hooks;
+  const bool to_terminal = !common.json && ::isatty(STDERR_FILENO);
+  hooks.progress = [to_terminal, log = run_dir / "kopt.log"](const std::string& line) {
+    if (to_terminal) std::cerr << "kopt: " << line << "\n";
+    // The log is the one file appended to, not replaced: a record of what ran, and when.
+    std::ofstream out(log, std::ios::app);
+    out << utc_timestamp() << " " << line << "\n";
+  };
+  return hooks;
+}
+
+std::string format_next_step(const nlohmann::json& next) {
+  if (next.at("finished").get<bool>()) {
+    return fmt::format("The run is finished ({}). Next: {}\n", next.at("stop_reason").get<std::string>(),
+                       next.at("command").get<std::string>());
+  }
+  std::string text = fmt::format("Iteration {} ({}). Read:", next.at("iteration").get<int>(), next.at("phase").get<std::string>());
+  for (const auto& f : next.at("read")) text += " " + f.get<std::string>();
+  if (!next.at("write").empty()) {
+    text += "\nWrite:";
+    for (const auto& f : next.at("write")) text += "\n  " + f.get<std::string>();
+    text += "\n(a branch is kernel.cu, or variant.json {\"defines\": {...}} to rebuild the best kernel with other -D values)";
+  }
+  return text + fmt::format("\nThen: {}\n", next.at("command").get<std::string>());
+}
+
+void add_run_target_options(CLI::App& app, RunTarget& t) {
+  app.add_option("KERNEL", t.target, "A .cu file, a folder with kopt.toml, or a kopt.toml (default: .)");
+  app.add_option("--spec", t.spec, "Use this kopt.toml");
+  app.add_option("--dim", t.dims, "Set a dim in every case: NAME=VALUE (repeatable)");
+  app.add_option("-D,--define", t.defines, "The baseline's -DNAME=VALUE (repeatable)");
+  app.add_option("--run", t.run, "The run folder (default: run_<UTC time> here)");
+  loop::RunSettings& settings = t.settings;
+  app.add_option("--iterations", settings.iterations, "At most this many iterations")->check(CLI::Range(1, 1000));
+  app.add_option("--branches", settings.branches, "K: branches per iteration")->check(CLI::Range(1, 256));
+  app.add_option("--finalists", settings.finalists, "Re-measure this many of the best branches interleaved")
+      ->check(CLI::Range(1, 16));
+  app.add_option("--min-effect", settings.min_effect, "Smallest speedup called significant, as a fraction (0.01 = 1 %)")
+      ->check(CLI::Range(0.0001, 0.5));
+  app.add_option("--case", settings.timed_case, "The case timed and profiled (default: the first); correctness on all");
+  app.add_option("--seeds", settings.seeds, "Seeds of fresh random inputs per case in each check")->check(CLI::Range(1, 100));
+}
+
+loop::InitRequest init_request(const RunTarget& t) {
+  loop::InitRequest request{.kernel = t.target, .dims = t.dims, .settings = t.settings,
+                            .run_dir = t.run.empty() ? fs::path(default_run_dir()) : fs::path(t.run)};
+  if (!t.spec.empty()) request.spec = t.spec;
+  for (const std::string& d : t.defines) request.defines.insert(parse_define(d));
+  parse_dims(t.dims);  // bad --dim values are refused before anything runs
+  return request;
+}
+
+loop::RunState provisional_state(const loop::InitRequest& request) {
+  const spec::ProblemSpec located = spec::locate_problem(request.kernel, request.spec);
+  loop::RunState state{.kernel = fs::absolute(located.kernel), .dims = request.dims, .settings = request.settings};
+  if (located.spec_file) state.spec = fs::absolute(*located.spec_file);
+  return state;
+}
+
+}  // namespace kopt::cli

@@ -1,0 +1,52 @@
+#pragma once
+// Options of the loop's commands (init, close, status, finalize, optimize) and the Lab they
+// measure with: the GPU, or with --simulate MODEL a recorded model (tests, dry runs).
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+
+#include "common_options.hpp"
+#include "kopt/core/process.hpp"
+#include "kopt/loop/lab.hpp"
+#include "kopt/loop/run_loop.hpp"
+
+namespace kopt::cli {
+
+struct LoopOptions {
+  CommonOptions common;
+  std::string simulate;  // a kopt.lab_model/1 file: answer from it instead of the GPU
+};
+
+void add_loop_options(CLI::App& app, LoopOptions& options);
+
+// The lab for a run with these settings (the spec, dims and case the run was created with).
+std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunState& run, ProcessRunner& runner);
+
+// One line per step, appended to RUN/kopt.log with the time, and on standard error when it
+// is a terminal and --json is not given.
+loop::LoopHooks progress_hooks(const CommonOptions& common, const std::filesystem::path& run_dir);
+
+// What `init` and `optimize` start a run from.
+struct RunTarget {
+  std::string target = ".";
+  std::string spec;
+  std::vector<std::string> dims;
+  std::vector<std::string> defines;
+  std::string run;
+  loop::RunSettings settings;
+};
+
+void add_run_target_options(CLI::App& app, RunTarget& target);
+
+// The request of `init` and `optimize`; bad --dim and -D values are refused here.
+loop::InitRequest init_request(const RunTarget& target);
+
+// The run's settings before init has written state.json: enough to make its lab.
+loop::RunState provisional_state(const loop::InitRequest& request);
+
+// The next step, for people.
+std::string format_next_step(const nlohmann::json& next);
+
+}  // namespace kopt::cli

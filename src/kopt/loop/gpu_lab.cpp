@@ -1,0 +1,249 @@
+#include "kopt/loop/gpu_lab.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <future>
+#include <thread>
+
+#include "kopt/build/compiler.hpp"
+#include "kopt/catalog/method_catalog.hpp"
+#include "kopt/catalog/method_evidence.hpp"
+#include "kopt/catalog/sass_signature.hpp"
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+#include "kopt/measure/peak_measurement.hpp"
+#include "kopt/measure/verdict.hpp"
+#include "kopt/profile/profiler.hpp"
+#include "kopt/roofline/roofline_analysis.hpp"
+#include "kopt/sass/disassembler.hpp"
+#include "kopt/sass/sass_profile.hpp"
+#include "kopt/spec/problem_work.hpp"
+
+namespace kopt::loop {
+namespace fs = std::filesystem;
+
+GpuLab::GpuLab(ProcessRunner& runner, GpuLabSettings settings) : runner_(runner), settings_(std::move(settings)) {}
+
+spec::Problem GpuLab::load(const Variant& variant, bool timed_case_only) const {
+  spec::Problem problem = spec::load_problem(variant.kernel, settings_.spec, settings_.dims);
+  // A kernel copied into the run folder still finds the headers beside its original.
+  for (const fs::path& dir : settings_.include_dirs) problem.spec.build.flags.push_back("-I" + dir.string());
+  if (timed_case_only) {
+    const spec::BoundCase* chosen = settings_.timed_case.empty() ? &problem.cases.front()
+                                                                 : problem.find_case(settings_.timed_case);
+    if (chosen == nullptr) throw input_error("the problem has no case named \"{}\"", settings_.timed_case);
+    const spec::BoundCase kept = *chosen;
+    problem.cases = {kept};
+  }
+  return problem;
+}
+
+void GpuLab::compile_in_parallel(const std::vector<Variant>& variants, const std::string& arch) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t width = settings_.parallel_compiles > 0 ? static_cast<std::size_t>(settings_.parallel_compiles) : cores;
+  // The compile cache makes each later check find its library built; failures are reported
+  // by that check, with the compiler's message.
+  std::vector<std::future<void>> running;
+  for (const Variant& variant : variants) {
+    if (running.size() >= width) {
+      running.front().get();
+      running.erase(running.begin());
+    }
+    const spec::Problem problem = load(variant, false);
+    std::vector<std::pair<std::string, std::string>> defines = settings_.bench.check.defines;
+    for (const auto& define : variant.defines) defines.push_back(define);
+    running.push_back(std::async(std::launch::async, [this, problem, defines, arch] {
+      SystemProcessRunner runner;  // one per thread: no shared state
+      build::Compiler compiler(runner, build::find_nvcc(), settings_.cache_dir);
+      compiler.compile({.source = problem.spec.kernel, .arch = arch, .flags = problem.spec.build.flags,
+                        .defines = defines});
+    }));
+  }
+  for (std::future<void>& f : running) f.get();
+}
+
+nlohmann::json GpuLab::environment() { return device_; }
+
+namespace {
+
+VariantOutcome failed_outcome(const std::string& label, const std::string& cause) {
+  return {.label = label, .passed = false, .failure = cause};
+}
+
+VariantOutcome timed_outcome(const measure::VariantReport& v) {
+  return {.label = v.label,
+          .passed = true,
+          .median = v.summary.median,
+          .median_low = v.summary.median_ci.low,
+          .median_high = v.summary.median_ci.high,
+          .relative_stdev = v.summary.relative_stdev,
+          .samples = v.summary.count};
+}
+
+// The timing worker runs every variant in one process, so one that faults there (having
+// passed its check) would take the others' samples with it. Then each is timed alone to find
+// the ones that fault, which become failed outcomes, and the rest are timed interleaved again.
+measure::BenchReport bench_surviving_faults(std::vector<spec::Problem> kernels, measure::BenchOptions options,
+                                            verify::CheckContext& context, std::vector<VariantOutcome>& outcomes) {
+  try {
+    return measure::run_bench(kernels, options, context);
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::kernel_failed || kernels.size() < 2) throw;
+  }
+  measure::BenchOptions survivors = options;
+  survivors.kernel_defines.clear();
+  survivors.labels.clear();
+  std::vector<spec::Problem> kept;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    measure::BenchOptions alone = options;
+    alone.kernel_defines = {options.kernel_defines.at(i)};
+    alone.labels = {options.labels.at(i)};
+    alone.time_reference = false;
+    alone.settings.stopping.min_samples = 2;
+    alone.settings.stopping.min_gpu_seconds = 0;
+    try {
+      measure::run_bench({kernels[i]}, alone, context);
+    } catch (const Error& e) {
+      if (e.code() != ExitCode::kernel_failed || i == 0) throw;
+      const auto slot = std::ranges::find(outcomes, options.labels[i], &VariantOutcome::label);
+      if (slot != outcomes.end()) *slot = failed_outcome(options.labels[i], std::string("faulted while timed: ") + e.what());
+      continue;
+    }
+    kept.push_back(kernels[i]);
+    survivors.kernel_defines.push_back(options.kernel_defines[i]);
+    survivors.labels.push_back(options.labels[i]);
+  }
+  try {
+    return measure::run_bench(kept, survivors, context);
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::kernel_failed) throw;
+    throw Error(ExitCode::kernel_failed,
+                fmt::format("the variants fault only when timed together in one process (state shared between their "
+                            "libraries?): {}", e.what()));
+  }
+}
+
+}  // namespace
+
+Measurement GpuLab::measure(const MeasureRequest& request) {
+  if (request.variants.empty()) throw input_error("nothing to measure");
+  verify::CheckContext context{runner_, settings_.cache_dir, settings_.worker};
+  Measurement result;
+  std::vector<spec::Problem> passing;
+  measure::BenchOptions options = settings_.bench;
+  options.time_reference = request.time_reference;
+  std::vector<std::size_t> passing_index;
+  for (std::size_t i = 0; i < request.variants.size(); ++i) {
+    const Variant& variant = request.variants[i];
+    verify::CheckOptions check = settings_.bench.check;
+    for (const auto& define : variant.defines) check.defines.push_back(define);
+    const verify::CheckReport report = verify::run_check(load(variant, false), check, context);
+    if (arch_.empty() && !report.arch.empty()) {
+      arch_ = report.arch;
+      device_ = {{"device", report.device}, {"arch", report.arch}, {"nvcc", report.nvcc_version}};
+    }
+    // The first check tells the arch; the others compile side by side before their checks.
+    if (i == 0 && !arch_.empty() && request.variants.size() > 1) {
+      compile_in_parallel({request.variants.begin() + 1, request.variants.end()}, arch_);
+    }
+    if (!report.passed()) {
+      if (i == 0) throw Error(ExitCode::kernel_failed, fmt::format("{} fails: {}", variant.label, report.cause()));
+      result.outcomes.push_back(failed_outcome(variant.label, report.cause()));
+      continue;
+    }
+    result.outcomes.push_back(failed_outcome(variant.label, "not timed"));
+    passing.push_back(load(variant, true));
+    passing_index.push_back(i);
+    options.kernel_defines.push_back(variant.define_list());
+    options.labels.push_back(variant.label);
+  }
+  const measure::BenchReport bench = bench_surviving_faults(passing, options, context, result.outcomes);
+  result.detail = measure::bench_report_to_json(bench);
+  if (!bench.passed() && bench.variants.empty()) {
+    throw Error(ExitCode::kernel_failed,
+                fmt::format("timing failed: {}", bench.flags.empty() ? "no samples" : bench.flags.front()));
+  }
+  for (const measure::VariantReport& v : bench.variants) {
+    if (v.label == "reference") {
+      result.reference_median = v.summary.median;
+      continue;
+    }
+    const auto slot = std::ranges::find(result.outcomes, v.label, &VariantOutcome::label);
+    if (slot == result.outcomes.end()) continue;
+    *slot = timed_outcome(v);
+    if (!v.recheck_failure.empty()) *slot = failed_outcome(v.label, "wrong after the timing loop: " + v.recheck_failure);
+    if (v.below_floor) *slot = failed_outcome(v.label, "faster than the roofline floor: a wrong spec or a cheating kernel");
+  }
+  for (const measure::PairVerdict& p : bench.verdicts) {
+    const auto slot = std::ranges::find(result.outcomes, p.label, &VariantOutcome::label);
+    if (slot == result.outcomes.end() || !slot->passed) continue;
+    slot->versus_first = VersusFirst{.verdict = std::string(measure::verdict_name(p.comparison.verdict)),
+                                     .ratio = p.comparison.ratio.ratio,
+                                     .low = p.comparison.ratio.ci.low,
+                                     .high = p.comparison.ratio.ci.high};
+  }
+  return result;
+}
+
+Evidence GpuLab::profile(const Variant& variant, const fs::path& dir) {
+  verify::CheckContext context{runner_, settings_.cache_dir, settings_.worker};
+  const spec::Problem problem = load(variant, true);
+  profile::ProfileOptions options{.check = measure::check_options_for(settings_.bench, 0), .ncu = settings_.ncu,
+                                  .out_dir = dir};
+  for (const auto& define : variant.defines) options.check.defines.push_back(define);
+  profile::ProfileReport report;
+  try {
+    report = profile::run_profile(problem, options, context);
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::kernel_failed) throw;
+    return {.ok = false, .reason = std::string("the profile failed: ") + e.what()};
+  }
+  profile::write_profile_files(report, dir);
+  if (!report.evidence()) return {.ok = false, .reason = report.failure.value_or(report.reason)};
+  const run::DeviceInfo device = report.check.device.get<run::DeviceInfo>();
+  const std::optional<measure::DevicePeaks> peaks = measure::best_known_peaks(settings_.cache_dir, device);
+  if (!peaks) return {.ok = false, .reason = "no peaks are known for " + device.name};
+  const spec::BoundCase& bound_case = problem.cases.front();
+  const roofline::RooflineAnalysis analysis = roofline::roofline_from_profile(
+      *report.whole, *peaks, measure::load_measured_peaks(settings_.cache_dir, device).has_value(),
+      spec::first_output_dtype(bound_case), spec::work_value(problem.spec.work.flops, bound_case));
+  Evidence evidence{.ok = true, .roofline = roofline::roofline_analysis_json(analysis)};
+  write_file_atomic(dir / "roofline.json", evidence.roofline.dump(2) + "\n");
+  return evidence;
+}
+
+std::vector<MethodSass> GpuLab::sass(const Variant& variant, const std::vector<std::string>& methods) {
+  if (methods.empty()) return {};
+  const spec::Problem problem = load(variant, true);
+  build::Compiler compiler(runner_, build::find_nvcc(), settings_.cache_dir);
+  std::vector<std::pair<std::string, std::string>> defines = settings_.bench.check.defines;
+  for (const auto& define : variant.defines) defines.push_back(define);
+  const std::string arch = arch_.empty() ? verify::resolve_arch(problem.spec.build.arch, settings_.bench.check.arch, "sm_90") : arch_;
+  const build::BuildOutcome build = compiler.compile(
+      {.source = problem.spec.kernel, .arch = arch, .flags = problem.spec.build.flags, .defines = defines});
+  std::vector<MethodSass> out;
+  if (!build.ok()) {
+    for (const std::string& id : methods) out.push_back({id, "not_verifiable", "does not compile"});
+    return out;
+  }
+  const sass::SassDump dump = sass::disassemble(runner_, sass::find_cuobjdump(), build.artifact->library);
+  const sass::SassProfile profile = sass::kernel_profile(dump);
+  const spec::SourceAnnotations annotations =
+      spec::parse_source_annotations(read_file(problem.spec.kernel), problem.spec.kernel.string());
+  std::map<std::string, std::string> define_map(defines.begin(), defines.end());
+  const std::vector<catalog::MethodEvidence> evidence =
+      catalog::check_methods(catalog::load_method_catalog(), catalog::load_sass_signatures(), annotations.methods,
+                             methods, define_map, profile.functions, catalog::arch_number(arch));
+  for (const std::string& id : methods) {
+    const auto found = std::ranges::find(evidence, id, &catalog::MethodEvidence::method);
+    if (found == evidence.end()) continue;
+    const std::string status = !found->switched_on ? "switched_off" : std::string(catalog::to_string(found->match.status));
+    std::string detail = found->match.reason;
+    for (const std::string& e : found->match.evidence) detail += (detail.empty() ? "" : "; ") + e;
+    out.push_back({id, status, detail});
+  }
+  return out;
+}
+
+}  // namespace kopt::loop

@@ -1,0 +1,47 @@
+#pragma once
+// The Lab on a real GPU: kopt check, bench, profile, roofline and sass, as library calls.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kopt/core/process.hpp"
+#include "kopt/loop/lab.hpp"
+#include "kopt/measure/bench.hpp"
+#include "kopt/profile/nsight_compute.hpp"
+#include "kopt/spec/expression.hpp"
+
+namespace kopt::loop {
+
+struct GpuLabSettings {
+  std::optional<std::filesystem::path> spec;  // the problem's kopt.toml; none: beside the kernel
+  spec::Dims dims;                            // --dim overrides
+  std::string timed_case;                     // the case timed and profiled; correctness on all
+  std::vector<std::filesystem::path> include_dirs;  // -I for kernel copies (the original's folder)
+  measure::BenchOptions bench;                // check options, timing and comparison settings
+  profile::NcuSettings ncu;
+  std::filesystem::path cache_dir;
+  run::WorkerSettings worker;
+  int parallel_compiles = 0;                  // 0: one per core
+};
+
+class GpuLab final : public Lab {
+ public:
+  GpuLab(ProcessRunner& runner, GpuLabSettings settings);
+  nlohmann::json environment() override;
+  Measurement measure(const MeasureRequest& request) override;
+  Evidence profile(const Variant& variant, const std::filesystem::path& dir) override;
+  std::vector<MethodSass> sass(const Variant& variant, const std::vector<std::string>& methods) override;
+
+ private:
+  spec::Problem load(const Variant& variant, bool timed_case_only) const;
+  void compile_in_parallel(const std::vector<Variant>& variants, const std::string& arch);
+
+  ProcessRunner& runner_;
+  GpuLabSettings settings_;
+  std::string arch_;       // known after the first check
+  nlohmann::json device_;
+};
+
+}  // namespace kopt::loop

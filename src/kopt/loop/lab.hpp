@@ -1,0 +1,79 @@
+#pragma once
+// The loop's window on the GPU: the three things it asks of a machine — measure variants
+// interleaved, profile one into evidence, read one's machine code for method signatures.
+// GpuLab does them for real; SimulatedLab answers from a recorded model, so the loop's state
+// machine, idempotence and resume are tested without a GPU (docs/loop.md).
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kopt/loop/variant.hpp"
+
+namespace kopt::loop {
+
+// A variant against the first of its measurement, from interleaved samples.
+struct VersusFirst {
+  std::string verdict;   // faster | slower | same | ambiguous (of this variant, against the first)
+  double ratio = 1;      // time(this) / time(first)
+  double low = 1, high = 1;  // 95 % bootstrap interval of the ratio
+};
+
+struct VariantOutcome {
+  std::string label;
+  bool passed = false;
+  std::string failure;        // one line when it failed: compile error, wrong result, fault, hang
+  double median = 0;          // seconds per solve call, on the loop's case
+  double median_low = 0, median_high = 0;
+  double relative_stdev = 0;
+  std::size_t samples = 0;
+  std::optional<VersusFirst> versus_first;  // every passing variant but the first
+};
+
+struct Measurement {
+  std::vector<VariantOutcome> outcomes;   // in the order asked
+  std::optional<double> reference_median; // a timed reference, when asked for and there is one
+  nlohmann::json detail;                  // the bench report (kopt.bench), null when simulated
+};
+
+// The profile's verdict on one variant: its files are in the folder given.
+struct Evidence {
+  bool ok = false;            // profile.json, ncu_top.json and roofline.json were written
+  std::string reason;         // why not, or why degraded
+  nlohmann::json roofline;    // roofline.json's content
+};
+
+// One claimed method's signature in the machine code.
+struct MethodSass {
+  std::string method;
+  std::string status;   // found | missing | not_verifiable | switched_off
+  std::string detail;
+};
+
+struct MeasureRequest {
+  std::vector<Variant> variants;  // the first is the point of comparison
+  bool time_reference = false;
+};
+
+class Lab {
+ public:
+  virtual ~Lab() = default;
+  virtual nlohmann::json environment() = 0;   // env.json: device, driver, nvcc, ncu
+  // Checks every variant (a failing one is an outcome, not an error), then times the passing
+  // ones interleaved. Throws Error when the first variant fails: nothing can be compared.
+  virtual Measurement measure(const MeasureRequest& request) = 0;
+  virtual Evidence profile(const Variant& variant, const std::filesystem::path& dir) = 0;
+  virtual std::vector<MethodSass> sass(const Variant& variant, const std::vector<std::string>& methods) = 0;
+};
+
+void to_json(nlohmann::json& out, const VersusFirst& versus);
+void from_json(const nlohmann::json& in, VersusFirst& versus);
+void to_json(nlohmann::json& out, const VariantOutcome& outcome);
+void from_json(const nlohmann::json& in, VariantOutcome& outcome);
+void to_json(nlohmann::json& out, const MethodSass& sass);
+void from_json(const nlohmann::json& in, MethodSass& sass);
+
+}  // namespace kopt::loop

@@ -1,0 +1,135 @@
+#include "kopt/loop/run_state.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+
+namespace kopt::loop {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+void to_json(json& out, const RunState& s) {
+  json iterations = json::array();
+  for (const IterationState& it : s.iterations) {
+    iterations.push_back({{"index", it.index}, {"status", it.status}, {"verdict", it.verdict},
+                          {"champion", it.champion}, {"best_median_s", it.best_median_s}});
+  }
+  out = {{"schema", kStateSchema},
+         {"kernel", s.kernel.string()},
+         {"spec", s.spec ? json(s.spec->string()) : json(nullptr)},
+         {"dims", s.dims},
+         {"settings",
+          {{"iterations", s.settings.iterations}, {"branches", s.settings.branches},
+           {"finalists", s.settings.finalists}, {"min_effect", s.settings.min_effect},
+           {"timed_case", s.settings.timed_case}, {"seeds", s.settings.seeds}}},
+         {"created", s.created},
+         {"baseline", s.baseline},
+         {"baseline_median_s", s.baseline_median_s},
+         {"reference_median_s", s.reference_median_s ? json(*s.reference_median_s) : json(nullptr)},
+         {"best", s.best},
+         {"best_iteration", s.best_iteration},
+         {"best_median_s", s.best_median_s},
+         {"current", s.current},
+         {"iterations", iterations},
+         {"finished", s.finished},
+         {"stop_reason", s.stop_reason}};
+}
+
+void from_json(const json& in, RunState& s) {
+  s.kernel = in.at("kernel").get<std::string>();
+  if (!in.at("spec").is_null()) s.spec = in["spec"].get<std::string>();
+  s.dims = in.value("dims", std::vector<std::string>{});
+  const json& settings = in.at("settings");
+  s.settings = {.iterations = settings.at("iterations"), .branches = settings.at("branches"),
+                .finalists = settings.at("finalists"), .min_effect = settings.at("min_effect"),
+                .timed_case = settings.at("timed_case"), .seeds = settings.value("seeds", 3)};
+  s.created = in.at("created");
+  s.baseline = in.at("baseline").get<Variant>();
+  s.baseline_median_s = in.at("baseline_median_s");
+  if (!in.at("reference_median_s").is_null()) s.reference_median_s = in["reference_median_s"].get<double>();
+  s.best = in.at("best").get<Variant>();
+  s.best_iteration = in.at("best_iteration");
+  s.best_median_s = in.at("best_median_s");
+  s.current = in.at("current");
+  s.iterations.clear();
+  for (const json& it : in.at("iterations")) {
+    s.iterations.push_back({.index = it.at("index"), .status = it.at("status"), .verdict = it.at("verdict"),
+                            .champion = it.at("champion"), .best_median_s = it.at("best_median_s")});
+  }
+  s.finished = in.at("finished");
+  s.stop_reason = in.at("stop_reason");
+}
+
+fs::path RunFolder::absolute(const fs::path& stored) const { return stored.is_absolute() ? stored : root_ / stored; }
+
+fs::path RunFolder::relative(const fs::path& path) const {
+  const fs::path rel = fs::relative(fs::absolute(path), fs::absolute(root_));
+  return rel.empty() || *rel.begin() == ".." ? path : rel;
+}
+
+Variant RunFolder::resolved(Variant variant) const {
+  variant.kernel = absolute(variant.kernel);
+  return variant;
+}
+
+json read_json(const fs::path& path) {
+  if (!fs::exists(path)) throw input_error("{}: missing", path.string());
+  try {
+    return json::parse(read_file(path));
+  } catch (const json::parse_error& e) {
+    throw input_error("{}: not valid JSON: {}", path.string(), e.what());
+  }
+}
+
+void write_json(const fs::path& path, const json& document) { write_file_atomic(path, document.dump(2) + "\n"); }
+
+RunState RunFolder::load() const {
+  if (!exists()) throw input_error("{}: not a kopt run (no state.json); start one with kopt init", root_.string());
+  const json document = read_json(state_file());
+  if (document.value("schema", "") != kStateSchema) {
+    throw input_error("{}: schema is not {}", state_file().string(), kStateSchema);
+  }
+  try {
+    return document.get<RunState>();
+  } catch (const json::exception& e) {
+    throw input_error("{}: malformed: {}", state_file().string(), e.what());
+  }
+}
+
+void RunFolder::save(const RunState& state) const { write_json(state_file(), state); }
+
+RunLock::RunLock(const RunFolder& run) {
+  fs::create_directories(run.root());
+  const fs::path file = run.root() / ".lock";
+  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw input_error("{}: cannot open the run's lock file", file.string());
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd_);
+    throw input_error("{}: another kopt is working on this run", run.root().string());
+  }
+}
+
+RunLock::~RunLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+}
+
+std::vector<std::string> branch_names(const RunFolder& run, int iteration) {
+  std::vector<std::string> names;
+  const fs::path dir = run.branches(iteration);
+  if (!fs::is_directory(dir)) return names;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
+    if (entry.is_directory()) names.push_back(entry.path().filename().string());
+  }
+  // Natural order: by length, then text, so b2 comes before b10.
+  std::ranges::sort(names, [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() < b.size() : a < b;
+  });
+  return names;
+}
+
+}  // namespace kopt::loop

@@ -1,0 +1,100 @@
+#pragma once
+// The run folder (DESIGN.md §5) and its one mutable file, state.json (kopt.state/1).
+// Every other file of a run is written once, atomically, by the step that produces it; the
+// state is rewritten atomically after each step, by one kopt at a time (RunLock).
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kopt/loop/variant.hpp"
+
+namespace kopt::loop {
+
+inline constexpr std::string_view kStateSchema = "kopt.state/1";
+
+struct RunSettings {
+  int iterations = 3;       // at most this many iterations
+  int branches = 4;         // K: branches per iteration (the built-in tuner's; a driver may write any number)
+  int finalists = 3;        // the best of the screen, re-measured interleaved against the best so far
+  double min_effect = 0.01; // "faster" needs the ratio's interval beyond this
+  std::string timed_case;   // the case timed and profiled (empty: the first); correctness on all
+  int seeds = 3;
+};
+
+struct IterationState {
+  int index = 0;
+  std::string status = "open";  // open | closed
+  std::string verdict;          // advanced | no_gain | all_failed (closed only)
+  std::string champion;         // the winning branch's name ("b3"); empty when none
+  double best_median_s = 0;     // the best so far, after this iteration
+};
+
+struct RunState {
+  std::filesystem::path kernel;                 // the original kernel, as given
+  std::optional<std::filesystem::path> spec;    // the spec used (--spec), else beside the kernel
+  std::vector<std::string> dims;                // --dim NAME=VALUE, applied to every case
+  RunSettings settings;
+  std::string created;                          // UTC, ISO 8601
+  Variant baseline;                             // kernel paths are relative to the run folder
+  double baseline_median_s = 0;
+  std::optional<double> reference_median_s;
+  Variant best;
+  int best_iteration = 0;                       // 0: the baseline
+  double best_median_s = 0;
+  int current = 1;                              // the iteration open now (or the last, when finished)
+  std::vector<IterationState> iterations;
+  bool finished = false;
+  std::string stop_reason;                      // iterations_done | near_peak | time_budget | ...
+};
+
+void to_json(nlohmann::json& out, const RunState& state);
+void from_json(const nlohmann::json& in, RunState& state);
+
+// Paths of one run folder.
+class RunFolder {
+ public:
+  explicit RunFolder(std::filesystem::path root) : root_(std::move(root)) {}
+  const std::filesystem::path& root() const { return root_; }
+  std::filesystem::path state_file() const { return root_ / "state.json"; }
+  std::filesystem::path baseline() const { return root_ / "baseline"; }
+  std::filesystem::path iteration(int i) const { return root_ / ("iter" + std::to_string(i)); }
+  std::filesystem::path branches(int i) const { return iteration(i) / "branches"; }
+  std::filesystem::path champion(int i) const { return iteration(i) / "champion"; }
+  // A kernel path as stored (relative to the run) made absolute, and back.
+  std::filesystem::path absolute(const std::filesystem::path& stored) const;
+  std::filesystem::path relative(const std::filesystem::path& path) const;
+  Variant resolved(Variant variant) const;
+
+  bool exists() const { return std::filesystem::exists(state_file()); }
+  RunState load() const;                 // input_error naming the file when it is not a run
+  void save(const RunState& state) const;  // atomically
+
+ private:
+  std::filesystem::path root_;
+};
+
+// An exclusive advisory lock on RUN/.lock for as long as it lives: a second kopt working on
+// the same run is refused with one line instead of interleaving its writes.
+class RunLock {
+ public:
+  explicit RunLock(const RunFolder& run);
+  ~RunLock();
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// The JSON file at `path`; input_error naming it when it is missing or malformed.
+nlohmann::json read_json(const std::filesystem::path& path);
+void write_json(const std::filesystem::path& path, const nlohmann::json& document);
+
+// Branch folders of an iteration, in natural order (b2 before b10).
+std::vector<std::string> branch_names(const RunFolder& run, int iteration);
+
+}  // namespace kopt::loop

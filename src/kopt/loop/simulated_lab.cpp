@@ -1,0 +1,120 @@
+#include "kopt/loop/simulated_lab.hpp"
+
+#include <random>
+
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+#include "kopt/core/hash.hpp"
+#include "kopt/measure/statistics.hpp"
+#include "kopt/measure/verdict.hpp"
+
+namespace kopt::loop {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+SimulatedLab::SimulatedLab(const fs::path& model_file) {
+  try {
+    const json model = json::parse(read_file(model_file));
+    if (model.value("schema", "") != "kopt.lab_model/1") {
+      throw input_error("{}: not a lab model (schema kopt.lab_model/1)", model_file.string());
+    }
+    environment_ = model.value("environment", json{{"device", {{"name", "simulated GPU"}}}, {"simulated", true}});
+    base_seconds_ = model.at("base_seconds").get<double>();
+    relative_noise_ = model.value("relative_noise", relative_noise_);
+    samples_ = model.value("samples", samples_);
+    factors_ = model.value("factors", factors_);
+    fails_ = model.value("fails", fails_);
+    if (model.contains("reference_seconds")) reference_seconds_ = model["reference_seconds"].get<double>();
+    evidence_dir_ = model_file.parent_path() / model.at("evidence").get<std::string>();
+    for (const json& id : model.value("sass_missing", json::array())) sass_missing_.insert(id.get<std::string>());
+  } catch (const json::exception& e) {
+    throw input_error("{}: malformed lab model: {}", model_file.string(), e.what());
+  }
+}
+
+void SimulatedLab::count_call() {
+  if (before_call) before_call(calls_);
+  ++calls_;
+}
+
+double SimulatedLab::model_seconds(const Variant& variant) const {
+  double seconds = base_seconds_;
+  if (auto f = factors_.find(variant.kernel.filename().string()); f != factors_.end()) seconds *= f->second;
+  for (const auto& [name, value] : variant.defines) {
+    if (auto f = factors_.find(name + "=" + value); f != factors_.end()) seconds *= f->second;
+  }
+  return seconds;
+}
+
+std::optional<std::string> SimulatedLab::model_failure(const Variant& variant) const {
+  for (const auto& [name, value] : variant.defines) {
+    if (auto f = fails_.find(name + "=" + value); f != fails_.end()) return f->second;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// The same variant always draws the same samples: the seed is its source name and defines.
+std::vector<double> draw_samples(const Variant& variant, double seconds, double noise, std::size_t count) {
+  ContentHasher hasher;
+  hasher.add(variant.kernel.filename().string());
+  for (const auto& [name, value] : variant.defines) hasher.add(name).add(value);
+  std::mt19937_64 rng(std::stoull(hasher.hex().substr(0, 15), nullptr, 16));
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> samples(count);
+  for (double& s : samples) s = seconds * (1 + noise * normal(rng));
+  return samples;
+}
+
+}  // namespace
+
+Measurement SimulatedLab::measure(const MeasureRequest& request) {
+  count_call();
+  Measurement result;
+  std::vector<double> first;
+  for (std::size_t i = 0; i < request.variants.size(); ++i) {
+    const Variant& variant = request.variants[i];
+    if (auto failure = model_failure(variant)) {
+      if (i == 0) throw Error(ExitCode::kernel_failed, variant.label + " fails: " + *failure);
+      result.outcomes.push_back({.label = variant.label, .passed = false, .failure = *failure});
+      continue;
+    }
+    const std::vector<double> samples = draw_samples(variant, model_seconds(variant), relative_noise_, samples_);
+    const measure::Summary summary = measure::summarize(samples);
+    VariantOutcome outcome{.label = variant.label, .passed = true, .median = summary.median,
+                           .median_low = summary.median_ci.low, .median_high = summary.median_ci.high,
+                           .relative_stdev = summary.relative_stdev, .samples = summary.count};
+    if (i == 0) {
+      first = samples;
+    } else {
+      const measure::Comparison c = measure::compare_samples(first, samples);
+      outcome.versus_first = VersusFirst{std::string(measure::verdict_name(c.verdict)), c.ratio.ratio,
+                                         c.ratio.ci.low, c.ratio.ci.high};
+    }
+    result.outcomes.push_back(std::move(outcome));
+  }
+  if (request.time_reference) result.reference_median = reference_seconds_;
+  return result;
+}
+
+Evidence SimulatedLab::profile(const Variant& variant, const fs::path& dir) {
+  count_call();
+  (void)variant;
+  for (const char* name : {"profile.json", "ncu_top.json", "roofline.json"}) {
+    write_file_atomic(dir / name, read_file(evidence_dir_ / name));
+  }
+  return {.ok = true, .roofline = json::parse(read_file(evidence_dir_ / "roofline.json"))};
+}
+
+std::vector<MethodSass> SimulatedLab::sass(const Variant& variant, const std::vector<std::string>& methods) {
+  count_call();
+  (void)variant;
+  std::vector<MethodSass> out;
+  for (const std::string& id : methods) {
+    out.push_back({id, sass_missing_.contains(id) ? "missing" : "found", "simulated"});
+  }
+  return out;
+}
+
+}  // namespace kopt::loop

@@ -1,0 +1,54 @@
+#pragma once
+// A Lab that answers from a model instead of a GPU: the loop's tests, and a dry run of an
+// agent's driver script, run the real state machine on it (`--simulate MODEL.json`).
+//
+// The model (kopt.lab_model/1) gives a variant's time as base_seconds times a factor per
+// define ("BM=128": 0.5) and per kernel file name; samples are drawn around that time with
+// a fixed seed per variant, so every answer is reproducible, and verdicts come from the same
+// statistics as a real measurement. "fails" makes a define fail its check; the evidence
+// folder holds the profile.json, ncu_top.json and roofline.json every profile returns;
+// "sass_missing" names the methods whose signature is absent.
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+
+#include "kopt/loop/lab.hpp"
+
+namespace kopt::loop {
+
+class SimulatedLab final : public Lab {
+ public:
+  // Throws input_error naming the file when the model is malformed.
+  explicit SimulatedLab(const std::filesystem::path& model_file);
+
+  nlohmann::json environment() override { return environment_; }
+  Measurement measure(const MeasureRequest& request) override;
+  Evidence profile(const Variant& variant, const std::filesystem::path& dir) override;
+  std::vector<MethodSass> sass(const Variant& variant, const std::vector<std::string>& methods) override;
+
+  // Called before every answer with the number of calls so far: a test throws from it to
+  // kill the loop at a chosen point.
+  std::function<void(int)> before_call;
+  int calls() const { return calls_; }
+
+ private:
+  void count_call();
+  double model_seconds(const Variant& variant) const;
+  std::optional<std::string> model_failure(const Variant& variant) const;
+
+  nlohmann::json environment_;
+  double base_seconds_ = 1e-3;
+  double relative_noise_ = 0.002;
+  std::size_t samples_ = 40;
+  std::map<std::string, double> factors_;          // "NAME=VALUE" or a kernel file name
+  std::map<std::string, std::string> fails_;       // "NAME=VALUE" → the failure
+  std::optional<double> reference_seconds_;
+  std::filesystem::path evidence_dir_;
+  std::set<std::string> sass_missing_;
+  int calls_ = 0;
+};
+
+}  // namespace kopt::loop

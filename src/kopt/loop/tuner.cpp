@@ -1,0 +1,184 @@
+#include "kopt/loop/tuner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+
+namespace kopt::loop {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+spec::Number number_of(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const long long integer = std::stoll(text, &used);
+    if (used == text.size()) return static_cast<std::int64_t>(integer);
+    const double real = std::stod(text, &used);
+    if (used == text.size()) return real;
+  } catch (const std::exception&) {
+  }
+  throw input_error("tune value \"{}\" is not a number: restrictions cannot use it", text);
+}
+
+Defines random_configuration(const SearchSpace& space, std::mt19937_64& rng) {
+  Defines config;
+  for (const auto& [name, values] : space.params) {
+    std::uniform_int_distribution<std::size_t> pick(0, values.size() - 1);
+    config[name] = values[pick(rng)];
+  }
+  return config;
+}
+
+std::size_t index_of(const std::vector<std::string>& values, const std::string& value) {
+  const auto found = std::ranges::find(values, value);
+  return found == values.end() ? 0 : static_cast<std::size_t>(found - values.begin());
+}
+
+// Every configuration one or two parameters away from `centre`, each moved one step.
+std::vector<Defines> neighbours(const SearchSpace& space, const Defines& centre) {
+  std::vector<Defines> out;
+  auto moved = [&](Defines config, std::size_t p, int step) -> std::optional<Defines> {
+    const auto& [name, values] = space.params[p];
+    const long index = static_cast<long>(index_of(values, config[name])) + step;
+    if (index < 0 || index >= static_cast<long>(values.size())) return std::nullopt;
+    config[name] = values[static_cast<std::size_t>(index)];
+    return config;
+  };
+  for (std::size_t p = 0; p < space.params.size(); ++p) {
+    for (int step : {-1, 1}) {
+      if (auto one = moved(centre, p, step)) {
+        out.push_back(*one);
+        for (std::size_t q = p + 1; q < space.params.size(); ++q) {
+          for (int step2 : {-1, 1}) {
+            if (auto two = moved(*one, q, step2)) out.push_back(*two);
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+bool SearchSpace::allows(const Defines& defines) const {
+  spec::Dims dims;
+  for (const auto& [name, value] : configuration(defines)) dims[name] = number_of(value);
+  return std::ranges::all_of(restrictions, [&](const spec::Expression& r) { return spec::to_double(r.evaluate(dims)) != 0; });
+}
+
+Defines SearchSpace::configuration(const Defines& defines) const {
+  Defines config;
+  for (const auto& [name, values] : params) {
+    const auto set = defines.find(name);
+    config[name] = set != defines.end() ? set->second : defaults.at(name);
+  }
+  return config;
+}
+
+SearchSpace search_space(const spec::ProblemSpec& problem, const spec::SourceAnnotations& annotations) {
+  SearchSpace space;
+  space.switches = annotations.methods;
+  space.restrictions = problem.tune.restrictions;
+  if (!problem.tune.params.empty()) {
+    space.params = problem.tune.params;
+  } else {
+    for (const spec::TunableParam& p : annotations.params) space.params.emplace_back(p.macro, p.values);
+  }
+  for (const auto& [name, values] : space.params) {
+    if (values.empty()) throw input_error("tune parameter {} has no values", name);
+    const auto declared = std::ranges::find(annotations.params, name, &spec::TunableParam::macro);
+    space.defaults[name] = declared != annotations.params.end() ? declared->default_value : values.front();
+  }
+  return space;
+}
+
+Proposal propose_configurations(const SearchSpace& space, const Defines& centre, const std::set<Defines>& tried,
+                                int count, bool local, std::uint64_t seed) {
+  Proposal proposal;
+  std::mt19937_64 rng(seed);
+  std::set<Defines> taken = tried;
+  auto take = [&](const Defines& config, const char* kind) {
+    if (static_cast<int>(proposal.configurations.size()) >= count || taken.contains(config) || !space.allows(config)) return;
+    taken.insert(config);
+    proposal.configurations.push_back(config);
+    proposal.kinds.emplace_back(kind);
+  };
+  if (local) {
+    std::vector<Defines> around = neighbours(space, space.configuration(centre));
+    std::ranges::shuffle(around, rng);
+    const int local_share = count - count / 4;  // a quarter stays random
+    for (const Defines& config : around) {
+      if (static_cast<int>(proposal.configurations.size()) >= local_share) break;
+      take(config, "neighbour");
+    }
+  }
+  for (int attempt = 0; attempt < 20000 && static_cast<int>(proposal.configurations.size()) < count; ++attempt) {
+    take(random_configuration(space, rng), "random");
+  }
+  return proposal;
+}
+
+namespace {
+
+std::set<Defines> tried_configurations(const RunFolder& run, const RunState& state, const SearchSpace& space) {
+  std::set<Defines> tried = {space.configuration(state.baseline.defines), space.configuration(state.best.defines)};
+  for (int i = 1; i <= state.current; ++i) {
+    for (const std::string& name : branch_names(run, i)) {
+      const fs::path file = run.branches(i) / name / "variant.json";
+      if (fs::exists(file)) tried.insert(space.configuration(read_json(file).value("defines", Defines{})));
+    }
+  }
+  return tried;
+}
+
+std::vector<std::string> planned_methods(const fs::path& plan_file) {
+  std::vector<std::string> ids;
+  if (!fs::exists(plan_file)) return ids;
+  const json axes = read_json(plan_file).value("axes", json::object());
+  for (const auto& [name, axis] : axes.items()) {
+    for (const json& chosen : axis.value("chosen", json::array())) ids.push_back(chosen.at("id"));
+  }
+  return ids;
+}
+
+}  // namespace
+
+int write_tuner_branches(const RunFolder& run, const RunState& state, std::uint64_t seed) {
+  const fs::path kernel = run.absolute(state.best.kernel);
+  const spec::ProblemSpec problem = spec::locate_problem(kernel, state.spec);
+  const SearchSpace space = search_space(problem, spec::parse_source_annotations(read_file(kernel), kernel.string()));
+  if (space.empty()) {
+    throw input_error("{}: declares no tunable parameters ([tune] or kopt:param): the built-in tuner has nothing "
+                      "to search; use --generator CMD", kernel.string());
+  }
+  const int i = state.current;
+  const bool local = state.best_iteration > 0 || i > 1;
+  const Proposal proposal = propose_configurations(space, state.best.defines, tried_configurations(run, state, space),
+                                                   state.settings.branches, local, seed * 1000003 + static_cast<std::uint64_t>(i));
+  // The plan's methods, where the kernel has a switch for them, are switched on in every branch.
+  std::vector<std::string> methods;
+  Defines switched;
+  for (const std::string& id : planned_methods(run.iteration(i) / "plan.json")) {
+    const auto sw = std::ranges::find(space.switches, id, &spec::MethodSwitch::method_id);
+    if (sw == space.switches.end()) continue;
+    methods.push_back(id);
+    switched[sw->macro] = "1";
+  }
+  for (std::size_t k = 0; k < proposal.configurations.size(); ++k) {
+    Defines defines = state.best.defines;
+    for (const auto& [name, value] : proposal.configurations[k]) defines[name] = value;
+    for (const auto& [name, value] : switched) defines[name] = value;
+    write_json(run.branches(i) / fmt::format("b{}", k + 1) / "variant.json",
+               {{"defines", defines}, {"generator", "kopt tuner"}, {"kind", proposal.kinds[k]}});
+  }
+  write_json(run.iteration(i) / "methods.json", {{"methods", methods}, {"generator", "kopt tuner"}});
+  return static_cast<int>(proposal.configurations.size());
+}
+
+}  // namespace kopt::loop

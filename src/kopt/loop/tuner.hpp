@@ -1,0 +1,56 @@
+#pragma once
+// The built-in branch generator, for kernels that declare tunable parameters ([tune] in the
+// spec, or `kopt:param` in the source) and method switches (`kopt:method`): K configurations
+// per iteration by a search over the declared space under its restrictions — random at the
+// start, then mostly the neighbours of the champion (one or two parameters moved one step
+// through their declared values), with a quarter of the branches kept random so that a local
+// optimum does not end the search. No configuration is proposed twice in one run.
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kopt/loop/run_state.hpp"
+#include "kopt/spec/expression.hpp"
+#include "kopt/spec/kernel_signature.hpp"
+#include "kopt/spec/problem_spec.hpp"
+
+namespace kopt::loop {
+
+struct SearchSpace {
+  std::vector<std::pair<std::string, std::vector<std::string>>> params;  // name → values, in order
+  std::vector<spec::Expression> restrictions;
+  std::vector<spec::MethodSwitch> switches;
+  Defines defaults;  // each parameter's value in the source (else its first value)
+
+  bool empty() const { return params.empty(); }
+  // The configuration `defines` (parameters not named take their defaults) satisfies every
+  // restriction. Throws input_error when a restriction cannot be evaluated.
+  bool allows(const Defines& defines) const;
+  // Only the parameters' values, all of them: the identity of a configuration.
+  Defines configuration(const Defines& defines) const;
+};
+
+// [tune] where the spec has it, else the source's kopt:param declarations.
+SearchSpace search_space(const spec::ProblemSpec& problem, const spec::SourceAnnotations& annotations);
+
+struct Proposal {
+  std::vector<Defines> configurations;  // full parameter assignments
+  std::vector<std::string> kinds;       // "random" | "neighbour", per configuration
+};
+
+// Up to `count` allowed configurations not in `tried`: around `centre` when `local`, else at
+// random. Deterministic for one `seed`.
+Proposal propose_configurations(const SearchSpace& space, const Defines& centre, const std::set<Defines>& tried,
+                                int count, bool local, std::uint64_t seed);
+
+// Writes iteration `i`'s branches (variant.json per branch: the best kernel with a proposed
+// configuration, and the plan's methods switched on where the kernel has their switches) and
+// methods.json. Returns how many branches were written (0: the space is exhausted).
+int write_tuner_branches(const RunFolder& run, const RunState& state, std::uint64_t seed);
+
+}  // namespace kopt::loop

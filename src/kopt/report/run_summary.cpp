@@ -1,0 +1,186 @@
+#include "kopt/report/run_summary.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "kopt/core/files.hpp"
+
+namespace kopt::report {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+json file_or_null(const fs::path& file) { return fs::exists(file) ? loop::read_json(file) : json(nullptr); }
+
+std::string us(double seconds) { return fmt::format("{:.2f} µs", seconds * 1e6); }
+
+std::string defines_text(const json& defines) {
+  std::string text;
+  for (const auto& [name, value] : defines.items()) text += (text.empty() ? "" : " ") + name + "=" + value.get<std::string>();
+  return text.empty() ? "(defaults)" : text;
+}
+
+std::string gaps_text(const json& evidence) {
+  if (evidence.is_null() || !evidence.contains("gaps")) return "–";
+  const json& g = evidence["gaps"];
+  return fmt::format("{:.0f} / {:.0f} / {:.0f} %", 100 * g.value("compute", 0.0), 100 * g.value("memory", 0.0),
+                     100 * g.value("latency", 0.0));
+}
+
+std::string device_name(const json& env) {
+  if (!env.is_object() || !env.contains("device") || !env["device"].is_object()) return "";
+  return env["device"].value("name", "");
+}
+
+}  // namespace
+
+json run_summary(const loop::RunFolder& run) {
+  const loop::RunState state = run.load();
+  const json env = file_or_null(run.root() / "env.json");
+  json summary = {{"schema", "kopt.summary/1"},
+                  {"run", run.root().string()},
+                  {"kernel", state.kernel.string()},
+                  {"device", device_name(env)},
+                  {"created", state.created},
+                  {"finished", state.finished},
+                  {"stop_reason", state.stop_reason},
+                  {"baseline_median_s", state.baseline_median_s},
+                  {"best_median_s", state.best_median_s},
+                  {"best", state.best},
+                  {"best_iteration", state.best_iteration},
+                  {"speedup_vs_baseline", state.baseline_median_s / state.best_median_s}};
+  if (state.reference_median_s) {
+    summary["reference_median_s"] = *state.reference_median_s;
+    summary["speedup_vs_reference"] = *state.reference_median_s / state.best_median_s;
+  }
+  const json baseline_roofline = file_or_null(run.baseline() / "profile" / "roofline.json");
+  summary["baseline_roofline"] = baseline_roofline;
+  json iterations = json::array(), ledger = json::array(), frontier = json::array(), rejected = json::array();
+  for (const loop::IterationState& it : state.iterations) {
+    const json doc = file_or_null(run.iteration(it.index) / "iteration.json");
+    if (doc.is_null()) continue;
+    int passed = 0;
+    for (const json& b : doc.at("branches")) {
+      const json& o = b.at("outcome");
+      if (!o.at("passed").get<bool>()) {
+        rejected.push_back({{"iteration", it.index}, {"what", b.at("name")}, {"why", o.at("failure")}});
+        continue;
+      }
+      ++passed;
+      if (doc.value("champion", json()) != b.at("name")) {
+        frontier.push_back({{"iteration", it.index}, {"branch", b.at("name")}, {"defines", b.at("defines")},
+                            {"median_s", o.at("median_s")},
+                            {"versus_best", o.value("versus_first", json())}});
+      }
+    }
+    for (const json& m : doc.value("methods", json::array())) {
+      json row = m;
+      row["iteration"] = it.index;
+      ledger.push_back(row);
+      if (m.value("class", "") == "implementation_failed" || m.value("class", "") == "tried") {
+        rejected.push_back({{"iteration", it.index}, {"what", m.at("id")},
+                            {"why", m.value("class", "") == "tried" ? m.value("reason", "") : "its SASS signature is absent"}});
+      }
+    }
+    const json champion_roofline = file_or_null(run.champion(it.index) / "profile" / "roofline.json");
+    iterations.push_back({{"index", it.index}, {"verdict", doc.at("verdict")}, {"champion", doc.at("champion")},
+                          {"evidence_in", doc.at("evidence_in")}, {"methods_claimed", doc.at("methods_claimed")},
+                          {"branches", doc.at("branches").size()}, {"branches_passed", passed},
+                          {"best_before_s", doc.at("best_before").at("median_s")},
+                          {"best_after_s", it.best_median_s},
+                          {"speedup_vs_best", doc.value("speedup_vs_best", json())},
+                          {"speedup_vs_best_ci", doc.value("speedup_vs_best_ci", json())},
+                          {"champion_roofline", champion_roofline},
+                          {"elapsed_s", doc.value("elapsed_s", 0.0)}});
+  }
+  std::sort(frontier.begin(), frontier.end(),
+            [](const json& a, const json& b) { return a.at("median_s").get<double>() < b.at("median_s").get<double>(); });
+  summary["iterations"] = iterations;
+  summary["ledger"] = ledger;
+  summary["frontier"] = frontier;
+  summary["rejected"] = rejected;
+  return summary;
+}
+
+std::string format_run_summary(const json& s) {
+  std::string md = fmt::format("# kopt run: {}\n\n", fs::path(s.at("kernel").get<std::string>()).filename().string());
+  md += fmt::format("Kernel `{}` on {}; run started {}; {}.\n\n", s.at("kernel").get<std::string>(),
+                    s.at("device").get<std::string>().empty() ? "an unnamed device" : s.at("device").get<std::string>(),
+                    s.at("created").get<std::string>(),
+                    s.at("finished").get<bool>() ? "finished (" + s.at("stop_reason").get<std::string>() + ")" : "in progress");
+  md += fmt::format("**{:.2f}× faster than the baseline**: {} → {} (median per `solve` call)", 
+                    s.at("speedup_vs_baseline").get<double>(), us(s.at("baseline_median_s")), us(s.at("best_median_s")));
+  if (s.contains("speedup_vs_reference")) {
+    md += fmt::format("; **{:.2f}× the reference** ({})", s.at("speedup_vs_reference").get<double>(),
+                      us(s.at("reference_median_s")));
+  }
+  const json& best = s.at("best");
+  md += fmt::format(".\nBest: `{}` with {} (iteration {}).\n\n", best.at("kernel").get<std::string>(),
+                    defines_text(best.at("defines")), s.at("best_iteration").get<int>());
+
+  md += "## Iterations\n\n| iter | bound going in | gaps compute / memory / latency | methods | branches passed | champion | speedup vs best (95 % CI) | verdict | time |\n"
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const json& it : s.at("iterations")) {
+    std::string methods;
+    for (const json& id : it.at("methods_claimed")) methods += (methods.empty() ? "" : ", ") + id.get<std::string>();
+    const json& ev = it.at("evidence_in");
+    std::string speedup = "–";
+    if (!it.at("speedup_vs_best").is_null()) {
+      speedup = fmt::format("{:.3f}× [{:.3f}, {:.3f}]", it.at("speedup_vs_best").get<double>(),
+                            it.at("speedup_vs_best_ci").at(0).get<double>(), it.at("speedup_vs_best_ci").at(1).get<double>());
+    }
+    md += fmt::format("| {} | {} | {} | {} | {} / {} | {} | {} | {} | {:.1f} s |\n", it.at("index").get<int>(),
+                      ev.is_null() ? "–" : ev.value("bound", "–"), gaps_text(ev), methods.empty() ? "–" : methods,
+                      it.at("branches_passed").get<int>(), it.at("branches").get<std::size_t>(),
+                      it.at("champion").is_null() ? "–" : it.at("champion").get<std::string>(), speedup,
+                      it.at("verdict").get<std::string>(), it.at("elapsed_s").get<double>());
+  }
+
+  md += "\n## Method ledger\n\nEach method of a champion, removed again (ablation): the time without it over the time "
+        "with it, interleaved, with its 95 % interval. *effective*: removing it is significantly slower and its SASS "
+        "signature is present; *ineffective*: no measurable effect; *implementation_failed*: its signature is absent.\n\n";
+  if (s.at("ledger").empty()) md += "No method was claimed or ablated.\n";
+  else md += "| iter | method | class | time without / with (95 % CI) | SASS | ablated by |\n| --- | --- | --- | --- | --- | --- |\n";
+  for (const json& m : s.at("ledger")) {
+    std::string ratio = "–";
+    if (m.contains("time_ratio_without")) {
+      ratio = fmt::format("{:.3f} [{:.3f}, {:.3f}]", m.at("time_ratio_without").get<double>(),
+                          m.at("time_ratio_without_ci").at(0).get<double>(), m.at("time_ratio_without_ci").at(1).get<double>());
+    }
+    md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", m.at("iteration").get<int>(), m.at("id").get<std::string>(),
+                      m.value("class", "–"), ratio, m.value("sass", "–"),
+                      m.contains("ablation") && m["ablation"].is_string() ? m["ablation"].get<std::string>() : "–");
+  }
+
+  md += "\n## Frontier\n\nBranches that passed but did not win, fastest first (their time against the best of their "
+        "iteration).\n\n";
+  if (s.at("frontier").empty()) md += "None.\n";
+  else md += "| iter | branch | defines | median | vs best |\n| --- | --- | --- | --- | --- |\n";
+  std::size_t shown = 0;
+  for (const json& f : s.at("frontier")) {
+    if (++shown > 15) break;
+    const json& v = f.at("versus_best");
+    md += fmt::format("| {} | {} | {} | {} | {} |\n", f.at("iteration").get<int>(), f.at("branch").get<std::string>(),
+                      defines_text(f.at("defines")), us(f.at("median_s")),
+                      v.is_null() ? "–" : fmt::format("{} ({:.3f}×)", v.at("verdict").get<std::string>(), v.at("ratio").get<double>()));
+  }
+  md += "\n## Rejected\n\n";
+  if (s.at("rejected").empty()) md += "Nothing.\n";
+  for (const json& r : s.at("rejected")) {
+    md += fmt::format("- iter {}: {}: {}\n", r.at("iteration").get<int>(), r.at("what").get<std::string>(),
+                      r.at("why").get<std::string>());
+  }
+  return md;
+}
+
+json write_run_summary(const loop::RunFolder& run) {
+  json summary = run_summary(run);
+  write_file_atomic(run.root() / "summary.md", format_run_summary(summary));
+  loop::write_json(run.root() / "summary.json", summary);
+  return summary;
+}
+
+}  // namespace kopt::report

@@ -1,0 +1,24 @@
+#pragma once
+// summary.md of a run folder (`kopt finalize`, `kopt report`): the headline speedups, one row
+// per iteration, the method ledger with each method's measured contribution, the frontier of
+// branches that passed but did not win, and what was rejected and why. Everything is read
+// from the run's files; nothing is measured here.
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "kopt/loop/run_state.hpp"
+
+namespace kopt::report {
+
+// The facts summary.md shows, as one JSON document (kopt.summary/1): the report's charts
+// are drawn from the same document, so the two cannot disagree.
+nlohmann::json run_summary(const loop::RunFolder& run);
+
+std::string format_run_summary(const nlohmann::json& summary);
+
+// Writes RUN/summary.md and RUN/summary.json; returns the summary.
+nlohmann::json write_run_summary(const loop::RunFolder& run);
+
+}  // namespace kopt::report

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# skill_walkthrough.sh KOPT_DIR REPO: an agent following skill/SKILL.md literally. Runs its
+# ```bash blocks in order (init, read the evidence, write branches and methods, close,
+# finalize) against the tiled SGEMM, with measurements from the simulated lab
+# (KOPT_SIMULATE), and fails when a step fails or leaves no verdict. Then checks that every
+# kopt command and option the skill names exists (`kopt --help`), and that every JSON field
+# it names appears in the files the walkthrough produced.
+set -euo pipefail
+kopt_dir=$1 repo=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export PATH="$kopt_dir:$PATH"
+export KOPT_SIMULATE="$repo/tests/fixtures/loop/sgemm_tiled_model.json"
+export KERNEL="$repo/examples/sgemm_tiled" RUN="$work/run"
+cd "$work"
+
+python3 - "$repo/skill/SKILL.md" "$work" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+blocks = re.findall(r"```bash\n(.*?)```", text, re.S)
+for i, block in enumerate(blocks, 1):
+    open(f"{sys.argv[2]}/step{i}.sh", "w").write("set -euo pipefail\n" + block)
+print(f"{len(blocks)} steps")
+PY
+for step in "$work"/step*.sh; do
+  echo "== $(basename "$step")"
+  bash "$step"
+done
+test -f "$RUN/iter1/iteration.json" || { echo "no iteration.json: the iteration did not close"; exit 1; }
+test -f "$RUN/summary.md" || { echo "no summary.md"; exit 1; }
+
+python3 - "$repo/skill/SKILL.md" "$kopt_dir/kopt" "$RUN" "$work" <<'PY'
+import glob, json, re, subprocess, sys
+skill, kopt, run, work = sys.argv[1:]
+text = open(skill).read()
+problems = []
+commands = subprocess.run([kopt, "--help"], capture_output=True, text=True).stdout
+# Commands as the skill shows them: code spans that start with kopt, and the code blocks.
+code = "\n".join(re.findall(r"```bash\n(.*?)```", text, re.S) + re.findall(r"`(kopt [^`\n]+)`", text))
+for command, rest in re.findall(r"\bkopt ([a-z]+)((?: [^\n]*)?)", code):
+    if not re.search(rf"^\s+{command}\b", commands, re.M):
+        problems.append(f"command kopt {command} is not in kopt --help")
+        continue
+    options = subprocess.run([kopt, command, "--help"], capture_output=True, text=True).stdout
+    for option in re.findall(r"(--[a-z][a-z-]*)", rest):
+        if option not in options:
+            problems.append(f"kopt {command} has no option {option}")
+# Every key and string value of every JSON file the walkthrough produced.
+known = set()
+def walk(node):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            known.add(k); walk(v)
+    elif isinstance(node, list):
+        for v in node: walk(v)
+    elif isinstance(node, str):
+        known.add(node)
+for path in glob.glob(f"{run}/**/*.json", recursive=True) + glob.glob(f"{work}/*.json"):
+    walk(json.load(open(path)))
+# Field-like words in backticks: `gaps`, `branches[].outcome.failure`, `axes.<axis>.chosen[]`.
+for token in re.findall(r"`([a-z_][a-z_0-9.\[\]<>]*)`", text):
+    if "." in token and token.split(".")[-1] in ("json", "md", "cu", "toml"):
+        continue  # a file name
+    for part in re.split(r"[.\[\]]+", token):
+        if part and not part.startswith("<") and part not in known:
+            problems.append(f"field {part!r} (in `{token}`) is in no file kopt wrote")
+for p in problems:
+    print("SKILL.md:", p)
+print(f"{len(problems)} problem(s)")
+sys.exit(1 if problems else 0)
+PY

@@ -1,0 +1,316 @@
+#include "kopt/loop/run_loop.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+#include "kopt/loop/optimize.hpp"
+#include "kopt/loop/simulated_lab.hpp"
+#include "kopt/loop/tuner.hpp"
+
+namespace kopt::loop {
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+const fs::path kModel = fs::path(KOPT_FIXTURES_DIR) / "loop" / "sgemm_tiled_model.json";
+const fs::path kKernel = fs::path(KOPT_SOURCE_DIR) / "examples" / "sgemm_tiled";
+
+struct Killed {
+  std::string where;
+};
+
+InitRequest request_for(const fs::path& run_dir) {
+  return {.kernel = kKernel, .settings = {.iterations = 3, .branches = 5}, .run_dir = run_dir};
+}
+
+// The driver's part of an iteration, as an agent would write it.
+void write_branches(const RunFolder& run, int i) {
+  const std::vector<json> defines = {{{"BM", "128"}, {"BN", "128"}, {"TM", "8"}, {"TN", "8"}},
+                                     {{"BM", "64"}, {"BN", "64"}, {"TM", "4"}, {"TN", "4"}},
+                                     {{"BK", "32"}},  // fails its check in the model
+                                     {{"VEC", "4"}}};
+  for (std::size_t k = 0; k < defines.size(); ++k) {
+    json d = defines[k];
+    if (i > 1) d["STAGES"] = "2";  // later iterations try something new
+    write_file_atomic(run.branches(i) / ("b" + std::to_string(k + 1)) / "variant.json", json{{"defines", d}}.dump());
+  }
+  write_file_atomic(run.iteration(i) / "methods.json", R"({"methods": ["compute.register_tiling"]})");
+}
+
+// Every file of the run with its content; JSON files without their wall-clock fields.
+std::map<std::string, std::string> snapshot(const fs::path& root) {
+  std::map<std::string, std::string> files;
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(root)) {
+    if (!e.is_regular_file() || e.path().filename() == ".lock") continue;
+    std::string content = read_file(e.path());
+    if (e.path().extension() == ".json") {
+      json document = json::parse(content);
+      if (document.is_object()) {
+        document.erase("elapsed_s");
+        document.erase("created");
+      }
+      content = document.dump();
+    }
+    files[fs::relative(e.path(), root).string()] = content;
+  }
+  return files;
+}
+
+class RunLoop : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = std::make_unique<TempDir>("loop-test"); }
+  fs::path path(const std::string& name) const { return dir_->path() / name; }
+  std::unique_ptr<TempDir> dir_;
+};
+
+TEST_F(RunLoop, InitWritesTheBaselineAndTheFirstIterationsEvidence) {
+  SimulatedLab lab(kModel);
+  const RunState state = init_run(lab, request_for(path("run")));
+  const RunFolder run(path("run"));
+  for (const char* file : {"state.json", "env.json", "baseline/kernel.cu", "baseline/bench.json", "baseline/sass.json",
+                           "baseline/profile/roofline.json", "iter1/profile.json", "iter1/roofline.json",
+                           "iter1/ncu_top.json", "iter1/plan.json", "iter1/history.json"}) {
+    EXPECT_TRUE(fs::exists(path("run") / file)) << file;
+  }
+  EXPECT_NEAR(state.baseline_median_s, 0.020, 0.0005);
+  EXPECT_EQ(state.current, 1);
+  EXPECT_FALSE(state.finished);
+  ASSERT_TRUE(state.reference_median_s.has_value());
+  const json next = next_step(run, state);
+  EXPECT_EQ(next["phase"], "awaiting_branches");
+  EXPECT_THAT(next["write"].get<std::vector<std::string>>(), ::testing::Contains("iter1/methods.json"));
+  EXPECT_THROW(init_run(lab, request_for(path("run"))), Error);  // a second init refuses
+}
+
+TEST_F(RunLoop, CloseChoosesTheChampionAblatesAndClassifiesItsMethods) {
+  SimulatedLab lab(kModel);
+  init_run(lab, request_for(path("run")));
+  const RunFolder run(path("run"));
+  write_branches(run, 1);
+  const json verdict = close_iteration(lab, run);
+  EXPECT_EQ(verdict["verdict"], "advanced");
+  EXPECT_EQ(verdict["champion"], "b1");  // the big tiles: the model's fastest
+  EXPECT_GT(verdict["speedup_vs_best"].get<double>(), 5.0);
+  // b3 failed its check and is reported with the cause.
+  EXPECT_FALSE(verdict["branches"][2]["outcome"]["passed"].get<bool>());
+  EXPECT_THAT(verdict["branches"][2]["outcome"]["failure"].get<std::string>(), ::testing::HasSubstr("wrong result"));
+  std::map<std::string, std::string> classes;
+  for (const json& m : verdict["methods"]) classes[m["id"]] = m["class"];
+  EXPECT_EQ(classes["compute.register_tiling"], "effective");
+  EXPECT_EQ(classes["memory.tiling_smem"], "effective");
+  EXPECT_EQ(classes["memory.smem_padding"], "ineffective");          // no effect in the model
+  EXPECT_EQ(classes["latency.cp_async_pipeline"], "implementation_failed");  // signature absent
+  const RunState state = run.load();
+  EXPECT_EQ(state.best_iteration, 1);
+  EXPECT_EQ(state.best.defines.at("BM"), "128");
+  EXPECT_EQ(state.current, 2);
+  EXPECT_TRUE(fs::exists(run.iteration(2) / "plan.json"));
+  EXPECT_TRUE(fs::exists(run.champion(1) / "kernel.cu"));
+}
+
+TEST_F(RunLoop, ClosingTwiceChangesNothing) {
+  SimulatedLab lab(kModel);
+  init_run(lab, request_for(path("run")));
+  const RunFolder run(path("run"));
+  write_branches(run, 1);
+  close_iteration(lab, run);
+  const auto before = snapshot(run.root());
+  const int calls = lab.calls();
+  close_iteration(lab, run, 1);
+  EXPECT_EQ(snapshot(run.root()), before);
+  EXPECT_EQ(lab.calls(), calls);  // nothing measured again
+}
+
+TEST_F(RunLoop, NoBranchFasterMeansNoChampionAndTheBestStays) {
+  SimulatedLab lab(kModel);
+  init_run(lab, request_for(path("run")));
+  const RunFolder run(path("run"));
+  write_file_atomic(run.branches(1) / "b1" / "variant.json", R"({"defines": {"KOPT_USE_SMEM_TILING": "0"}})");
+  write_file_atomic(run.branches(1) / "b2" / "variant.json", R"({"defines": {"BK": "32"}})");
+  write_file_atomic(run.iteration(1) / "methods.json", R"({"methods": []})");
+  const json verdict = close_iteration(lab, run);
+  EXPECT_EQ(verdict["verdict"], "no_gain");
+  EXPECT_TRUE(verdict["champion"].is_null());
+  EXPECT_EQ(run.load().best.label, "baseline");
+  EXPECT_FALSE(fs::exists(run.iteration(1) / "ablation.json"));
+}
+
+TEST_F(RunLoop, CloseRefusesMissingOrInvalidDriverFiles) {
+  SimulatedLab lab(kModel);
+  init_run(lab, request_for(path("run")));
+  const RunFolder run(path("run"));
+  EXPECT_THROW(close_iteration(lab, run), Error);  // no methods.json
+  write_file_atomic(run.iteration(1) / "methods.json", R"({"methods": ["no.such_method"]})");
+  write_file_atomic(run.branches(1) / "b1" / "variant.json", R"({"defines": {"BM": "64"}})");
+  try {
+    close_iteration(lab, run);
+    FAIL() << "an unknown method was accepted";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("no.such_method"));
+  }
+  EXPECT_EQ(run.load().iterations[0].status, "open");
+}
+
+// A fresh run with the driver's files of iteration 1 written.
+RunFolder prepared_run(const fs::path& dir) {
+  SimulatedLab lab(kModel);
+  init_run(lab, request_for(dir));
+  const RunFolder run(dir);
+  write_branches(run, 1);
+  return run;
+}
+
+// Kill the close after each of its steps in turn (the step's file written, nothing after),
+// run it again, and compare every file with a close that never stopped.
+TEST_F(RunLoop, KilledAfterAnyStepAndRerunEndsInTheSameState) {
+  const RunFolder reference = prepared_run(path("reference"));
+  SimulatedLab reference_lab(kModel);
+  std::vector<std::string> steps;
+  close_iteration(reference_lab, reference, std::nullopt,
+                  {.after_step = [&](std::string_view s) { steps.emplace_back(s); }});
+  ASSERT_THAT(steps, ::testing::ElementsAre("screen", "finals", "champion", "profile", "sass", "ablation", "conclude",
+                                            "state"));
+  const auto expected = snapshot(reference.root());
+
+  for (const std::string& kill_step : steps) {
+    SCOPED_TRACE("killed after " + kill_step);
+    const RunFolder run = prepared_run(path("killed_after_" + kill_step));
+    SimulatedLab lab(kModel);
+    EXPECT_THROW(close_iteration(lab, run, std::nullopt,
+                                 {.after_step = [&](std::string_view s) {
+                                   if (s == kill_step) throw Killed{std::string(s)};
+                                 }}),
+                 Killed);
+    SimulatedLab again(kModel);
+    close_iteration(again, run);
+    EXPECT_EQ(snapshot(run.root()), expected);
+  }
+}
+
+// Kill it inside the lab instead: before its first, second, ... measurement, profile or sass.
+TEST_F(RunLoop, KilledDuringAnyMeasurementAndRerunEndsInTheSameState) {
+  const RunFolder reference = prepared_run(path("reference"));
+  SimulatedLab reference_lab(kModel);
+  close_iteration(reference_lab, reference);
+  const auto expected = snapshot(reference.root());
+  const int calls = reference_lab.calls();
+  ASSERT_EQ(calls, 5);  // screen, finals, profile, sass, ablation
+
+  for (int kill_at = 0; kill_at < calls; ++kill_at) {
+    SCOPED_TRACE("killed in lab call " + std::to_string(kill_at));
+    const RunFolder run = prepared_run(path("killed_in_call_" + std::to_string(kill_at)));
+    SimulatedLab lab(kModel);
+    lab.before_call = [&](int n) {
+      if (n == kill_at) throw Killed{"lab"};
+    };
+    EXPECT_THROW(close_iteration(lab, run), Killed);
+    SimulatedLab again(kModel);
+    close_iteration(again, run);
+    EXPECT_EQ(snapshot(run.root()), expected);
+    // What was measured before the kill is not measured again.
+    EXPECT_EQ(again.calls(), calls - kill_at);
+  }
+}
+
+TEST_F(RunLoop, AnInterruptedOptimizeResumesWhereItStopped) {
+  SimulatedLab reference_lab(kModel);
+  SystemProcessRunner runner;
+  OptimizeRequest request{.init = request_for(path("reference"))};
+  optimize(reference_lab, runner, request);
+  const auto expected = snapshot(path("reference"));
+  const int calls = reference_lab.calls();
+
+  for (int kill_at : {1, 4, 9, calls - 1}) {
+    SCOPED_TRACE("killed in lab call " + std::to_string(kill_at));
+    OptimizeRequest killed_request{.init = request_for(path("optimize_" + std::to_string(kill_at)))};
+    SimulatedLab lab(kModel);
+    lab.before_call = [&](int n) {
+      if (n == kill_at) throw Killed{"lab"};
+    };
+    EXPECT_THROW(optimize(lab, runner, killed_request), Killed);
+    SimulatedLab again(kModel);
+    const RunState state = optimize(again, runner, killed_request);
+    EXPECT_TRUE(state.finished);
+    EXPECT_EQ(snapshot(killed_request.init.run_dir), expected);
+  }
+}
+
+TEST_F(RunLoop, OptimizeWithTheTunerImprovesEveryIterationAndStopsAtTheLimit) {
+  SimulatedLab lab(kModel);
+  SystemProcessRunner runner;
+  const RunState state = optimize(lab, runner, {.init = request_for(path("run"))});
+  EXPECT_TRUE(state.finished);
+  EXPECT_EQ(state.stop_reason, "iterations_done");
+  EXPECT_EQ(state.iterations.size(), 3u);
+  EXPECT_LT(state.best_median_s, state.baseline_median_s / 5);
+  // No configuration was proposed twice.
+  std::set<Defines> seen;
+  const RunFolder run(path("run"));
+  for (int i = 1; i <= 3; ++i) {
+    for (const std::string& b : branch_names(run, i)) {
+      EXPECT_TRUE(seen.insert(read_json(run.branches(i) / b / "variant.json").at("defines").get<Defines>()).second);
+    }
+  }
+}
+
+TEST_F(RunLoop, AnExternalGeneratorIsCalledAgainWithTheErrorsWhenAllItsBranchesFail) {
+  SimulatedLab lab(kModel);
+  SystemProcessRunner runner;
+  // Writes one failing branch on its first call, a good one once it has seen errors.
+  const fs::path script = path("generator.sh");
+  write_file_atomic(script, R"SH(#!/bin/sh
+ctx="$1"
+dir=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['write']['branches'])" "$ctx")
+methods=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['write']['methods'])" "$ctx")
+errors=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['errors']))" "$ctx")
+mkdir -p "$dir/b1"
+if [ "$errors" = 0 ]; then echo '{"defines": {"BK": "32"}}' > "$dir/b1/variant.json";
+else echo '{"defines": {"BM": "64"}}' > "$dir/b1/variant.json"; fi
+echo '{"methods": []}' > "$methods"
+)SH");
+  fs::permissions(script, fs::perms::owner_all);
+  OptimizeRequest request{.init = request_for(path("run")), .generator = script.string()};
+  request.init.settings.iterations = 1;
+  const RunState state = optimize(lab, runner, request);
+  const RunFolder run(path("run"));
+  EXPECT_TRUE(fs::exists(run.iteration(1) / "attempt1" / "screen.json"));
+  EXPECT_EQ(read_json(run.iteration(1) / "iteration.json")["verdict"], "advanced");
+  EXPECT_EQ(state.best.defines.at("BM"), "64");
+}
+
+TEST(Tuner, ProposesOnlyAllowedUntriedConfigurations) {
+  SearchSpace space;
+  space.params = {{"BM", {"32", "64", "128"}}, {"TM", {"1", "2", "4"}}};
+  space.defaults = {{"BM", "32"}, {"TM", "1"}};
+  space.restrictions = {spec::Expression::parse("BM*TM <= 256")};
+  const std::set<Defines> tried = {{{"BM", "32"}, {"TM", "1"}}};
+  const Proposal all = propose_configurations(space, {}, tried, 100, false, 7);
+  EXPECT_EQ(all.configurations.size(), 7u);  // 9 minus (128,4) minus the tried one
+  for (const Defines& c : all.configurations) {
+    EXPECT_LE(std::stoi(c.at("BM")) * std::stoi(c.at("TM")), 256);
+    EXPECT_FALSE(tried.contains(c));
+  }
+  // Around a centre, most proposals are its neighbours, and the same seed repeats itself.
+  const Proposal local = propose_configurations(space, {{"BM", "64"}, {"TM", "2"}}, tried, 4, true, 3);
+  EXPECT_EQ(local.kinds, (std::vector<std::string>{"neighbour", "neighbour", "neighbour", "random"}));
+  EXPECT_EQ(propose_configurations(space, {{"BM", "64"}, {"TM", "2"}}, tried, 4, true, 3).configurations,
+            local.configurations);
+}
+
+TEST(Tuner, ReadsTheSpaceFromTheSpecAndTheSource) {
+  const spec::ProblemSpec problem = spec::locate_problem(kKernel);
+  const fs::path kernel = kKernel / "sgemm_tiled.cu";
+  const SearchSpace space = search_space(problem, spec::parse_source_annotations(read_file(kernel), kernel.string()));
+  EXPECT_EQ(space.params.size(), 8u);
+  EXPECT_EQ(space.defaults.at("BM"), "32");
+  EXPECT_FALSE(space.allows({{"BM", "256"}, {"BN", "256"}, {"TM", "1"}, {"TN", "1"}}));  // 65536 threads
+  EXPECT_TRUE(space.allows({{"BM", "128"}, {"BN", "128"}, {"TM", "8"}, {"TN", "8"}}));
+  EXPECT_GE(space.switches.size(), 5u);
+}
+
+}  // namespace
+}  // namespace kopt::loop
