@@ -124,12 +124,18 @@ void draw_points(SvgWriter& svg, const RooflineAxes& axes, const RooflineChart& 
   for (const RooflineChartPoint& point : chart.points) {
     if (!is_drawable(point)) continue;
     const double x = axes.x_pixel(point.arithmetic_intensity), y = axes.y_pixel(point.flop_per_second);
+    if (point.label.empty()) {  // an unlabelled point: one of many (the branches), drawn small and grey
+      svg.line(R"(<circle class="point" cx="{:.1f}" cy="{:.1f}" r="3" fill="#999999"/>)", x, y);
+      continue;
+    }
+    // Labels of neighbouring points are staggered over three lines so that they do not overlap.
+    const double lift = 8 + 14.0 * static_cast<double>(colour % 3);
     const char* fill = kPointColours[colour++ % kPointColours.size()];
     // Near the right edge the label goes to the left of the point, so it stays in the chart.
     const bool label_left = x > axes.right - 200;
     svg.line(R"(<circle class="point" cx="{:.1f}" cy="{:.1f}" r="5" fill="{}"/>)", x, y, fill);
     svg.line(R"(<text x="{:.1f}" y="{:.1f}" font-size="12" text-anchor="{}" fill="{}">{} ({}, {:.3g} FLOP/B)</text>)",
-             label_left ? x - 9 : x + 9, y - 8, label_left ? "end" : "start", fill, escape_xml(point.label),
+             label_left ? x - 9 : x + 9, y - lift, label_left ? "end" : "start", fill, escape_xml(point.label),
              escape_xml(format_rate(point.flop_per_second, "FLOP/s")), point.arithmetic_intensity);
   }
 }

@@ -11,7 +11,7 @@
 namespace kopt::report {
 
 struct RooflineChartPoint {
-  std::string label;            // "baseline", "iter1 champion"
+  std::string label;            // "baseline", "iter1 champion"; empty: a small grey dot without a label
   double arithmetic_intensity;  // FLOP/byte; NaN or ≤ 0 when unknown: the point is left out, with a note
   double flop_per_second;
 };

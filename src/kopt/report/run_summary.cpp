@@ -6,6 +6,8 @@
 #include <filesystem>
 
 #include "kopt/core/files.hpp"
+#include "kopt/spec/problem_spec.hpp"
+#include "kopt/spec/problem_work.hpp"
 
 namespace kopt::report {
 namespace fs = std::filesystem;
@@ -35,6 +37,31 @@ std::string device_name(const json& env) {
   return env["device"].value("name", "");
 }
 
+// The 95 % interval of a variant's median from its bench.json (an outcome, or a measurement
+// whose first outcome it is); null when absent.
+json median_ci(const fs::path& file) {
+  const json doc = file_or_null(file);
+  if (doc.is_null()) return nullptr;
+  const json& outcome = doc.contains("outcomes") ? doc["outcomes"].at(0) : doc;
+  return outcome.value("median_ci_s", json());
+}
+
+// FLOP and bytes per call of the timed case, from the spec's [work] formulas: where the
+// branches stand on the roofline. Null when the spec is gone or has no formulas.
+json spec_work(const loop::RunState& state) {
+  try {
+    if (!state.dims.empty()) return nullptr;  // the run's --dim values are not re-applied here
+    const spec::Problem problem = spec::load_problem(state.kernel, state.spec, {});
+    const spec::BoundCase* chosen = state.settings.timed_case.empty() ? &problem.cases.front()
+                                                                      : problem.find_case(state.settings.timed_case);
+    if (chosen == nullptr || !problem.spec.work.flops || !problem.spec.work.bytes) return nullptr;
+    return {{"flops", spec::work_value(problem.spec.work.flops, *chosen)},
+            {"bytes", spec::work_value(problem.spec.work.bytes, *chosen)}};
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
 }  // namespace
 
 json run_summary(const loop::RunFolder& run) {
@@ -56,6 +83,10 @@ json run_summary(const loop::RunFolder& run) {
     summary["reference_median_s"] = *state.reference_median_s;
     summary["speedup_vs_reference"] = *state.reference_median_s / state.best_median_s;
   }
+  summary["baseline_median_ci_s"] = median_ci(run.baseline() / "bench.json");
+  summary["best_median_ci_s"] = state.best_iteration == 0 ? summary["baseline_median_ci_s"]
+                                                          : median_ci(run.champion(state.best_iteration) / "bench.json");
+  summary["work"] = spec_work(state);
   const json baseline_roofline = file_or_null(run.baseline() / "profile" / "roofline.json");
   summary["baseline_roofline"] = baseline_roofline;
   json iterations = json::array(), ledger = json::array(), frontier = json::array(), rejected = json::array();
