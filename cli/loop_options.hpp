@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "command.hpp"
 #include "common_options.hpp"
 #include "kopt/core/process.hpp"
 #include "kopt/loop/lab.hpp"
@@ -45,6 +46,11 @@ loop::InitRequest init_request(const RunTarget& target);
 
 // The run's settings before init has written state.json: enough to make its lab.
 loop::RunState provisional_state(const loop::InitRequest& request);
+
+// `finalize` (summary.md and summary.json) and `report` (also report.html): one RUN
+// argument, --json for the summary document.
+enum class SummaryOutput { markdown, html };
+Command summary_command(std::string name, std::string description, SummaryOutput output);
 
 // The next step, for people.
 std::string format_next_step(const nlohmann::json& next);
