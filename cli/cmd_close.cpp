@@ -48,9 +48,12 @@ Command close_command() {
             return [config] {
               const loop::RunFolder run(config->run);
               SystemProcessRunner runner;
+              const std::unique_ptr<ResultCache> cache = open_result_cache(config->loop);
+              loop::LoopContext context = progress_hooks(config->loop.common, run.root());
+              context.cache = cache.get();
               std::unique_ptr<loop::Lab> lab = make_lab(config->loop, run.load(), runner);
               const nlohmann::json verdict =
-                  loop::close_iteration(*lab, run, config->iteration, progress_hooks(config->loop.common, run.root()));
+                  loop::close_iteration(*lab, run, config->iteration, context);
               const nlohmann::json next = loop::next_step(run, run.load());
               if (config->loop.common.json) {
                 std::cout << nlohmann::json{{"iteration", verdict}, {"next", next}}.dump(2) << "\n";

@@ -30,8 +30,11 @@ Command init_command() {
             return [config] {
               const loop::InitRequest request = init_request(config->target);
               SystemProcessRunner runner;
+              const std::unique_ptr<ResultCache> cache = open_result_cache(config->loop);
+              loop::LoopContext context = progress_hooks(config->loop.common, request.run_dir);
+              context.cache = cache.get();
               std::unique_ptr<loop::Lab> lab = make_lab(config->loop, provisional_state(request), runner);
-              const loop::RunState state = loop::init_run(*lab, request, progress_hooks(config->loop.common, request.run_dir));
+              const loop::RunState state = loop::init_run(*lab, request, context);
               const loop::RunFolder run(request.run_dir);
               const nlohmann::json next = loop::next_step(run, state);
               if (config->loop.common.json) {

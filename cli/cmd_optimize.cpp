@@ -44,7 +44,10 @@ Command optimize_command() {
               const loop::RunFolder run(request.init.run_dir);
               std::unique_ptr<loop::Lab> lab =
                   make_lab(config->loop, run.exists() ? run.load() : provisional_state(request.init), runner);
-              loop::optimize(*lab, runner, request, progress_hooks(config->loop.common, run.root()));
+              const std::unique_ptr<ResultCache> cache = open_result_cache(config->loop);
+              loop::LoopContext context = progress_hooks(config->loop.common, run.root());
+              context.cache = cache.get();
+              loop::optimize(*lab, runner, request, context);
               const nlohmann::json summary = report::write_run_summary(run);
               if (config->loop.common.json) std::cout << summary.dump(2) << "\n";
               else std::cout << report::format_run_summary(summary) << fmt::format("\nwrote {}\n", (run.root() / "summary.md").string());

@@ -32,6 +32,11 @@ void add_loop_options(CLI::App& app, LoopOptions& options) {
       ->envname("KOPT_SIMULATE");
 }
 
+std::unique_ptr<ResultCache> open_result_cache(const LoopOptions& options) {
+  if (!options.simulate.empty()) return nullptr;
+  return std::make_unique<ResultCache>(cache_dir_of(options.common) / "results.sqlite3");
+}
+
 std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunState& run, ProcessRunner& runner) {
   if (!options.simulate.empty()) return std::make_unique<loop::SimulatedLab>(options.simulate);
   loop::GpuLabSettings settings{.spec = run.spec,
@@ -45,8 +50,8 @@ std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunS
   return std::make_unique<loop::GpuLab>(runner, std::move(settings));
 }
 
-loop::LoopHooks progress_hooks(const CommonOptions& common, const std::filesystem::path& run_dir) {
-  loop::LoopHooks hooks;
+loop::LoopContext progress_hooks(const CommonOptions& common, const std::filesystem::path& run_dir) {
+  loop::LoopContext hooks;
   const bool to_terminal = !common.json && ::isatty(STDERR_FILENO);
   hooks.progress = [to_terminal, log = run_dir / "kopt.log"](const std::string& line) {
     if (to_terminal) std::cerr << "kopt: " << line << "\n";

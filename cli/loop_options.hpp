@@ -11,6 +11,7 @@
 #include "common_options.hpp"
 #include "kopt/core/process.hpp"
 #include "kopt/loop/lab.hpp"
+#include "kopt/loop/result_cache.hpp"
 #include "kopt/loop/run_loop.hpp"
 
 namespace kopt::cli {
@@ -22,12 +23,16 @@ struct LoopOptions {
 
 void add_loop_options(CLI::App& app, LoopOptions& options);
 
+// The result cache the loop shares across runs, in the cache folder; none with --simulate
+// (a model's answers are not measurements).
+std::unique_ptr<ResultCache> open_result_cache(const LoopOptions& options);
+
 // The lab for a run with these settings (the spec, dims and case the run was created with).
 std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunState& run, ProcessRunner& runner);
 
 // One line per step, appended to RUN/kopt.log with the time, and on standard error when it
 // is a terminal and --json is not given.
-loop::LoopHooks progress_hooks(const CommonOptions& common, const std::filesystem::path& run_dir);
+loop::LoopContext progress_hooks(const CommonOptions& common, const std::filesystem::path& run_dir);
 
 // What `init` and `optimize` start a run from.
 struct RunTarget {

@@ -77,7 +77,7 @@ json generator_context(const RunFolder& run, const RunState& state, const json& 
           {"errors", errors}};
 }
 
-RunState optimize(Lab& lab, ProcessRunner& runner, const OptimizeRequest& request, const LoopHooks& hooks) {
+RunState optimize(Lab& lab, ProcessRunner& runner, const OptimizeRequest& request, const LoopContext& hooks) {
   const auto start = std::chrono::steady_clock::now();
   const RunFolder run(request.init.run_dir);
   if (!run.exists()) init_run(lab, request.init, hooks);

@@ -25,6 +25,6 @@ struct OptimizeRequest {
 // iteration's folder; `errors` are the failures of its previous attempt, if any.
 nlohmann::json generator_context(const RunFolder& run, const RunState& state, const nlohmann::json& errors);
 
-RunState optimize(Lab& lab, ProcessRunner& runner, const OptimizeRequest& request, const LoopHooks& hooks = {});
+RunState optimize(Lab& lab, ProcessRunner& runner, const OptimizeRequest& request, const LoopContext& hooks = {});
 
 }  // namespace kopt::loop

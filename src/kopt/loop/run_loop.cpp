@@ -14,6 +14,7 @@
 #include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/core/hash.hpp"
 #include "kopt/spec/kernel_signature.hpp"
 #include "kopt/spec/problem_spec.hpp"
 
@@ -25,11 +26,11 @@ namespace {
 
 constexpr const char* kEvidenceFiles[] = {"profile.json", "ncu_top.json", "roofline.json"};
 
-void step_done(const LoopHooks& hooks, std::string_view step) {
+void step_done(const LoopContext& hooks, std::string_view step) {
   if (hooks.after_step) hooks.after_step(step);
 }
 
-void say(const LoopHooks& hooks, const std::string& line) {
+void say(const LoopContext& hooks, const std::string& line) {
   if (hooks.progress) hooks.progress(line);
 }
 
@@ -80,7 +81,7 @@ void write_plan(const RunFolder& run, int i, const json& history) {
 
 // The JSON file of a step: read it when an earlier run wrote it, else produce and write it.
 template <typename Produce>
-json once(const fs::path& file, const LoopHooks& hooks, std::string_view step, Produce produce) {
+json once(const fs::path& file, const LoopContext& hooks, std::string_view step, Produce produce) {
   if (fs::exists(file)) return read_json(file);
   json document = produce();
   write_json(file, document);
@@ -153,6 +154,67 @@ std::vector<std::string> validated_methods(const RunFolder& run, int i, const Ru
     throw input_error("{}: {} violation(s) of the catalog's rules: {}", file.string(), violations.size(), all);
   }
   return ids;
+}
+
+// What decides a branch's screen result: its source, defines and case, the device and driver
+// the run measures on, and the run's settings and spec (tolerances and flags live there).
+VariantKey screen_key(const RunFolder& run, const RunState& state, const Variant& variant) {
+  const json env = fs::exists(run.root() / "env.json") ? read_json(run.root() / "env.json") : json::object();
+  const json device = env.value("device", json::object());
+  ContentHasher settings;
+  settings.add(std::to_string(state.settings.seeds)).add(std::to_string(state.settings.min_effect));
+  if (state.spec && fs::exists(*state.spec)) settings.add(read_file(*state.spec));
+  for (const std::string& dim : state.dims) settings.add(dim);
+  return {.source_hash = content_hash(read_file(run.absolute(variant.kernel))),
+          .defines = variant.define_list(),
+          .case_name = state.settings.timed_case,
+          .device_uuid = device.value("uuid", device.value("name", "")),
+          .driver_version = device.value("driver_api_version", 0),
+          .kind = "screen",
+          .settings_hash = settings.hex()};
+}
+
+// The screen: every branch against the best, interleaved. A branch whose identical variant
+// was screened before, on this device and with these settings (the result cache), is not
+// measured again: its earlier outcome is used, and listed under "cached".
+json screen_branches(Lab& lab, const RunFolder& run, int i, const RunState& state, const Variant& best,
+                     const std::vector<Branch>& branches, const LoopContext& context) {
+  std::vector<std::optional<VariantOutcome>> cached(branches.size());
+  if (context.cache != nullptr) {
+    for (std::size_t k = 0; k < branches.size(); ++k) {
+      if (auto hit = context.cache->find(screen_key(run, state, branches[k].variant))) {
+        cached[k] = hit->get<VariantOutcome>();
+        cached[k]->label = branches[k].variant.label;
+      }
+    }
+  }
+  std::vector<Variant> measured = {best};
+  for (std::size_t k = 0; k < branches.size(); ++k) {
+    if (!cached[k]) measured.push_back(branches[k].variant);
+  }
+  std::vector<Variant> absolute;
+  for (const Variant& v : measured) absolute.push_back(run.resolved(v));
+  const Measurement m = lab.measure({.variants = absolute});
+  if (!m.detail.is_null()) write_json(run.iteration(i) / "screen_bench.json", m.detail);
+
+  std::vector<Variant> variants = {best};
+  Measurement combined{.outcomes = {m.outcomes.at(0)}};
+  json from_cache = json::array();
+  std::size_t next = 1;
+  for (std::size_t k = 0; k < branches.size(); ++k) {
+    variants.push_back(branches[k].variant);
+    if (cached[k]) {
+      combined.outcomes.push_back(*cached[k]);
+      from_cache.push_back(branches[k].name);
+    } else {
+      combined.outcomes.push_back(m.outcomes.at(next++));
+      if (context.cache != nullptr) context.cache->store(screen_key(run, state, branches[k].variant), combined.outcomes.back());
+    }
+    write_json(run.branches(i) / branches[k].name / "bench.json", combined.outcomes.back());
+  }
+  json document = measurement_json(variants, combined);
+  document["cached"] = from_cache;
+  return document;
 }
 
 // The finalists: the fastest passing branches of the screen that beat the best's median.
@@ -305,7 +367,7 @@ json method_history(const RunFolder& run, const RunState& state) {
   return {{"methods", methods}};
 }
 
-RunState init_run(Lab& lab, const InitRequest& request, const LoopHooks& hooks) {
+RunState init_run(Lab& lab, const InitRequest& request, const LoopContext& hooks) {
   const RunFolder run(request.run_dir);
   if (run.exists()) {
     throw input_error("{} already holds a run: see kopt status {}", run.root().string(), run.root().string());
@@ -350,7 +412,7 @@ RunState init_run(Lab& lab, const InitRequest& request, const LoopHooks& hooks) 
   return state;
 }
 
-json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteration, const LoopHooks& hooks) {
+json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteration, const LoopContext& hooks) {
   RunLock lock(run);
   RunState state = run.load();
   // Run again after it finished, `close` has nothing new to close: it answers as it did.
@@ -370,19 +432,8 @@ json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteratio
   best.label = "best";
 
   say(hooks, fmt::format("{}: measuring {} branch(es) against the best", iter_name(i), branches.size()));
-  const json screen = once(dir / "screen.json", hooks, "screen", [&] {
-    std::vector<Variant> variants = {best};
-    for (const Branch& b : branches) variants.push_back(b.variant);
-    std::vector<Variant> absolute;
-    for (const Variant& v : variants) absolute.push_back(run.resolved(v));
-    const Measurement m = lab.measure({.variants = absolute});
-    const json document = measurement_json(variants, m);
-    for (std::size_t k = 0; k < branches.size(); ++k) {
-      write_json(run.branches(i) / branches[k].name / "bench.json", m.outcomes.at(k + 1));
-    }
-    if (!m.detail.is_null()) write_json(dir / "screen_bench.json", m.detail);
-    return document;
-  });
+  const json screen = once(dir / "screen.json", hooks, "screen",
+                           [&] { return screen_branches(lab, run, i, state, best, branches, hooks); });
 
   const std::vector<VariantOutcome> screened = outcomes_of(screen);
   const std::vector<std::size_t> finalists = pick_finalists(screened, state.settings.finalists);

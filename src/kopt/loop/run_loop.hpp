@@ -15,13 +15,15 @@
 #include <nlohmann/json.hpp>
 
 #include "kopt/loop/lab.hpp"
+#include "kopt/loop/result_cache.hpp"
 #include "kopt/loop/run_state.hpp"
 
 namespace kopt::loop {
 
-struct LoopHooks {
+struct LoopContext {
   std::function<void(std::string_view step)> after_step;   // tests kill the loop here
   std::function<void(const std::string& line)> progress;   // one line per step, for people
+  ResultCache* cache = nullptr;  // screen results shared across runs; none: every branch is measured
 };
 
 struct InitRequest {
@@ -36,13 +38,13 @@ struct InitRequest {
 // Creates the run: env.json, baseline/ (kernel copy, bench.json, profile/, sass.json),
 // iter1/ evidence and plan.json, state.json (written last: a run without it is resumed by
 // running init again). Throws input_error when `run_dir` already holds a run.
-RunState init_run(Lab& lab, const InitRequest& request, const LoopHooks& hooks = {});
+RunState init_run(Lab& lab, const InitRequest& request, const LoopContext& hooks = {});
 
 // Closes iteration `iteration` (default: the current one, or the one just closed while the
 // driver has written nothing for the next). Closing a closed iteration changes nothing and
 // returns its iteration.json.
 nlohmann::json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteration = std::nullopt,
-                               const LoopHooks& hooks = {});
+                               const LoopContext& hooks = {});
 
 // Where the run stands and what its driver does next (kopt.next/1): the files to write, the
 // evidence to read, the command to run.

@@ -71,6 +71,7 @@ std::vector<double> draw_samples(const Variant& variant, double seconds, double 
 
 Measurement SimulatedLab::measure(const MeasureRequest& request) {
   count_call();
+  variants_measured_ += static_cast<int>(request.variants.size());
   Measurement result;
   std::vector<double> first;
   for (std::size_t i = 0; i < request.variants.size(); ++i) {

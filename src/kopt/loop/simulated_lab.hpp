@@ -33,6 +33,7 @@ class SimulatedLab final : public Lab {
   // kill the loop at a chosen point.
   std::function<void(int)> before_call;
   int calls() const { return calls_; }
+  int variants_measured() const { return variants_measured_; }  // over every measure call
 
  private:
   void count_call();
@@ -49,6 +50,7 @@ class SimulatedLab final : public Lab {
   std::filesystem::path evidence_dir_;
   std::set<std::string> sass_missing_;
   int calls_ = 0;
+  int variants_measured_ = 0;
 };
 
 }  // namespace kopt::loop

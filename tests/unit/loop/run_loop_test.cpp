@@ -282,6 +282,31 @@ echo '{"methods": []}' > "$methods"
   EXPECT_EQ(state.best.defines.at("BM"), "64");
 }
 
+TEST_F(RunLoop, AVariantScreenedBeforeIsNotMeasuredAgain) {
+  ResultCache cache(path("results.sqlite3"));
+  SimulatedLab first(kModel);
+  init_run(first, request_for(path("first")));
+  write_branches(RunFolder(path("first")), 1);
+  const int init_calls = first.variants_measured();
+  close_iteration(first, RunFolder(path("first")), std::nullopt, {.cache = &cache});
+  // The screen measured the best and 4 branches; finals and ablation came after.
+  EXPECT_GE(first.variants_measured() - init_calls, 5);
+
+  SimulatedLab second(kModel);
+  init_run(second, request_for(path("second")));
+  const RunFolder run(path("second"));
+  write_branches(run, 1);
+  const int before = second.variants_measured();
+  close_iteration(second, run, std::nullopt, {.after_step = [&](std::string_view step) {
+                                                 // The screen measured the best alone.
+                                                 if (step == "screen") EXPECT_EQ(second.variants_measured(), before + 1);
+                                               },
+                                               .cache = &cache});
+  const json screen = read_json(run.iteration(1) / "screen.json");
+  EXPECT_EQ(screen["cached"].size(), 4u);  // every branch came from the cache
+  EXPECT_EQ(read_json(run.iteration(1) / "iteration.json")["champion"], "b1");
+}
+
 TEST(Tuner, ProposesOnlyAllowedUntriedConfigurations) {
   SearchSpace space;
   space.params = {{"BM", {"32", "64", "128"}}, {"TM", {"1", "2", "4"}}};
