@@ -37,7 +37,7 @@ def chromium():
 
 
 def run_browser(browser, *args):
-    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", *args]
+    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars", *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
@@ -55,7 +55,13 @@ def main():
     html = open(os.path.join(run, "report.html")).read()
     probe = os.path.join(work, "probe.html")
     open(probe, "w").write(html.replace("</body>", PROBE % json.dumps(CHARTS) + "</body>"))
-    dom = run_browser(browser, "--window-size=1280,2000", "--virtual-time-budget=5000", "--dump-dom", "file://" + probe).stdout
+    rendered = run_browser(browser, "--window-size=1280,2000", "--virtual-time-budget=5000", "--dump-dom", "file://" + probe)
+    dom = rendered.stdout
+    if rendered.returncode != 0 and "<html" not in dom:
+        # The browser itself could not start here (no display libraries, no shared memory):
+        # that is the environment, not the report.
+        print("SKIPPED: chromium could not start:\n" + rendered.stderr[-2000:])
+        return 77
     found = re.search(r'<pre id="kopt-probe">(.*?)</pre>', dom, re.S)
     if not found:
         print("the probe did not run; chromium printed:\n" + dom[:2000])
