@@ -80,13 +80,8 @@ nlohmann::json document_of(const std::string& target, const Disassembled& d) {
 
 // The methods the kernel declares (kopt:method) or --method names, checked in its machine code.
 std::vector<catalog::MethodEvidence> method_evidence(const Disassembled& d, const SassConfig& config) {
-  const spec::SourceAnnotations annotations =
-      spec::parse_source_annotations(read_file(d.kernel), d.kernel.string());
-  if (annotations.methods.empty() && config.methods.empty()) return {};
-  std::map<std::string, std::string> defines;
-  for (const auto& [name, value] : check_options_of(config.problem).defines) defines[name] = value;
-  return catalog::check_methods(catalog::load_method_catalog(), catalog::load_sass_signatures(), annotations.methods,
-                                config.methods, defines, d.profile.functions, catalog::arch_number(d.arch));
+  return catalog::check_kernel_methods(d.kernel, config.methods, check_options_of(config.problem).defines,
+                                      d.profile.functions, catalog::arch_number(d.arch));
 }
 
 int run_sass_command(const SassConfig& config) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
 
 namespace kopt::catalog {
 namespace {
@@ -51,6 +52,16 @@ std::vector<MethodEvidence> check_methods(const MethodCatalog& catalog, const Si
     if (!already) out.push_back(evidence_for(catalog, signatures, id, true, "asked", functions, arch));
   }
   return out;
+}
+
+std::vector<MethodEvidence> check_kernel_methods(const std::filesystem::path& kernel,
+                                                 const std::vector<std::string>& asked,
+                                                 const std::vector<std::pair<std::string, std::string>>& defines,
+                                                 const std::vector<sass::SassFunctionProfile>& functions, int arch) {
+  const spec::SourceAnnotations annotations = spec::parse_source_annotations(read_file(kernel), kernel.string());
+  const std::map<std::string, std::string> define_map(defines.begin(), defines.end());
+  return check_methods(load_method_catalog(), load_sass_signatures(), annotations.methods, asked, define_map, functions,
+                       arch);
 }
 
 void to_json(nlohmann::json& out, const MethodEvidence& e) {

@@ -4,7 +4,9 @@
 // functions. A method switched off in this build (its KOPT_USE_ macro is 0) is reported as
 // such, not as missing; a method whose signature is "none" is not verifiable, never "found".
 
+#include <filesystem>
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,13 @@ std::vector<MethodEvidence> check_methods(const MethodCatalog& catalog, const Si
                                           const std::vector<std::string>& asked,
                                           const std::map<std::string, std::string>& defines,
                                           const std::vector<sass::SassFunctionProfile>& functions, int arch);
+
+// As above for the kernel source at `kernel` (its kopt:method declarations), with the data
+// files' catalog and signatures and the build's -D overrides as given to the compiler.
+std::vector<MethodEvidence> check_kernel_methods(const std::filesystem::path& kernel,
+                                                 const std::vector<std::string>& asked,
+                                                 const std::vector<std::pair<std::string, std::string>>& defines,
+                                                 const std::vector<sass::SassFunctionProfile>& functions, int arch);
 
 void to_json(nlohmann::json& out, const MethodEvidence& evidence);
 

@@ -229,12 +229,8 @@ std::vector<MethodSass> GpuLab::sass(const Variant& variant, const std::vector<s
   }
   const sass::SassDump dump = sass::disassemble(runner_, sass::find_cuobjdump(), build.artifact->library);
   const sass::SassProfile profile = sass::kernel_profile(dump);
-  const spec::SourceAnnotations annotations =
-      spec::parse_source_annotations(read_file(problem.spec.kernel), problem.spec.kernel.string());
-  std::map<std::string, std::string> define_map(defines.begin(), defines.end());
-  const std::vector<catalog::MethodEvidence> evidence =
-      catalog::check_methods(catalog::load_method_catalog(), catalog::load_sass_signatures(), annotations.methods,
-                             methods, define_map, profile.functions, catalog::arch_number(arch));
+  const std::vector<catalog::MethodEvidence> evidence = catalog::check_kernel_methods(
+      problem.spec.kernel, methods, defines, profile.functions, catalog::arch_number(arch));
   for (const std::string& id : methods) {
     const auto found = std::ranges::find(evidence, id, &catalog::MethodEvidence::method);
     if (found == evidence.end()) continue;
