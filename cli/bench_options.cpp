@@ -10,6 +10,10 @@ void add_bench_options(CLI::App& app, BenchConfig& c) {
                  "cold: flush the L2 before each sample; warm: do not; graph: replay N calls captured in a CUDA "
                  "graph (for kernels of a few microseconds)")
       ->check(CLI::IsMember({"cold", "warm", "graph"}));
+  app.add_option("--l2-flush", c.l2_flush,
+                 "cold mode: read a buffer of twice the L2's size before each sample (leaves clean lines), or "
+                 "write one of its size (as nvbench does; the kernel then pays for writing dirty lines back)")
+      ->check(CLI::IsMember({"read", "write"}));
   app.add_option("--noise", c.noise_percent, "Stop when the relative stdev is under this many percent")
       ->check(CLI::PositiveNumber);
   app.add_option("--min-samples", c.min_samples, "Take at least this many samples")->check(CLI::Range(2, 1000000));
@@ -31,6 +35,7 @@ measure::BenchReport run_bench_from_config(const BenchConfig& c) {
   measure::BenchOptions options;
   options.check = check_options_of(c.problem);
   options.settings.mode = measure::timing_mode_from_name(c.mode);
+  options.settings.l2_flush = measure::l2_flush_from_name(c.l2_flush);
   options.settings.stopping.target_relative_stdev = c.noise_percent / 100;
   options.settings.stopping.min_samples = c.min_samples;
   options.settings.stopping.min_gpu_seconds = c.min_time;

@@ -18,6 +18,7 @@ struct BenchConfig {
   std::vector<std::string> targets;
   std::string out;
   std::string mode = "cold";
+  std::string l2_flush = "read";
   double noise_percent = 0.5;
   std::size_t min_samples = 10;
   double min_time = 0.5;

@@ -497,10 +497,11 @@ def save_outputs(np, backend, kwargs, outputs):
 
 NOT_TIMED_ON_CPU = "not timed: numpy reference runs on the CPU"
 TIME_MODES = ("cold", "warm")
+L2_FLUSHES = ("read", "write")
 # The manifest's "time" object: what it may hold, and the defaults (kopt's StoppingSettings).
 TIME_DEFAULTS = {"mode": "cold", "target_relative_stdev": 0.005, "min_samples": 10,
                  "min_gpu_seconds": 0.5, "timeout_seconds": 15.0, "max_samples": 100000,
-                 "l2_bytes": 0, "warmup_calls": 1}
+                 "l2_bytes": 0, "l2_flush": "read", "warmup_calls": 1}
 
 
 def time_settings(manifest):
@@ -517,9 +518,12 @@ def time_settings(manifest):
     if settings["mode"] not in TIME_MODES:
         raise RunnerError("manifest: time mode must be \"cold\" or \"warm\", got %r"
                           % (settings["mode"],))
+    if settings["l2_flush"] not in L2_FLUSHES:
+        raise RunnerError("manifest: time l2_flush must be \"read\" or \"write\", got %r"
+                          % (settings["l2_flush"],))
     for key in TIME_DEFAULTS:
         value = settings[key]
-        if key != "mode" and (isinstance(value, bool) or not isinstance(value, (int, float))
+        if key not in ("mode", "l2_flush") and (isinstance(value, bool) or not isinstance(value, (int, float))
                               or value < 0):
             raise RunnerError("manifest: time %s must be a non-negative number, got %r"
                               % (key, value))
@@ -602,12 +606,15 @@ def sample_until_stopped(take_sample, settings, clock=time.perf_counter):
 
 
 class TorchSampler:
-    """One sample as kopt's worker takes one: (cold) write a reused L2-sized buffer, a
-    different byte each time, and wait; CUDA events on the current stream bracket one call;
-    a device-wide synchronize waits for work on any stream; the host clock runs around it."""
+    """One sample as kopt's worker takes one: (cold) read a reused buffer of l2_bytes (kopt
+    sends twice the L2's size), or with l2_flush "write" write it, a different byte each
+    time, and wait; CUDA events on the current stream bracket one call; a device-wide
+    synchronize waits for work on any stream; the host clock runs around it."""
 
-    def __init__(self, torch, call, mode, l2_bytes, clock=time.perf_counter, prepare=None):
+    def __init__(self, torch, call, mode, l2_bytes, clock=time.perf_counter, prepare=None,
+                 l2_flush="read"):
         self.torch, self.call, self.clock, self.prepare = torch, call, clock, prepare
+        self.l2_flush = l2_flush
         self.flush = None
         if mode == "cold" and l2_bytes > 0:
             self.flush = torch.empty(int(l2_bytes), dtype=torch.uint8, device="cuda")
@@ -620,7 +627,9 @@ class TorchSampler:
         self.round += 1
         if self.prepare is not None:  # untimed: before the flush and the events
             self.prepare()
-        if self.flush is not None:
+        if self.flush is not None and self.l2_flush == "read":
+            self.flush.sum()  # reads every byte; leaves the L2 holding clean lines
+        elif self.flush is not None:
             self.flush.fill_(self.round & 0xFF)
         torch.cuda.synchronize()
         host_start = self.clock()
@@ -649,7 +658,8 @@ def time_reference(backend, function, kwargs, params, settings):
     if backend.name != "torch":
         return dict(about, timed=False, reason=NOT_TIMED_ON_CPU)
     sampler = TorchSampler(backend.torch, lambda: function(**kwargs), settings["mode"],
-                           settings["l2_bytes"], prepare=in_out_restorer(backend, kwargs, params))
+                           settings["l2_bytes"], prepare=in_out_restorer(backend, kwargs, params),
+                           l2_flush=settings["l2_flush"])
     first_call_seconds = None
     for _ in range(max(1, int(settings["warmup_calls"]))):
         _, host_seconds = sampler()
@@ -658,6 +668,7 @@ def time_reference(backend, function, kwargs, params, settings):
     result = sample_until_stopped(sampler, settings)
     return dict(about, timed=True, mode=settings["mode"],
                 l2_flush_bytes=settings["l2_bytes"] if sampler.flush is not None else 0,
+                l2_flush=settings["l2_flush"],
                 first_call_seconds=first_call_seconds, **result)
 
 

@@ -48,6 +48,28 @@ __global__ void kopt_shim_stream_blocker_kernel(const volatile int* release, uns
   *timed_out = *release == 0 ? 1 : 0;
 }
 
+// Makes the L2 cold by READING a buffer of twice its size (so that every set is displaced
+// despite the address hash). Writing one instead (a memset, as nvbench does) leaves the L2
+// full of dirty lines, which the timed kernel then has to write back to DRAM while it runs:
+// on an H200 that added ~3 % to a 200 µs streaming kernel against Nsight Compute, whose
+// own flush leaves the L2 clean (docs/measurement.md, "Cold L2"). The store is never taken
+// (the buffer holds zeros) but the compiler cannot know it, so the loads stay.
+__global__ void kopt_shim_read_flush_kernel(const float4* buffer, unsigned long long words) {
+  float sum = 0.0f;
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < words;
+       i += stride) {
+    const float4 v = buffer[i];
+    sum += (v.x + v.y) + (v.z + v.w);
+  }
+  if (sum == 1234.5f) const_cast<float4*>(buffer)[0].x = sum;
+}
+
+extern "C" int kopt_shim_read_flush(const void* buffer, unsigned long long bytes, int blocks) {
+  kopt_shim_read_flush_kernel<<<blocks, 512>>>(static_cast<const float4*>(buffer), bytes / sizeof(float4));
+  return static_cast<int>(cudaGetLastError());
+}
+
 extern "C" int kopt_shim_block_stream(const volatile int* release, unsigned long long timeout_ns, int* timed_out) {
   kopt_shim_stream_blocker_kernel<<<1, 1>>>(release, timeout_ns, timed_out);
   return static_cast<int>(cudaGetLastError());

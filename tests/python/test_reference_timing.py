@@ -61,6 +61,7 @@ def test_settings_default_to_kopts_stopping_settings():
     ({"mode": "hot"}, "time mode must be"),
     ({"min_samples": -1}, "min_samples must be a non-negative number"),
     ({"l2_bytes": True}, "l2_bytes must be a non-negative number"),
+    ({"l2_flush": "erase"}, "l2_flush must be \"read\" or \"write\""),
     ({"samples": 3}, "unknown \"time\" field(s) samples"),
     ([], "\"time\" must be an object"),
 ])
@@ -174,6 +175,9 @@ class FakeTorch:
 
             def fill_(self, value):
                 fake.log.append("flush %d" % value)
+
+            def sum(self):
+                fake.log.append("read flush")
         return Buffer()
 
 
@@ -185,7 +189,7 @@ def test_torch_sampler_flushes_then_brackets_one_call_with_events_and_a_device_s
         torch.log.append("call")
         clock.now += 2e-3
     sampler = runner.TorchSampler(torch, call, "cold", 50 << 20, clock,
-                                  prepare=lambda: torch.log.append("restore in-out"))
+                                  prepare=lambda: torch.log.append("restore in-out"), l2_flush="write")
     assert sampler.flush.size == 50 << 20
     gpu, host = sampler()
     assert torch.log == ["restore in-out", "flush 1", "synchronize", "record", "call", "record",
@@ -193,6 +197,14 @@ def test_torch_sampler_flushes_then_brackets_one_call_with_events_and_a_device_s
     assert gpu == pytest.approx(2e-3) and host == pytest.approx(2e-3)
     sampler()
     assert torch.log[8] == "flush 2"  # a different byte each time
+
+
+def test_the_default_cold_flush_reads_the_buffer():
+    clock = FakeClock()
+    torch = FakeTorch(clock)
+    sampler = runner.TorchSampler(torch, lambda: None, "cold", 100 << 20, clock)
+    sampler()
+    assert torch.log[:2] == ["read flush", "synchronize"]
 
 
 def test_warm_mode_does_not_flush():

@@ -19,7 +19,7 @@ using nlohmann::json;
 namespace {
 
 // Bumped when the layout of a cache entry or the default flags change.
-constexpr std::string_view kCacheVersion = "kopt-build-3";
+constexpr std::string_view kCacheVersion = "kopt-build-4";
 
 // -O3 for speed, -lineinfo so Nsight Compute can show source, -Xptxas -v for the resource
 // report. User flags come after these, so a user's -O0 wins.
@@ -116,7 +116,9 @@ const std::string& Compiler::nvcc_version() {
 
 std::string Compiler::cache_key(const CompileRequest& request) {
   ContentHasher hasher;
-  hasher.add(kCacheVersion).add(nvcc_version()).add(request.arch).add(read_file(request.source));
+  // The shim is linked into the library: a changed shim is a different library.
+  hasher.add(kCacheVersion).add(nvcc_version()).add(request.arch).add(data_file("runtime/kopt_shim.cu"));
+  hasher.add(read_file(request.source));
   for (const fs::path& header : local_includes(request.source, request.flags)) {
     hasher.add(header.filename().string()).add(read_file(header));
   }

@@ -23,7 +23,8 @@
 namespace kopt::loop {
 namespace fs = std::filesystem;
 
-GpuLab::GpuLab(ProcessRunner& runner, GpuLabSettings settings) : runner_(runner), settings_(std::move(settings)) {}
+GpuLab::GpuLab(ProcessRunner& runner, GpuLabSettings settings)
+    : runner_(runner, ledger_), settings_(std::move(settings)) {}
 
 spec::Problem GpuLab::load(const Variant& variant, bool timed_case_only) const {
   spec::Problem problem = spec::load_problem(variant.kernel, settings_.spec, settings_.dims);
@@ -54,7 +55,8 @@ void GpuLab::compile_in_parallel(const std::vector<Variant>& variants, const std
     std::vector<std::pair<std::string, std::string>> defines = settings_.bench.check.defines;
     for (const auto& define : variant.defines) defines.push_back(define);
     running.push_back(std::async(std::launch::async, [this, problem, defines, arch] {
-      SystemProcessRunner runner;  // one per thread: no shared state
+      SystemProcessRunner system;  // one per thread: no shared state
+      TimedProcessRunner runner(system, ledger_);
       build::Compiler compiler(runner, build::find_nvcc(), settings_.cache_dir);
       compiler.compile({.source = problem.spec.kernel, .arch = arch, .flags = problem.spec.build.flags,
                         .defines = defines});

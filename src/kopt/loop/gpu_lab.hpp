@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kopt/core/process.hpp"
+#include "kopt/core/process_time.hpp"
 #include "kopt/loop/lab.hpp"
 #include "kopt/measure/bench.hpp"
 #include "kopt/profile/nsight_compute.hpp"
@@ -33,12 +34,14 @@ class GpuLab final : public Lab {
   Measurement measure(const MeasureRequest& request) override;
   Evidence profile(const Variant& variant, const std::filesystem::path& dir) override;
   std::vector<MethodSass> sass(const Variant& variant, const std::vector<std::string>& methods) override;
+  ProcessTimes process_times() const override { return ledger_.times(); }
 
  private:
   spec::Problem load(const Variant& variant, bool timed_case_only) const;
   void compile_in_parallel(const std::vector<Variant>& variants, const std::string& arch);
 
-  ProcessRunner& runner_;
+  ProcessTimeLedger ledger_;   // every process the lab starts is entered here
+  TimedProcessRunner runner_;
   GpuLabSettings settings_;
   std::string arch_;       // known after the first check
   nlohmann::json device_;

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kopt/core/process_time.hpp"
 #include "kopt/loop/variant.hpp"
 
 namespace kopt::loop {
@@ -67,6 +68,8 @@ class Lab {
   virtual Measurement measure(const MeasureRequest& request) = 0;
   virtual Evidence profile(const Variant& variant, const std::filesystem::path& dir) = 0;
   virtual std::vector<MethodSass> sass(const Variant& variant, const std::vector<std::string>& methods) = 0;
+  // The time its processes have taken so far (compiles, GPU workers, tools); none when simulated.
+  virtual ProcessTimes process_times() const { return {}; }
 };
 
 void to_json(nlohmann::json& out, const VersusFirst& versus);

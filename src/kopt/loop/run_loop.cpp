@@ -308,9 +308,22 @@ json evidence_summary(const fs::path& dir) {
           {"near_peak", r.value("near_peak", false)}, {"degraded", r.value("degraded", false)}};
 }
 
+// Where the close's wall time went. kopt's own time is what no compile and no GPU worker
+// (check, timing, profile, reference) was running: the loop's bookkeeping, planning, file
+// and machine-code reading. It is charged to the branches, whose count drives all of it.
+json time_spent(double wall, const ProcessTimes& processes, std::size_t branches) {
+  const double own = std::max(0.0, wall - processes.compile_or_device_s);
+  return {{"wall_s", wall},
+          {"compile_s", processes.compile_s},
+          {"device_s", processes.device_s},
+          {"tools_s", processes.tool_s},
+          {"kopt_s", own},
+          {"kopt_s_per_branch", branches > 0 ? own / static_cast<double>(branches) : own}};
+}
+
 json conclude(const RunFolder& run, int i, const RunState& state, const std::vector<Branch>& branches,
               const std::vector<std::string>& methods, const json& screen, const json& finals,
-              const std::optional<std::string>& champion_name, const json& ablation, double elapsed) {
+              const std::optional<std::string>& champion_name, const json& ablation, const json& time) {
   const std::vector<VariantOutcome> screened = outcomes_of(screen);
   json branch_rows = json::array();
   bool any_passed = false;
@@ -328,7 +341,8 @@ json conclude(const RunFolder& run, int i, const RunState& state, const std::vec
                    {"evidence_in", evidence_summary(run.iteration(i))},
                    {"methods_claimed", methods},
                    {"branches", branch_rows},
-                   {"elapsed_s", elapsed}};
+                   {"elapsed_s", time.at("wall_s")},
+                   {"time", time}};
   if (champion_name) {
     const std::vector<VariantOutcome> final_outcomes = outcomes_of(finals);
     for (std::size_t k = 1; k < final_outcomes.size(); ++k) {
@@ -425,6 +439,7 @@ json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteratio
   const fs::path dir = run.iteration(i);
   if (state.iterations.at(static_cast<std::size_t>(i - 1)).status == "closed") return read_json(dir / "iteration.json");
   const auto start = std::chrono::steady_clock::now();
+  const ProcessTimes processes_before = lab.process_times();
 
   const std::vector<std::string> methods = validated_methods(run, i, state);
   const std::vector<Branch> branches = read_branches(run, i, state);
@@ -482,8 +497,9 @@ json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteratio
   }
 
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const json time = time_spent(elapsed, lab.process_times() - processes_before, branches.size());
   const json verdict = once(dir / "iteration.json", hooks, "conclude", [&] {
-    return conclude(run, i, state, branches, methods, screen, finals, champion_name, ablation, elapsed);
+    return conclude(run, i, state, branches, methods, screen, finals, champion_name, ablation, time);
   });
 
   say(hooks, fmt::format("{}: {}", iter_name(i), verdict.at("verdict").get<std::string>()));

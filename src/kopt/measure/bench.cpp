@@ -300,7 +300,7 @@ json bench_report_to_json(const BenchReport& report) {
           {"device", report.device},
           {"settings",
            {{"mode", report.mode},
-            {"l2_flush", report.mode == "cold"},
+            {"l2_flush", report.mode == "cold" ? measure::l2_flush_name(report.settings.l2_flush) : "none"},
             {"target_relative_stdev", s.target_relative_stdev},
             {"min_samples", s.min_samples},
             {"min_gpu_seconds", s.min_gpu_seconds},

@@ -143,14 +143,30 @@ struct Sample {
   bool blocker_timed_out = false;
 };
 
-Sample take_sample(const run::KernelLibrary& library, const run::KernelArguments& arguments,
-                   const DeviceScratch* flush, const DeviceScratch& probe, Event& start, Event& stop, int flush_round,
-                   StreamBlocker* blocker) {
-  if (flush != nullptr) {
-    // A different byte each time, so no layer can skip the write as a no-op.
-    run::check_cuda(cudaMemsetAsync(flush->data(), flush_round & 0xff, flush->size(), nullptr), "cudaMemsetAsync");
+// The L2 flush of cold mode: the buffer and how to use it.
+struct L2Flusher {
+  L2Flusher(L2Flush how, std::size_t bytes, int read_blocks) : method(how), buffer(bytes), blocks(read_blocks) {
+    run::check_cuda(cudaMemset(buffer.data(), 0, buffer.size()), "cudaMemset");  // the read flush's sum stays 0
+  }
+
+  L2Flush method;
+  DeviceScratch buffer;
+  int blocks;  // of the read flush: enough to keep every SM's loads in flight
+
+  void flush(const run::KernelLibrary& library, int round) const {
+    // A library without the shim's read flush (none built by this kopt) is flushed by writing.
+    if (method != L2Flush::read || !library.launch_read_flush(buffer.data(), buffer.size(), blocks)) {
+      // A different byte each time, so no layer can skip the write as a no-op.
+      run::check_cuda(cudaMemsetAsync(buffer.data(), round & 0xff, buffer.size(), nullptr), "cudaMemsetAsync");
+    }
     run::check_cuda(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize");
   }
+};
+
+Sample take_sample(const run::KernelLibrary& library, const run::KernelArguments& arguments,
+                   const L2Flusher* flusher, const DeviceScratch& probe, Event& start, Event& stop, int flush_round,
+                   StreamBlocker* blocker) {
+  if (flusher != nullptr) flusher->flush(library, flush_round);
   const bool blocked = blocker != nullptr && blocker->hold(library);
   const auto host_start = Clock::now();
   run::check_cuda(cudaEventRecord(start.get(), nullptr), "cudaEventRecord");
@@ -222,7 +238,7 @@ void stop_blocking(VariantState& v) {
 }
 
 void measure_case(const BenchJob& job, std::size_t case_index, std::vector<VariantState>& variants,
-                  double max_clock_mhz, const DeviceScratch* flush, StreamBlocker& blocker, BenchJobResult& result) {
+                  double max_clock_mhz, const L2Flusher* flush, StreamBlocker& blocker, BenchJobResult& result) {
   const spec::BoundCase& bound_case = job.cases[case_index];
   run::KernelArguments arguments(bound_case);
   arguments.generate_inputs(job.seed);
@@ -304,6 +320,18 @@ TimingMode timing_mode_from_name(std::string_view name) {
   throw input_error("unknown timing mode \"{}\" (cold, warm or graph)", name);
 }
 
+std::string_view l2_flush_name(L2Flush flush) { return flush == L2Flush::read ? "read" : "write"; }
+
+L2Flush l2_flush_from_name(std::string_view name) {
+  if (name == "read") return L2Flush::read;
+  if (name == "write") return L2Flush::write;
+  throw input_error("unknown L2 flush \"{}\" (read or write)", name);
+}
+
+std::int64_t l2_flush_bytes(L2Flush flush, std::int64_t l2_bytes) {
+  return flush == L2Flush::read ? 2 * l2_bytes : l2_bytes;
+}
+
 BenchJobResult execute_bench_job(const BenchJob& job) {
   const auto began = Clock::now();
   BenchJobResult result;
@@ -319,8 +347,11 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
                        .criterion = StoppingCriterion(job.settings.stopping)};
     variants.push_back(std::move(state));
   }
-  std::optional<DeviceScratch> flush;
-  if (job.settings.mode == TimingMode::cold) flush.emplace(static_cast<std::size_t>(device.l2_bytes));
+  std::optional<L2Flusher> flush;
+  if (job.settings.mode == TimingMode::cold) {
+    const std::int64_t bytes = l2_flush_bytes(job.settings.l2_flush, device.l2_bytes);
+    flush.emplace(job.settings.l2_flush, static_cast<std::size_t>(bytes), 4 * std::max(device.sm_count, 1));
+  }
   const double max_clock_mhz = static_cast<double>(device.sm_clock_khz) / 1e3;
   StreamBlocker blocker;
   for (std::size_t c = 0; c < job.cases.size(); ++c) {
@@ -334,6 +365,7 @@ namespace {
 
 json settings_to_json(const BenchSettings& s) {
   return {{"mode", timing_mode_name(s.mode)},
+          {"l2_flush", l2_flush_name(s.l2_flush)},
           {"target_relative_stdev", s.stopping.target_relative_stdev},
           {"min_samples", s.stopping.min_samples},
           {"min_gpu_seconds", s.stopping.min_gpu_seconds},
@@ -346,6 +378,7 @@ json settings_to_json(const BenchSettings& s) {
 BenchSettings settings_from_json(const json& in) {
   BenchSettings s;
   s.mode = timing_mode_from_name(in.at("mode").get<std::string>());
+  s.l2_flush = l2_flush_from_name(in.at("l2_flush").get<std::string>());
   s.stopping.target_relative_stdev = in.at("target_relative_stdev");
   s.stopping.min_samples = in.at("min_samples");
   s.stopping.min_gpu_seconds = in.at("min_gpu_seconds");

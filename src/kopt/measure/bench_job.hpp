@@ -2,8 +2,10 @@
 // A timing job, run inside a worker: the variants of one problem measured interleaved
 // (A B A B ...) on the same inputs, one sample per call of solve, every sample kept.
 //
-// Cold mode (the default, like nvbench): before each sample the L2 is flushed by writing a
-// buffer of the device's L2 size; a stream blocker holds the default stream while CUDA
+// Cold mode (the default): before each sample the L2 is flushed by reading a buffer of twice
+// the device's L2 size, which leaves it full of clean lines (`--l2-flush write` writes a buffer
+// of the L2's size instead, as nvbench does; that leaves dirty lines, which the timed kernel
+// must write back: docs/measurement.md, "Cold L2"); a stream blocker holds the default stream while CUDA
 // events on it bracket one call of solve, so that they time the GPU's work and not the
 // host's launch path; then the device is synchronized, and the host clock, read around the call, is
 // compared with the events to catch work that escapes them (a non-blocking side stream).
@@ -38,8 +40,17 @@ enum class TimingMode { cold, warm, graph };
 std::string_view timing_mode_name(TimingMode mode);
 TimingMode timing_mode_from_name(std::string_view name);  // throws input_error
 
+// How cold mode evicts the L2 before a sample.
+enum class L2Flush { read, write };
+
+std::string_view l2_flush_name(L2Flush flush);
+L2Flush l2_flush_from_name(std::string_view name);  // throws input_error
+// The flush buffer's size for a device with an L2 of `l2_bytes`.
+std::int64_t l2_flush_bytes(L2Flush flush, std::int64_t l2_bytes);
+
 struct BenchSettings {
   TimingMode mode = TimingMode::cold;
+  L2Flush l2_flush = L2Flush::read;  // cold mode only
   StoppingSettings stopping;
   double throttle_fraction = 0.9;   // of the device's maximum SM clock
   int warmup_calls = 3;

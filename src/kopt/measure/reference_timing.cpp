@@ -13,7 +13,8 @@ json reference_time_request(const BenchSettings& settings, std::int64_t l2_bytes
           {"min_gpu_seconds", s.min_gpu_seconds},
           {"timeout_seconds", s.timeout_seconds},
           {"max_samples", s.max_samples},
-          {"l2_bytes", l2_bytes},
+          {"l2_bytes", l2_flush_bytes(settings.l2_flush, l2_bytes)},  // the flush buffer's size
+          {"l2_flush", l2_flush_name(settings.l2_flush)},
           {"warmup_calls", settings.warmup_calls}};
 }
 

@@ -20,7 +20,7 @@ struct ReferenceTiming {
   VariantSamples samples;   // label "reference"; no SM clock (the runner has no probe)
 };
 
-// The manifest's "time" object for these settings; l2_bytes sizes the flush buffer.
+// The manifest's "time" object for these settings, for a device with an L2 of l2_bytes.
 nlohmann::json reference_time_request(const BenchSettings& settings, std::int64_t l2_bytes);
 
 // The runner's "timing" object for one case; throws input_error when it is malformed.

@@ -81,6 +81,13 @@ std::vector<std::string> case_names(const measure::BenchReport& report) {
   return names;
 }
 
+std::string_view cache_state_of(const measure::BenchReport& report) {
+  if (report.mode == "graph") return "CUDA graph replays, L2 not flushed";
+  if (report.mode != "cold") return "L2 not flushed";
+  return report.settings.l2_flush == measure::L2Flush::read ? "L2 flushed by a read before each sample"
+                                                            : "L2 flushed by a write before each sample";
+}
+
 }  // namespace
 
 std::string format_bench_report(const measure::BenchReport& report) {
@@ -88,10 +95,7 @@ std::string format_bench_report(const measure::BenchReport& report) {
   for (const verify::CheckReport& check : report.checks) {
     if (!check.passed()) return out + format_check_report(check);
   }
-  out += fmt::format("kopt bench: {} timing{}, {}; {} check(s) passed\n", report.mode,
-                     report.mode == "cold"    ? " (L2 flushed before each sample)"
-                     : report.mode == "graph" ? " (CUDA graph replays, L2 not flushed)"
-                                              : " (L2 not flushed)",
+  out += fmt::format("kopt bench: {} timing ({}), {}; {} check(s) passed\n", report.mode, cache_state_of(report),
                      report.device.value("name", std::string("?")), report.checks.size());
   std::size_t width = 7;
   for (const measure::VariantReport& v : report.variants) width = std::max(width, v.label.size());

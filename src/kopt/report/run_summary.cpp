@@ -125,7 +125,8 @@ json run_summary(const loop::RunFolder& run) {
                           {"speedup_vs_best", doc.value("speedup_vs_best", json())},
                           {"speedup_vs_best_ci", doc.value("speedup_vs_best_ci", json())},
                           {"champion_roofline", champion_roofline},
-                          {"elapsed_s", doc.value("elapsed_s", 0.0)}});
+                          {"elapsed_s", doc.value("elapsed_s", 0.0)},
+                          {"time", doc.value("time", json())}});
   }
   std::sort(frontier.begin(), frontier.end(),
             [](const json& a, const json& b) { return a.at("median_s").get<double>() < b.at("median_s").get<double>(); });
@@ -135,6 +136,27 @@ json run_summary(const loop::RunFolder& run) {
   summary["rejected"] = rejected;
   return summary;
 }
+
+namespace {
+
+// One line on kopt's own time per branch (iteration.json's "time"), when the run recorded it.
+std::string loop_overhead_text(const json& iterations) {
+  std::string per_iteration;
+  for (const json& it : iterations) {
+    if (!it.contains("time") || it.at("time").is_null()) continue;
+    const json& t = it.at("time");
+    per_iteration += fmt::format("{}iteration {}: {:.3f} s ({:.1f} s of {:.1f} s, compiles {:.1f} s, GPU workers {:.1f} s)",
+                                 per_iteration.empty() ? "" : "; ", it.at("index").get<int>(),
+                                 t.at("kopt_s_per_branch").get<double>(), t.at("kopt_s").get<double>(),
+                                 t.at("wall_s").get<double>(), t.at("compile_s").get<double>(),
+                                 t.at("device_s").get<double>());
+  }
+  if (per_iteration.empty()) return "";
+  return "\nkopt's own time per branch (the close's wall time when no compile and no GPU worker ran): " +
+         per_iteration + ".\n";
+}
+
+}  // namespace
 
 std::string format_run_summary(const json& s) {
   std::string md = fmt::format("# kopt run: {}\n\n", fs::path(s.at("kernel").get<std::string>()).filename().string());
@@ -169,6 +191,8 @@ std::string format_run_summary(const json& s) {
                       it.at("champion").is_null() ? "–" : it.at("champion").get<std::string>(), speedup,
                       it.at("verdict").get<std::string>(), it.at("elapsed_s").get<double>());
   }
+
+  md += loop_overhead_text(s.at("iterations"));
 
   md += "\n## Method ledger\n\nEach method of a champion, removed again (ablation): the time without it over the time "
         "with it, interleaved, with its 95 % interval. *effective*: removing it is significantly slower and its SASS "

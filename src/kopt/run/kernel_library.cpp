@@ -74,6 +74,7 @@ struct KernelLibrary::Impl {
   const char* (*error_string)(int) = nullptr;
   int (*clock_probe)(unsigned long long*, long long) = nullptr;
   int (*block_stream)(const volatile int*, unsigned long long, int*) = nullptr;
+  int (*read_flush)(const void*, unsigned long long, int) = nullptr;
   spec::KernelSignature signature;
   std::vector<ffi_type*> types;
   ffi_cif cif{};
@@ -101,6 +102,8 @@ KernelLibrary::KernelLibrary(const std::filesystem::path& library, const spec::K
       reinterpret_cast<int (*)(unsigned long long*, long long)>(::dlsym(impl_->handle, "kopt_shim_clock_probe"));
   impl_->block_stream = reinterpret_cast<int (*)(const volatile int*, unsigned long long, int*)>(
       ::dlsym(impl_->handle, "kopt_shim_block_stream"));
+  impl_->read_flush = reinterpret_cast<int (*)(const void*, unsigned long long, int)>(
+      ::dlsym(impl_->handle, "kopt_shim_read_flush"));
   for (const spec::KernelParam& param : signature.params) impl_->types.push_back(ffi_type_of(param));
   if (ffi_prep_cif(&impl_->cif, FFI_DEFAULT_ABI, static_cast<unsigned>(impl_->types.size()), &ffi_type_void,
                    impl_->types.data()) != FFI_OK) {
@@ -139,6 +142,10 @@ std::optional<std::string> KernelLibrary::take_launch_error() const {
 bool KernelLibrary::launch_stream_blocker(const volatile int* release, unsigned long long timeout_ns,
                                          int* timed_out) const {
   return impl_->block_stream != nullptr && impl_->block_stream(release, timeout_ns, timed_out) == 0;
+}
+
+bool KernelLibrary::launch_read_flush(const void* buffer, std::size_t bytes, int blocks) const {
+  return impl_->read_flush != nullptr && impl_->read_flush(buffer, bytes, blocks) == 0;
 }
 
 bool KernelLibrary::launch_clock_probe(unsigned long long* device_out, long long cycles) const {

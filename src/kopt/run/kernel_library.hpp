@@ -2,6 +2,7 @@
 // A compiled kernel library loaded into a worker, and calls of its entry point through
 // libffi: the signature is known only at run time, from the parsed source.
 
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -42,6 +43,9 @@ class KernelLibrary {
   // until *release (host-mapped memory) is non-zero or `timeout_ns` passes, then writes
   // *timed_out. False when the library has no blocker.
   bool launch_stream_blocker(const volatile int* release, unsigned long long timeout_ns, int* timed_out) const;
+  // Launches kopt's L2 read flush (runtime/kopt_shim.cu) on the default stream: `blocks`
+  // blocks read every byte of `buffer`. False when the library has no such flush.
+  bool launch_read_flush(const void* buffer, std::size_t bytes, int blocks) const;
 
  private:
   struct Impl;

@@ -51,6 +51,7 @@ std::map<std::string, std::string> snapshot(const fs::path& root) {
       json document = json::parse(content);
       if (document.is_object()) {
         document.erase("elapsed_s");
+        document.erase("time");
         document.erase("created");
       }
       content = document.dump();

@@ -77,7 +77,8 @@ TEST(ReferenceTiming, RequestCarriesTheBenchSettings) {
   json request = reference_time_request(settings, 50 << 20);
   EXPECT_EQ(request["mode"], "warm");
   EXPECT_EQ(request["min_samples"], 25);
-  EXPECT_EQ(request["l2_bytes"], 50 << 20);
+  EXPECT_EQ(request["l2_bytes"], 100 << 20);  // the read flush's buffer: twice the L2
+  EXPECT_EQ(request["l2_flush"], "read");
   EXPECT_DOUBLE_EQ(request["target_relative_stdev"].get<double>(), 0.005);
   EXPECT_DOUBLE_EQ(request["timeout_seconds"].get<double>(), 15);
 }
