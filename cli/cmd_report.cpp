@@ -1,12 +1,59 @@
 // kopt report RUN: summary.md, summary.json and a self-contained report.html with charts.
+// kopt report --compare RUN_A RUN_B: compare.html, compare.md and compare.json of two runs.
+#include <fmt/format.h>
+
+#include <iostream>
+
 #include "command.hpp"
+#include "kopt/report/run_comparison.hpp"
 #include "loop_options.hpp"
 
 namespace kopt::cli {
+namespace {
+
+struct ReportConfig {
+  std::string run_dir = ".";
+  bool json = false;
+  std::vector<std::string> compare;  // RUN_A RUN_B
+  std::string out_dir = ".";
+};
+
+int write_comparison(const ReportConfig& config) {
+  const std::filesystem::path out(config.out_dir);
+  const nlohmann::json comparison =
+      report::write_run_comparison(loop::RunFolder(config.compare.at(0)), loop::RunFolder(config.compare.at(1)), out);
+  if (config.json) {
+    std::cout << comparison.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << report::format_comparison_headline(comparison)
+            << fmt::format("wrote {}, compare.md and compare.json\n", (out / "compare.html").string());
+  return 0;
+}
+
+}  // namespace
 
 Command report_command() {
-  return summary_command("report", "Write the run's report.html (charts, no network) with summary.md and summary.json",
-                         SummaryOutput::html);
+  return {"report",
+          "Write the run's report.html (charts, no network) with summary.md and summary.json; with --compare, a "
+          "comparison of two runs",
+          [](CLI::App& app) {
+            auto config = std::make_shared<ReportConfig>();
+            CLI::Option* run = app.add_option("RUN", config->run_dir, "The run folder (default: .)");
+            app.add_flag("--json", config->json, "Print the summary (with --compare: the comparison) as one JSON document");
+            CLI::Option* compare =
+                app.add_option("--compare", config->compare,
+                               "Compare two runs instead: write compare.html, compare.md and compare.json (kopt.compare/1)")
+                    ->expected(2)
+                    ->type_name("RUN_A RUN_B")
+                    ->excludes(run);
+            app.add_option("--out", config->out_dir, "With --compare: the folder the comparison is written in (default: .)")
+                ->needs(compare);
+            return [config] {
+              if (!config->compare.empty()) return write_comparison(*config);
+              return write_summary(config->run_dir, config->json, SummaryOutput::html);
+            };
+          }};
 }
 
 }  // namespace kopt::cli

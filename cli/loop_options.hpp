@@ -57,6 +57,9 @@ loop::RunState provisional_state(const loop::InitRequest& request);
 enum class SummaryOutput { markdown, html };
 Command summary_command(std::string name, std::string description, SummaryOutput output);
 
+// What those two commands do: write the files, then print the summary (or where it went).
+int write_summary(const std::string& run_dir, bool json, SummaryOutput output);
+
 // The next step, for people.
 std::string format_next_step(const nlohmann::json& next);
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """schemas_check.py KOPT REPO: every file kopt writes that schemas/ describes, validated
 against its schema — from a real GPU run (tests/fixtures/loop/h200_sgemm_tiled_run) and from
-a fresh run on the simulated lab (init, close, status, finalize, and an external generator's
-context). Skips (77) without the jsonschema package."""
+a fresh run on the simulated lab (init, close, status, finalize, an external generator's
+context, and the two runs compared by kopt report --compare). Skips (77) without the
+jsonschema package."""
 import glob, json, os, subprocess, sys, tempfile
 
 try:
@@ -46,12 +47,17 @@ os.chmod(generator, 0o755)
 subprocess.run([kopt, "optimize", f"{repo}/examples/sgemm_tiled", "--run", gen_run, "--generator", generator,
                 "--simulate", model], capture_output=True)
 
+# Two runs compared: the real GPU run (A) and the fresh simulated one (B); the file and --json.
+fixture = f"{repo}/tests/fixtures/loop/h200_sgemm_tiled_run"
+compared, compare_stdout = kopt_json("report", "--compare", fixture, run, "--out", f"{work}/compare", simulate=False)
+
 files = {
     "next": [next_init, f"{work}/next_close.json"],
+    "compare": [f"{work}/compare/compare.json", compare_stdout],
     "state": [f"{run}/state.json", f"{work}/state_status.json"],
     "generator_context": [f"{work}/context.json"],
 }
-for root in (run, f"{repo}/tests/fixtures/loop/h200_sgemm_tiled_run"):
+for root in (run, fixture):
     files["state"].append(f"{root}/state.json")
     files.setdefault("iteration", []).extend(glob.glob(f"{root}/iter*/iteration.json"))
     files.setdefault("summary", []).append(f"{root}/summary.json")

@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
-"""report_in_browser.py KOPT RUN_FIXTURE [--screenshots DIR]
+"""report_in_browser.py KOPT REPO [--screenshots DIR]
 
-Renders a run's report.html in headless Chromium, as a person would see it, and fails unless
-every chart is drawn (an SVG with marks, of non-zero size) and nothing overflows the page.
-With --screenshots, keeps a PNG of each chart type in DIR (docs/img). Skips (77) without
-Chromium.
+Renders kopt's pages in headless Chromium, as a person would see them:
+- report.html of the real H200 run (tests/fixtures/loop/h200_sgemm_tiled_run), which kept no
+  per-sample files: its distribution chart must say so in a line of text;
+- report.html of a fresh run on the simulated lab, which keeps every sample: its distribution
+  chart must draw each of them;
+- compare.html of the two (kopt report --compare).
+Fails unless every chart is drawn (an SVG with marks, of non-zero size) and nothing overflows
+the page. With --screenshots, keeps a PNG of each chart type in DIR (docs/img). Skips (77)
+without Chromium.
 """
 import json, os, re, shutil, subprocess, sys, tempfile
 
-CHARTS = ["roofline", "speedup", "gaps", "methods", "medians"]
+REPORT_CHARTS = ["roofline", "speedup", "gaps", "methods", "medians", "samples"]
+COMPARE_CHARTS = ["speedup", "final"]
 
-# Injected into a copy of the page (the report itself has no scripts): measures each chart
+# Injected into a copy of the page (the pages themselves have no scripts): measures each chart
 # after layout and writes the findings into the DOM, which --dump-dom prints.
 PROBE = """<script>
 window.addEventListener('load', () => {
@@ -21,12 +27,19 @@ window.addEventListener('load', () => {
     if (!svg) { out.charts[id] = {drawn: false}; continue; }
     const box = svg.getBoundingClientRect();
     out.charts[id] = {drawn: box.width > 0 && box.height > 0 && svg.querySelectorAll('rect,line,path,circle,polyline').length > 0,
-                      overflow: box.right > view + 0.5, width: box.width, height: box.height};
+                      overflow: box.right > view + 0.5, width: box.width, height: box.height,
+                      samples: svg.querySelectorAll('circle.sample').length,
+                      notes: Array.from(svg.querySelectorAll('text.note')).map(t => t.textContent)};
   }
+  out.tables_overflow = Array.from(document.querySelectorAll('table')).some(t => t.getBoundingClientRect().right > view + 0.5);
   const pre = document.createElement('pre'); pre.id = 'kopt-probe'; pre.textContent = JSON.stringify(out);
   document.body.appendChild(pre);
 });
 </script>"""
+
+
+class ChromiumMissing(Exception):
+    pass
 
 
 def chromium():
@@ -41,46 +54,116 @@ def run_browser(browser, *args):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
+def probe_page(browser, work, name, html, charts):
+    """The probe's findings on `html` laid out in a 1280-pixel window."""
+    probe = os.path.join(work, name + "_probe.html")
+    open(probe, "w").write(html.replace("</body>", PROBE % json.dumps(charts) + "</body>"))
+    rendered = run_browser(browser, "--window-size=1280,2000", "--virtual-time-budget=5000", "--dump-dom", "file://" + probe)
+    dom = rendered.stdout
+    if rendered.returncode != 0 and "<html" not in dom:
+        # The browser itself could not start here (no display libraries, no shared memory):
+        # that is the environment, not the report.
+        raise ChromiumMissing("chromium could not start:\n" + rendered.stderr[-2000:])
+    found = re.search(r'<pre id="kopt-probe">(.*?)</pre>', dom, re.S)
+    if not found:
+        return None
+    return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+
+
+def layout_problems(page, result):
+    if result is None:
+        return [f"{page}: the probe did not run"]
+    print(page, json.dumps(result, indent=1, ensure_ascii=False))
+    problems = []
+    for chart, r in result["charts"].items():
+        # The distribution chart of a run that kept no samples is one line of text (checked below).
+        if not r.get("drawn") and not (chart == "samples" and r.get("notes")):
+            problems.append(f"{page}: {chart}: not drawn")
+        if r.get("overflow"):
+            problems.append(f"{page}: {chart}: overflows the page")
+    if result["page_overflow"]:
+        problems.append(f"{page}: the page is wider than the window")
+    if result.get("tables_overflow"):
+        problems.append(f"{page}: a table overflows the page")
+    return problems
+
+
+def sample_problems(page, result, expected_samples):
+    """The distribution chart draws every kept sample, or says in one line that none were kept."""
+    if result is None:
+        return []
+    chart = result["charts"].get("samples", {})
+    if expected_samples == 0:
+        notes = chart.get("notes", [])
+        if chart.get("samples") or len(notes) != 1 or "Samples not available" not in notes[0]:
+            return [f"{page}: samples: no samples were kept, and the chart does not say so in one line ({notes})"]
+        return []
+    if chart.get("samples") != expected_samples or not chart.get("drawn"):
+        return [f"{page}: samples: {chart.get('samples')} sample dots drawn, {expected_samples} kept"]
+    return []
+
+
+def kept_sample_count(run):
+    """Every sample behind the baseline's and the best's median: what the chart must draw."""
+    summary = json.load(open(os.path.join(run, "summary.json")))
+    count = len(json.load(open(os.path.join(run, "baseline", "baseline_bench.json")))["variants"][0]["samples_seconds"])
+    best = summary["best_iteration"]
+    if best:
+        label = json.load(open(os.path.join(run, f"iter{best}", "champion", "bench.json")))["label"]
+        finals = json.load(open(os.path.join(run, f"iter{best}", "finals_bench.json")))
+        count += len(next(v for v in finals["variants"] if v["label"] == label)["samples_seconds"])
+    return count
+
+
+def screenshot(browser, work, html, chart, png):
+    svg = re.search(r'<section id="%s">.*?(<svg.*?</svg>)' % chart, html, re.S).group(1)
+    width, height = (int(float(v)) for v in re.search(r'width="([\d.]+)" height="([\d.]+)"', svg).groups())
+    page = os.path.join(work, os.path.basename(png) + ".html")
+    open(page, "w").write('<!DOCTYPE html><html><body style="margin:0;background:#fff">' + svg + "</body></html>")
+    run_browser(browser, f"--window-size={width},{height}", f"--screenshot={png}", "file://" + page)
+
+
 def main():
-    kopt, fixture = sys.argv[1], sys.argv[2]
+    kopt, repo = sys.argv[1], sys.argv[2]
     shots = sys.argv[sys.argv.index("--screenshots") + 1] if "--screenshots" in sys.argv else None
     browser = chromium()
     if not browser:
         print("SKIPPED: no chromium (apt install chromium)")
         return 77
     work = tempfile.mkdtemp()
-    run = os.path.join(work, "run")
-    shutil.copytree(fixture, run)
-    subprocess.run([kopt, "report", run], check=True)
-    html = open(os.path.join(run, "report.html")).read()
-    probe = os.path.join(work, "probe.html")
-    open(probe, "w").write(html.replace("</body>", PROBE % json.dumps(CHARTS) + "</body>"))
-    rendered = run_browser(browser, "--window-size=1280,2000", "--virtual-time-budget=5000", "--dump-dom", "file://" + probe)
-    dom = rendered.stdout
-    if rendered.returncode != 0 and "<html" not in dom:
-        # The browser itself could not start here (no display libraries, no shared memory):
-        # that is the environment, not the report.
-        print("SKIPPED: chromium could not start:\n" + rendered.stderr[-2000:])
+    real = os.path.join(work, "h200_run")
+    shutil.copytree(os.path.join(repo, "tests", "fixtures", "loop", "h200_sgemm_tiled_run"), real)
+    simulated = os.path.join(work, "simulated_run")
+    subprocess.run([kopt, "optimize", os.path.join(repo, "examples", "sgemm_tiled"), "--run", simulated, "--iterations", "3",
+                    "--simulate", os.path.join(repo, "tests", "fixtures", "loop", "sgemm_tiled_model.json")],
+                   check=True, capture_output=True)
+    pages = {}
+    for name, run in (("report_h200", real), ("report_simulated", simulated)):
+        subprocess.run([kopt, "report", run], check=True)
+        pages[name] = open(os.path.join(run, "report.html")).read()
+    subprocess.run([kopt, "report", "--compare", real, simulated, "--out", os.path.join(work, "compare")], check=True)
+    pages["compare"] = open(os.path.join(work, "compare", "compare.html")).read()
+
+    problems = []
+    try:
+        for name, charts, samples in (("report_h200", REPORT_CHARTS, 0),
+                                      ("report_simulated", REPORT_CHARTS, kept_sample_count(simulated)),
+                                      ("compare", COMPARE_CHARTS, None)):
+            result = probe_page(browser, work, name, pages[name], charts)
+            problems += layout_problems(name, result)
+            if samples is not None:
+                problems += sample_problems(name, result, samples)
+    except ChromiumMissing as e:
+        print("SKIPPED:", e)
         return 77
-    found = re.search(r'<pre id="kopt-probe">(.*?)</pre>', dom, re.S)
-    if not found:
-        print("the probe did not run; chromium printed:\n" + dom[:2000])
-        return 1
-    result = json.loads(found.group(1).replace("&quot;", '"'))
-    print(json.dumps(result, indent=1))
-    problems = [f"{c}: not drawn" for c, r in result["charts"].items() if not r.get("drawn")]
-    problems += [f"{c}: overflows the page" for c, r in result["charts"].items() if r.get("overflow")]
-    if result["page_overflow"]:
-        problems.append("the page is wider than the window")
     if shots:
         os.makedirs(shots, exist_ok=True)
-        for chart in CHARTS:
-            svg = re.search(r'<section id="%s">.*?(<svg.*?</svg>)' % chart, html, re.S).group(1)
-            width, height = (int(float(v)) for v in re.search(r'width="([\d.]+)" height="([\d.]+)"', svg).groups())
-            page = os.path.join(work, chart + ".html")
-            open(page, "w").write('<!DOCTYPE html><html><body style="margin:0;background:#fff">' + svg + "</body></html>")
-            run_browser(browser, f"--window-size={width},{height}", f"--screenshot={os.path.join(shots, 'report_' + chart + '.png')}",
-                        "file://" + page)
+        for chart in REPORT_CHARTS[:-1]:
+            screenshot(browser, work, pages["report_h200"], chart, os.path.join(shots, f"report_{chart}.png"))
+        # The real run kept no samples: the distribution is shown on the simulated run's.
+        screenshot(browser, work, pages["report_simulated"], "samples", os.path.join(shots, "report_samples.png"))
+        for chart in COMPARE_CHARTS:
+            screenshot(browser, work, pages["compare"], chart, os.path.join(shots, f"compare_{chart}.png"))
     for p in problems:
         print("FAIL:", p)
     return 1 if problems else 0

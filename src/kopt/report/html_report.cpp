@@ -16,52 +16,9 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr double kBarWidth = 640;   // the drawing area of a bar chart, pixels
-constexpr double kLabelWidth = 260;
-constexpr double kRowHeight = 22;
-
 double number_or(const json& node, double fallback) { return node.is_number() ? node.get<double>() : fallback; }
 
-std::string fmt_value(double v, const std::string& unit) {
-  return unit == "%" ? fmt::format("{:.0f} %", v) : fmt::format("{:.3g}{}", v, unit);
-}
-
 }  // namespace
-
-std::string render_bar_chart_svg(const BarChart& chart) {
-  double top = chart.reference;
-  for (const BarRow& r : chart.rows) top = std::max({top, r.value, r.high});
-  if (top <= 0) top = 1;
-  top *= 1.15;  // room for the value labels
-  const double height = 40 + kRowHeight * static_cast<double>(std::max<std::size_t>(chart.rows.size(), 1)) + 20;
-  const double width = kLabelWidth + kBarWidth + 20;
-  auto x = [&](double v) { return kLabelWidth + kBarWidth * std::max(0.0, v) / top; };
-  std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
-      "font-family=\"sans-serif\" font-size=\"12\">\n<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{2}</text>\n",
-      width, height, escape_xml(chart.title));
-  if (chart.rows.empty()) svg += "<text x=\"10\" y=\"50\">no data</text>\n";
-  for (std::size_t i = 0; i < chart.rows.size(); ++i) {
-    const BarRow& r = chart.rows[i];
-    const double y = 40 + kRowHeight * static_cast<double>(i);
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", kLabelWidth - 8, y + 14,
-                       escape_xml(r.label));
-    svg += fmt::format("<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"#4a7ab5\" "
-                       "data-value=\"{}\"/>\n",
-                       kLabelWidth, y + 3, x(r.value) - kLabelWidth, kRowHeight - 6, r.value);
-    if (r.low != 0 || r.high != 0) {
-      svg += fmt::format("<line class=\"interval\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\" stroke=\"#000\"/>\n",
-                         x(r.low), x(r.high), y + kRowHeight / 2, y + kRowHeight / 2);
-    }
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{}</text>\n", x(std::max(r.value, r.high)) + 4, y + 14,
-                       escape_xml(fmt_value(r.value, chart.unit)));
-  }
-  if (chart.reference > 0) {
-    svg += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"32\" y2=\"{1}\" stroke=\"#b00\" stroke-dasharray=\"4 3\"/>\n",
-                       x(chart.reference), height - 12);
-  }
-  return svg + "</svg>\n";
-}
 
 json report_charts(const json& s) {
   json charts;
@@ -153,9 +110,9 @@ std::string roofline_svg(const json& roof) {
 
 }  // namespace
 
-std::string render_html_report(const json& summary) {
+std::string render_html_report(const json& summary, const std::vector<SampleDistribution>& distributions) {
   const json charts = report_charts(summary);
-  std::string body;
+  std::string body = fmt::format("<p>{:.2f}× faster than the baseline.</p>\n", summary.at("speedup_vs_baseline").get<double>());
   auto section = [&](const std::string& id, const std::string& title, const std::string& svg) {
     body += fmt::format("<section id=\"{}\"><h2>{}</h2>\n{}</section>\n", id, escape_xml(title), svg);
   };
@@ -169,23 +126,28 @@ std::string render_html_report(const json& summary) {
                                          charts["methods"], 1)));
   section("medians", "Baseline and best",
           render_bar_chart_svg(bar_chart("Median time per solve call, µs (95 % interval)", " µs", charts["medians_us"], 0)));
+  section("samples", "Distribution of the samples", render_distribution_svg(distributions));
   // The summary's Markdown, shown as text: the tables people copy from.
-  const std::string markdown = format_run_summary(summary);
+  body += fmt::format("<section id=\"summary\"><h2>Summary</h2><pre>{}</pre></section>\n",
+                      escape_xml(format_run_summary(summary)));
+  return html_page("kopt report: " + fs::path(summary.at("kernel").get<std::string>()).filename().string(), body);
+}
+
+std::string html_page(const std::string& title, const std::string& body) {
   return fmt::format(
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>kopt report: {0}</title>\n"
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0}</title>\n"
       "<style>body{{font-family:sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}}"
       "svg.chart,section svg{{max-width:100%;height:auto;display:block}}"
+      "table{{border-collapse:collapse;margin:1em 0}}td,th{{border:1px solid #ccc;padding:.3em .6em;text-align:left;"
+      "overflow-wrap:anywhere}}"
       "pre{{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f6f6;padding:1em}}</style></head>\n"
-      "<body><h1>kopt report: {0}</h1>\n<p>{1:.2f}× faster than the baseline.</p>\n{2}"
-      "<section id=\"summary\"><h2>Summary</h2><pre>{3}</pre></section>\n"
-      "</body></html>\n",
-      escape_xml(fs::path(summary.at("kernel").get<std::string>()).filename().string()),
-      summary.at("speedup_vs_baseline").get<double>(), body, escape_xml(markdown));
+      "<body><h1>{0}</h1>\n{1}</body></html>\n",
+      escape_xml(title), body);
 }
 
 json write_html_report(const loop::RunFolder& run) {
   const json summary = write_run_summary(run);
-  write_file_atomic(run.root() / "report.html", render_html_report(summary));
+  write_file_atomic(run.root() / "report.html", render_html_report(summary, kept_sample_distributions(run, summary)));
   return summary;
 }
 

@@ -4,7 +4,8 @@
 // so the page and the Markdown cannot disagree: the roofline with the baseline and every
 // champion (measured by Nsight Compute) and every branch (the spec's work over its median);
 // the speedup after each iteration; the bottleneck gaps going into each iteration; each
-// method's contribution with its interval; the baseline's and the best's median with theirs.
+// method's contribution with its interval; the baseline's and the best's median with theirs,
+// and every timing sample behind those two medians (sample_distribution.hpp).
 
 #include <string>
 #include <vector>
@@ -12,33 +13,24 @@
 #include <nlohmann/json.hpp>
 
 #include "kopt/loop/run_state.hpp"
+#include "kopt/report/bar_chart_svg.hpp"
+#include "kopt/report/sample_distribution.hpp"
 
 namespace kopt::report {
 
-// A horizontal bar chart: one bar per row, an optional interval drawn as a whisker.
-struct BarRow {
-  std::string label;
-  double value = 0;
-  double low = 0, high = 0;   // the interval; both 0: none
-};
-
-struct BarChart {
-  std::string title;
-  std::string unit;           // appended to the value labels: "×", "%"
-  std::vector<BarRow> rows;
-  double reference = 0;       // a vertical line at this value (1.0 for ratios); 0: none
-};
-
-std::string render_bar_chart_svg(const BarChart& chart);
-
-// The whole page for `summary` (run_summary). Each bar carries its value (data-value), so
-// that a test can hold the drawing to the numbers.
-std::string render_html_report(const nlohmann::json& summary);
+// The whole page for `summary` (run_summary) and the samples behind its baseline and best
+// (kept_sample_distributions). Each bar and each median line carries its value (data-value),
+// so that a test can hold the drawing to the numbers.
+std::string render_html_report(const nlohmann::json& summary, const std::vector<SampleDistribution>& distributions);
 
 // The charts' data from a summary (exposed for tests).
 nlohmann::json report_charts(const nlohmann::json& summary);
 
 // Writes RUN/report.html (and refreshes summary.md and summary.json); returns the summary.
 nlohmann::json write_html_report(const loop::RunFolder& run);
+
+// A self-contained page around `body`: the style every kopt page shares (charts scale down
+// to the window, long lines wrap), no scripts, no links.
+std::string html_page(const std::string& title, const std::string& body);
 
 }  // namespace kopt::report

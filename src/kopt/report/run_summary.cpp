@@ -17,8 +17,6 @@ namespace {
 
 json file_or_null(const fs::path& file) { return fs::exists(file) ? loop::read_json(file) : json(nullptr); }
 
-std::string us(double seconds) { return fmt::format("{:.2f} µs", seconds * 1e6); }
-
 std::string defines_text(const json& defines) {
   std::string text;
   for (const auto& [name, value] : defines.items()) text += (text.empty() ? "" : " ") + name + "=" + value.get<std::string>();
@@ -63,6 +61,8 @@ json spec_work(const loop::RunState& state) {
 }
 
 }  // namespace
+
+std::string format_us(double seconds) { return fmt::format("{:.2f} µs", seconds * 1e6); }
 
 json run_summary(const loop::RunFolder& run) {
   const loop::RunState state = run.load();
@@ -165,10 +165,10 @@ std::string format_run_summary(const json& s) {
                     s.at("created").get<std::string>(),
                     s.at("finished").get<bool>() ? "finished (" + s.at("stop_reason").get<std::string>() + ")" : "in progress");
   md += fmt::format("**{:.2f}× faster than the baseline**: {} → {} (median per `solve` call)", 
-                    s.at("speedup_vs_baseline").get<double>(), us(s.at("baseline_median_s")), us(s.at("best_median_s")));
+                    s.at("speedup_vs_baseline").get<double>(), format_us(s.at("baseline_median_s")), format_us(s.at("best_median_s")));
   if (s.contains("speedup_vs_reference")) {
     md += fmt::format("; **{:.2f}× the reference** ({})", s.at("speedup_vs_reference").get<double>(),
-                      us(s.at("reference_median_s")));
+                      format_us(s.at("reference_median_s")));
   }
   const json& best = s.at("best");
   md += fmt::format(".\nBest: `{}` with {} (iteration {}).\n\n", best.at("kernel").get<std::string>(),
@@ -219,7 +219,7 @@ std::string format_run_summary(const json& s) {
     if (++shown > 15) break;
     const json& v = f.at("versus_best");
     md += fmt::format("| {} | {} | {} | {} | {} |\n", f.at("iteration").get<int>(), f.at("branch").get<std::string>(),
-                      defines_text(f.at("defines")), us(f.at("median_s")),
+                      defines_text(f.at("defines")), format_us(f.at("median_s")),
                       v.is_null() ? "–" : fmt::format("{} ({:.3f}×)", v.at("verdict").get<std::string>(), v.at("ratio").get<double>()));
   }
   md += "\n## Rejected\n\n";

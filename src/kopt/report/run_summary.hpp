@@ -18,6 +18,10 @@ nlohmann::json run_summary(const loop::RunFolder& run);
 
 std::string format_run_summary(const nlohmann::json& summary);
 
+// A time as summary.md writes it ("3181.66 µs"): every page that repeats one of its numbers
+// writes it the same way.
+std::string format_us(double seconds);
+
 // Writes RUN/summary.md and RUN/summary.json; returns the summary.
 nlohmann::json write_run_summary(const loop::RunFolder& run);
 

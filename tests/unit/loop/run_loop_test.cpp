@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "kopt/core/error.hpp"
@@ -111,6 +112,28 @@ TEST_F(RunLoop, CloseChoosesTheChampionAblatesAndClassifiesItsMethods) {
   EXPECT_EQ(state.current, 2);
   EXPECT_TRUE(fs::exists(run.iteration(2) / "plan.json"));
   EXPECT_TRUE(fs::exists(run.champion(1) / "kernel.cu"));
+}
+
+// Every sample of each measurement is kept in a kopt.bench report beside it, as a real
+// measurement keeps them: the report draws the spread behind the baseline's and the best's median.
+TEST_F(RunLoop, KeepsEverySampleOfTheBaselineAndOfEachMeasurement) {
+  SimulatedLab lab(kModel);
+  const RunState state = init_run(lab, request_for(path("run")));
+  const RunFolder run(path("run"));
+  const json baseline = read_json(run.baseline() / "baseline_bench.json");
+  ASSERT_EQ(baseline["variants"].size(), 1u);
+  EXPECT_EQ(baseline["variants"][0]["label"], "baseline");
+  EXPECT_EQ(baseline["variants"][0]["samples_seconds"].size(), 40u);  // the model's sample count
+  EXPECT_EQ(baseline["variants"][0]["summary"]["median"].get<double>(), state.baseline_median_s);
+  write_branches(run, 1);
+  close_iteration(lab, run);
+  const json finals = read_json(run.iteration(1) / "finals_bench.json");
+  const json champion = read_json(run.champion(1) / "bench.json");
+  const json& variants = finals["variants"];
+  const auto kept = std::find_if(variants.begin(), variants.end(), [&](const json& v) { return v["label"] == champion["label"]; });
+  ASSERT_NE(kept, variants.end());
+  EXPECT_EQ((*kept)["summary"]["median"], champion["median_s"]);
+  EXPECT_TRUE(fs::exists(run.iteration(1) / "screen_bench.json"));
 }
 
 TEST_F(RunLoop, ClosingTwiceChangesNothing) {
