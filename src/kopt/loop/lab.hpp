@@ -36,7 +36,7 @@ struct VariantOutcome {
 struct Measurement {
   std::vector<VariantOutcome> outcomes;   // in the order asked
   std::optional<double> reference_median; // a timed reference, when asked for and there is one
-  nlohmann::json detail;                  // the bench report (kopt.bench), null when simulated
+  nlohmann::json detail;                  // the bench report (bench.json's format); a simulated one has no device
 };
 
 // The profile's verdict on one variant: its files are in the folder given.

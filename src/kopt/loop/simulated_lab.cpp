@@ -5,6 +5,7 @@
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
+#include "kopt/measure/bench.hpp"
 #include "kopt/measure/statistics.hpp"
 #include "kopt/measure/verdict.hpp"
 
@@ -67,12 +68,26 @@ std::vector<double> draw_samples(const Variant& variant, double seconds, double 
   return samples;
 }
 
+constexpr const char* kSimulatedCase = "simulated";
+
+measure::VariantReport simulated_variant_report(const std::string& label, const std::vector<double>& samples,
+                                                const measure::Summary& summary) {
+  return {.label = label,
+          .case_name = kSimulatedCase,
+          .samples = {.label = label, .case_name = kSimulatedCase, .gpu_seconds = samples, .host_seconds = samples,
+                      .stop_reason = "max_samples"},
+          .summary = summary};
+}
+
 }  // namespace
 
 Measurement SimulatedLab::measure(const MeasureRequest& request) {
   count_call();
   variants_measured_ += static_cast<int>(request.variants.size());
   Measurement result;
+  // The bench report a GPU lab keeps beside screen.json and finals.json, made of the drawn
+  // samples, so that a dry run sees the same files (kopt.bench; no device, no checks).
+  measure::BenchReport bench{.mode = "cold"};
   std::vector<double> first;
   for (std::size_t i = 0; i < request.variants.size(); ++i) {
     const Variant& variant = request.variants[i];
@@ -92,10 +107,13 @@ Measurement SimulatedLab::measure(const MeasureRequest& request) {
       const measure::Comparison c = measure::compare_samples(first, samples);
       outcome.versus_first = VersusFirst{std::string(measure::verdict_name(c.verdict)), c.ratio.ratio,
                                          c.ratio.ci.low, c.ratio.ci.high};
+      bench.verdicts.push_back({kSimulatedCase, request.variants[0].label, variant.label, c});
     }
+    bench.variants.push_back(simulated_variant_report(variant.label, samples, summary));
     result.outcomes.push_back(std::move(outcome));
   }
   if (request.time_reference) result.reference_median = reference_seconds_;
+  result.detail = measure::bench_report_to_json(bench);
   return result;
 }
 

@@ -7,7 +7,8 @@
 // a fixed seed per variant, so every answer is reproducible, and verdicts come from the same
 // statistics as a real measurement. "fails" makes a define fail its check; the evidence
 // folder holds the profile.json, ncu_top.json and roofline.json every profile returns;
-// "sass_missing" names the methods whose signature is absent.
+// "sass_missing" names the methods whose signature is absent. Each measurement also gives the
+// bench report a GPU lab gives (screen_bench.json, finals_bench.json), of the drawn samples.
 
 #include <filesystem>
 #include <functional>
