@@ -23,7 +23,14 @@ std::filesystem::path cache_dir_of(const CommonOptions& options) {
 run::WorkerSettings worker_settings_of(const CommonOptions& options) {
   return {.executable = run::current_executable(),
           .time_limit = std::chrono::duration<double>(options.timeout_seconds),
-          .device = options.device};
+          .device = options.device,
+          .progress = progress_line_of(options)};
+}
+
+ProgressLine* progress_line_of(const CommonOptions& options) {
+  // One process runs one command, so the first call's --json decides for the process.
+  static const std::unique_ptr<ProgressLine> line = ProgressLine::on_stderr(options.json);
+  return line.get();
 }
 
 std::pair<std::string, spec::Number> parse_dim(const std::string& text) {

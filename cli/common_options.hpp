@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "kopt/core/progress_line.hpp"
 #include "kopt/run/worker_launcher.hpp"
 #include "kopt/spec/expression.hpp"
 #include "kopt/spec/problem_spec.hpp"
@@ -25,7 +26,12 @@ struct CommonOptions {
 void add_common_options(CLI::App& app, CommonOptions& options);
 
 std::filesystem::path cache_dir_of(const CommonOptions& options);
+// The worker settings; workers report on progress_line_of(options).
 run::WorkerSettings worker_settings_of(const CommonOptions& options);
+
+// The live progress line on standard error, one per process: quiet (it draws nothing) with
+// --json and when standard error is not a terminal.
+ProgressLine* progress_line_of(const CommonOptions& options);
 
 // "N=4096" → ("N", 4096); "alpha=0.5" → ("alpha", 0.5). Throws input_error.
 std::pair<std::string, spec::Number> parse_dim(const std::string& text);

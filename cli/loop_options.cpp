@@ -1,7 +1,6 @@
 #include "loop_options.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <ctime>
 #include <fstream>
@@ -52,9 +51,8 @@ std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunS
 
 loop::LoopContext progress_hooks(const CommonOptions& common, const std::filesystem::path& run_dir) {
   loop::LoopContext hooks;
-  const bool to_terminal = !common.json && ::isatty(STDERR_FILENO);
-  hooks.progress = [to_terminal, log = run_dir / "kopt.log"](const std::string& line) {
-    if (to_terminal) std::cerr << "kopt: " << line << "\n";
+  hooks.progress = [terminal = progress_line_of(common), log = run_dir / "kopt.log"](const std::string& line) {
+    if (!terminal->quiet()) terminal->print_above("kopt: " + line);
     // The log is the one file appended to, not replaced: a record of what ran, and when.
     std::ofstream out(log, std::ios::app);
     out << utc_timestamp() << " " << line << "\n";

@@ -30,8 +30,8 @@ std::unique_ptr<ResultCache> open_result_cache(const LoopOptions& options);
 // The lab for a run with these settings (the spec, dims and case the run was created with).
 std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunState& run, ProcessRunner& runner);
 
-// One line per step, appended to RUN/kopt.log with the time, and on standard error when it
-// is a terminal and --json is not given.
+// One line per step, appended to RUN/kopt.log with the time, and on standard error (above the
+// live progress line) when it is a terminal and --json is not given.
 loop::LoopContext progress_hooks(const CommonOptions& common, const std::filesystem::path& run_dir);
 
 // What `init` and `optimize` start a run from.

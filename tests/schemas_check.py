@@ -1,10 +1,21 @@
 #!/usr/bin/env python3
-"""schemas_check.py KOPT REPO: every file kopt writes that schemas/ describes, validated
-against its schema — from a real GPU run (tests/fixtures/loop/h200_sgemm_tiled_run) and from
-a fresh run on the simulated lab (init, close, status, finalize, an external generator's
-context, and the two runs compared by kopt report --compare). Skips (77) without the
-jsonschema package."""
-import glob, json, os, subprocess, sys, tempfile
+"""schemas_check.py KOPT REPO [--gpu-outputs DIR...]: every JSON file kopt writes, validated
+against its schema in schemas/.
+
+Without --gpu-outputs the files are real H200 output kept in tests/fixtures/ (a whole run
+folder, and kopt roofline's evidence) and fresh output made here: the loop on the simulated
+lab (init, close, status, finalize, and optimize with an external generator that fails once),
+kopt check, bench and compare on a kernel that does not compile (needs nvcc), kopt sass (needs
+cuobjdump), kopt plan and plan --validate, and kopt doctor. Every JSON file in a run folder must
+have a schema, and every schema must validate at least one file; a schema whose only files
+need a tool or a GPU that this machine lacks is reported as skipped, naming what is missing.
+
+With --gpu-outputs (the gpu.schemas_outputs test) the JSON files under each DIR are validated
+instead, each against the schema its own "schema" or "kind" names: what the GPU tests wrote
+(kopt check, bench, compare, profile, roofline) and the peaks kopt doctor --peaks cached.
+
+Skips (77) without the jsonschema package, and in --gpu-outputs mode when there are no files."""
+import glob, json, os, shutil, subprocess, sys, tempfile
 
 try:
     import jsonschema
@@ -13,74 +24,227 @@ except ImportError:
     sys.exit(77)
 
 kopt, repo = sys.argv[1], sys.argv[2]
+gpu_dirs = sys.argv[sys.argv.index("--gpu-outputs") + 1:] if "--gpu-outputs" in sys.argv else None
+
 schemas = {os.path.basename(p).split(".")[0]: json.load(open(p)) for p in glob.glob(f"{repo}/schemas/*.schema.json")}
 for name, schema in schemas.items():
     jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["$id"].endswith(f"/{name}.schema.json"), f"{name}: $id {schema['$id']} does not name the file"
+
+# Schemas refer to each other ("check.schema.json", "env.schema.json#/$defs/device") by $id.
+try:
+    from referencing import Registry, Resource
+
+    registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas.values())
+
+    def validator_for(name):
+        return jsonschema.Draft202012Validator(schemas[name], registry=registry)
+except ImportError:  # jsonschema before 4.18
+    store = {s["$id"]: s for s in schemas.values()}
+
+    def validator_for(name):
+        resolver = jsonschema.RefResolver.from_schema(schemas[name], store=store)
+        return jsonschema.Draft202012Validator(schemas[name], resolver=resolver)
+
+# The schema of a document that names its own: "schema" (kopt.profile/1) or "kind" (check).
+BY_SCHEMA = {"kopt.profile/1": "profile", "kopt.ncu_top/1": "ncu_top", "kopt.roofline/1": "roofline",
+             "kopt.peaks/1": "peaks", "kopt.state/1": "state", "kopt.next/1": "next", "kopt.iteration/1": "iteration",
+             "kopt.summary/1": "summary", "kopt.generator_context/1": "generator_context",
+             "kopt.methods_check/1": "methods_check"}
+BY_KIND = {"check": "check", "bench": "bench", "sass": "sass", "doctor": "doctor"}
+
+# The files of a run folder (docs/loop.md) by name; bench.json and sass.json by where they are.
+RUN_FILES = {"state.json": "state", "summary.json": "summary", "env.json": "env", "iteration.json": "iteration",
+             "variant.json": "variant", "methods.json": "methods", "roofline.json": "roofline", "plan.json": "plan",
+             "history.json": "history", "profile.json": "profile", "ncu_top.json": "ncu_top",
+             "evidence.json": "evidence", "screen.json": "measurement", "finals.json": "measurement",
+             "ablation.json": "ablation", "screen_bench.json": "bench", "finals_bench.json": "bench",
+             "baseline_bench.json": "bench",
+             "generator_context.json": "generator_context"}
+
+
+def self_named(document):
+    if isinstance(document, dict):
+        return BY_SCHEMA.get(document.get("schema")) or BY_KIND.get(document.get("kind"))
+    return None
+
+
+def run_file_schema(path):
+    name, parent = os.path.basename(path), os.path.basename(os.path.dirname(path))
+    if name == "bench.json":
+        return "measurement" if parent == "baseline" else "outcome"
+    if name == "sass.json":
+        return "sass_methods"
+    return RUN_FILES.get(name)
+
+
+files = {name: [] for name in schemas}
+unavailable = {}   # schema → what this machine lacks to make its files
+failures = 0
+
+
+def fail(message):
+    global failures
+    print("FAIL:", message)
+    failures += 1
+
+
+def add_run_folder(root):
+    """Every JSON file of a run: each must have a schema."""
+    for path in sorted(glob.glob(f"{root}/**/*.json", recursive=True)):
+        name = run_file_schema(path)
+        if name is None:
+            fail(f"{path}: a file of the run folder without a schema")
+        else:
+            files[name].append(path)
+
+
+def validate_all():
+    for name, paths in sorted(files.items()):
+        validator = validator_for(name)
+        for path in paths:
+            errors = list(validator.iter_errors(json.load(open(path))))
+            for e in errors[:3]:
+                fail(f"{path}: /{'/'.join(map(str, e.absolute_path))}: {e.message[:300]}")
+        print(f"{name}: {len(paths)} file(s)")
+
+
+if gpu_dirs is not None:
+    for d in gpu_dirs:
+        for path in sorted(glob.glob(f"{d}/**/*.json", recursive=True)):
+            name = self_named(json.load(open(path)))
+            if name:
+                files[name].append(path)
+    if not any(files.values()):
+        print("SKIPPED: no output of the GPU tests (no GPU here?)")
+        sys.exit(77)
+    validate_all()
+    for name in ("check", "bench", "profile", "ncu_top", "roofline", "peaks"):
+        if not files[name]:
+            fail(f"the GPU tests wrote no {name} file")
+    sys.exit(1 if failures else 0)
 
 work = tempfile.mkdtemp()
 model = f"{repo}/tests/fixtures/loop/sgemm_tiled_model.json"
-run = f"{work}/run"
+planted = f"{repo}/tests/gpu/kernels"
+evidence = f"{repo}/tests/fixtures/evidence"
 
 
-def kopt_json(*args, simulate=True):
-    extra = ["--simulate", model] if simulate else []
-    out = subprocess.run([kopt, *args, "--json", *extra], capture_output=True, text=True, check=True).stdout
-    path = f"{work}/out_{len(os.listdir(work))}.json"
+def kopt_run(*args, ok=(0,)):
+    result = subprocess.run([kopt, *args], capture_output=True, text=True)
+    if result.returncode not in ok:
+        raise SystemExit(f"FAIL: kopt {' '.join(args)} exited {result.returncode}: {result.stderr[-500:]}")
+    return result
+
+
+def kopt_json(*args, name=None, ok=(0,)):
+    """The --json document of one command, kept in a file and listed under its schema."""
+    out = kopt_run(*args, "--json", ok=ok).stdout
+    path = f"{work}/stdout_{len(os.listdir(work))}.json"
     open(path, "w").write(out)
-    return json.loads(out), path
+    document = json.loads(out)
+    if name:
+        files[name].append(path)
+    return document, path
 
 
-nxt, next_init = kopt_json("init", f"{repo}/examples/sgemm_tiled", "--run", run, "--iterations", "2")
+# ---- the loop on the simulated lab ----
+run = f"{work}/run"
+nxt, _ = kopt_json("init", f"{repo}/examples/sgemm_tiled", "--run", run, "--iterations", "2", "--simulate", model,
+                   name="next")
 os.makedirs(f"{run}/iter1/branches/b1")
 json.dump({"defines": {"BM": "64", "BN": "64", "TM": "4", "TN": "4"}}, open(f"{run}/iter1/branches/b1/variant.json", "w"))
 json.dump({"methods": []}, open(f"{run}/iter1/methods.json", "w"))
-closed, _ = kopt_json("close", run)
-json.dump(closed["next"], open(f"{work}/next_close.json", "w"))
-status, _ = kopt_json("status", run, simulate=False)
-json.dump(status["state"], open(f"{work}/state_status.json", "w"))
-subprocess.run([kopt, "finalize", run], capture_output=True, check=True)
-# An external generator's context: the generator below only copies it out.
+closed, _ = kopt_json("close", run, "--simulate", model)
+status, _ = kopt_json("status", run)
+for name, document in (("next", closed["next"]), ("iteration", closed["iteration"]), ("state", status["state"]),
+                       ("next", status["next"])):
+    path = f"{work}/{name}_{len(os.listdir(work))}.json"
+    json.dump(document, open(path, "w"))
+    files[name].append(path)
+kopt_run("finalize", run)
+add_run_folder(run)
+
+# An external generator that writes a failing branch first (BK=32 fails in the model), then a
+# good one: the retry's files (iter1/attempt1/) and a context with errors.
 gen_run = f"{work}/gen"
 generator = f"{work}/gen.sh"
-open(generator, "w").write("#!/bin/sh\ncp \"$1\" %s/context.json\nexit 1\n" % work)
+open(generator, "w").write(f"""#!/bin/sh
+n=$(ls {work}/context_*.json 2>/dev/null | wc -l)
+cp "$1" {work}/context_$n.json
+python3 - "$1" <<'EOF'
+import json, os, sys
+context = json.load(open(sys.argv[1]))
+os.makedirs(context["write"]["branches"] + "/b1", exist_ok=True)
+defines = {{"BK": "32"}} if not context["errors"] else {{"BM": "64"}}
+json.dump({{"defines": defines}}, open(context["write"]["branches"] + "/b1/variant.json", "w"))
+json.dump({{"methods": []}}, open(context["write"]["methods"], "w"))
+EOF
+""")
 os.chmod(generator, 0o755)
-subprocess.run([kopt, "optimize", f"{repo}/examples/sgemm_tiled", "--run", gen_run, "--generator", generator,
-                "--simulate", model], capture_output=True)
+kopt_run("optimize", f"{repo}/examples/sgemm_tiled", "--run", gen_run, "--iterations", "1", "--generator", generator,
+         "--simulate", model)
+add_run_folder(gen_run)
+files["generator_context"] += sorted(glob.glob(f"{work}/context_*.json"))
+if not glob.glob(f"{gen_run}/iter1/attempt1/screen.json"):
+    fail("the generator's failed attempt was not put aside in iter1/attempt1/")
+if not any(json.load(open(p))["errors"] for p in glob.glob(f"{work}/context_*.json")):
+    fail("no generator context carried the errors of a failed attempt")
 
-# Two runs compared: the real GPU run (A) and the fresh simulated one (B); the file and --json.
-fixture = f"{repo}/tests/fixtures/loop/h200_sgemm_tiled_run"
-compared, compare_stdout = kopt_json("report", "--compare", fixture, run, "--out", f"{work}/compare", simulate=False)
+# ---- real GPU output kept as fixtures ----
+add_run_folder(f"{repo}/tests/fixtures/loop/h200_sgemm_tiled_run")
+for d in sorted(glob.glob(f"{evidence}/*")):
+    for name in ("profile", "ncu_top", "roofline"):
+        files[name].append(f"{d}/{name}.json")
 
-files = {
-    "next": [next_init, f"{work}/next_close.json"],
-    "compare": [f"{work}/compare/compare.json", compare_stdout],
-    "state": [f"{run}/state.json", f"{work}/state_status.json"],
-    "generator_context": [f"{work}/context.json"],
-}
-for root in (run, fixture):
-    files["state"].append(f"{root}/state.json")
-    files.setdefault("iteration", []).extend(glob.glob(f"{root}/iter*/iteration.json"))
-    files.setdefault("summary", []).append(f"{root}/summary.json")
-    files.setdefault("variant", []).extend(glob.glob(f"{root}/**/variant.json", recursive=True))
-    files.setdefault("methods", []).extend(glob.glob(f"{root}/iter*/methods.json"))
-    files.setdefault("roofline", []).extend(glob.glob(f"{root}/**/roofline.json", recursive=True))
-    files.setdefault("plan", []).extend(glob.glob(f"{root}/iter*/plan.json"))
-    files.setdefault("history", []).extend(glob.glob(f"{root}/iter*/history.json"))
+# ---- two runs compared (kopt report --compare): the real GPU run and the simulated one ----
+kopt_json("report", "--compare", f"{repo}/tests/fixtures/loop/h200_sgemm_tiled_run", run, "--out", f"{work}/compare",
+          name="compare")
+files["compare"].append(f"{work}/compare/compare.json")
 
-failures = 0
-for name, paths in files.items():
-    validator = jsonschema.Draft202012Validator(schemas[name])
-    if not paths:
-        print(f"FAIL: no {name} file was produced")
-        failures += 1
-    for path in paths:
-        errors = list(validator.iter_errors(json.load(open(path))))
-        for e in errors[:3]:
-            print(f"FAIL: {path}: {'/'.join(map(str, e.path))}: {e.message[:200]}")
-        failures += bool(errors)
-    print(f"{name}: {len(paths)} file(s)")
-missing = set(schemas) - set(files)
-if missing:
-    print("FAIL: schemas never checked:", ", ".join(sorted(missing)))
-    failures += 1
+# ---- single commands ----
+kopt_json("plan", f"{evidence}/h200_sgemm_naive", "--out", f"{work}/plan.json", name="plan")
+files["plan"].append(f"{work}/plan.json")
+json.dump({"methods": []}, open(f"{work}/no_methods.json", "w"))
+json.dump({"methods": ["memory.teleport"]}, open(f"{work}/bad_methods.json", "w"))
+kopt_json("plan", f"{evidence}/h200_sgemm_naive", "--validate", f"{work}/no_methods.json", name="methods_check")
+kopt_json("plan", f"{evidence}/h200_sgemm_naive", "--validate", f"{work}/bad_methods.json", name="methods_check", ok=(2,))
+kopt_json("doctor", "--no-ncu", name="doctor", ok=(0, 3))
+
+# check, bench and compare of a kernel that does not compile: real documents without a GPU.
+compile_error = f"{planted}/spec_errors/compile_error.toml"
+result = subprocess.run([kopt, "check", compile_error, "--arch", "sm_90", "--out", f"{work}/check.json"],
+                        capture_output=True, text=True)
+if result.returncode == 3:
+    for name in ("check",):
+        unavailable[name] = f"nvcc ({result.stderr.strip()})"
+else:
+    files["check"].append(f"{work}/check.json")
+    kopt_json("check", compile_error, "--arch", "sm_90", "--out", f"{work}/check2.json", name="check", ok=(1,))
+    for command in ("bench", "compare"):
+        targets = [compile_error] * (2 if command == "compare" else 1)
+        kopt_json(command, *targets, "--arch", "sm_90", "--out", f"{work}/{command}.json", name="bench", ok=(1,))
+        files["bench"].append(f"{work}/{command}.json")
+
+# kopt sass, with the methods the tuned SGEMM declares and an opcode diff against the naive one.
+cuobjdump = shutil.which("cuobjdump") or shutil.which("cuobjdump", path="/usr/local/cuda/bin")
+if cuobjdump is None:
+    unavailable["sass"] = "cuobjdump"
+else:
+    tuned = [item for define in ("BM=128", "BN=128", "BK=8", "TM=8", "TN=8", "VEC=4", "STAGES=2") for item in ("-D", define)]
+    kopt_json("sass", f"{repo}/examples/sgemm_tiled", "--arch", "sm_90", *tuned, "--vs", f"{repo}/examples/sgemm_naive",
+              "--out", f"{work}/sass.json", name="sass")
+    files["sass"].append(f"{work}/sass.json")
+
+# Measured peaks exist only where a GPU measured them (kopt doctor --peaks).
+unavailable["peaks"] = "a GPU: kopt doctor --peaks measures them (gpu.schemas_outputs validates them)"
+
+validate_all()
+for name, paths in sorted(files.items()):
+    if paths:
+        continue
+    if name in unavailable:
+        print(f"SKIPPED {name}: its files need {unavailable[name]}")
+    else:
+        fail(f"the {name} schema validated no file")
 sys.exit(1 if failures else 0)

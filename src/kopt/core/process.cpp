@@ -129,6 +129,15 @@ class Fd {
   ::_exit(127);
 }
 
+// Hands each complete line of `captured` after `passed` to `on_line`, and moves `passed`
+// past it.
+void pass_on_lines(const std::string& captured, std::size_t& passed,
+                   const std::function<void(std::string_view)>& on_line) {
+  for (std::size_t end; (end = captured.find('\n', passed)) != std::string::npos; passed = end + 1) {
+    on_line(std::string_view(captured).substr(passed, end - passed));
+  }
+}
+
 }  // namespace
 
 ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
@@ -194,6 +203,7 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   const auto deadline = start + std::chrono::duration_cast<Clock::duration>(spec.time_limit);
   std::array<pollfd, 2> fds{pollfd{out_read.get(), POLLIN, 0}, pollfd{err_read.get(), POLLIN, 0}};
   std::array<std::string*, 2> sinks{&result.out, &result.err};
+  std::size_t lines_passed = 0;  // bytes of result.err already handed to on_error_line
   int open_streams = 2;
   char buffer[65536];
   while (open_streams > 0) {
@@ -210,6 +220,7 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
       ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
       if (n > 0) {
         sinks[i]->append(buffer, static_cast<std::size_t>(n));
+        if (sinks[i] == &result.err && spec.on_error_line) pass_on_lines(result.err, lines_passed, spec.on_error_line);
       } else if (n == 0 || errno != EINTR) {
         fds[i].fd = -1;
         --open_streams;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -16,6 +17,9 @@ struct ProcessSpec {
   std::filesystem::path working_dir;                          // empty: inherit
   std::vector<std::pair<std::string, std::string>> env;       // added to the inherited environment
   std::chrono::duration<double> time_limit = std::chrono::seconds(600);  // in seconds
+  // Called with each line of standard error (without its newline) as it arrives, while the
+  // program runs; the whole stream is still captured in ProcessResult::err.
+  std::function<void(std::string_view line)> on_error_line;
 };
 
 struct ProcessResult {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <future>
 #include <thread>
 
@@ -45,6 +46,8 @@ void GpuLab::compile_in_parallel(const std::vector<Variant>& variants, const std
   const std::size_t width = settings_.parallel_compiles > 0 ? static_cast<std::size_t>(settings_.parallel_compiles) : cores;
   // The compile cache makes each later check find its library built; failures are reported
   // by that check, with the compiler's message.
+  ProgressScope shown(settings_.worker.progress, fmt::format("compiling 0/{} variants", variants.size()));
+  std::atomic<std::size_t> compiled = 0;
   std::vector<std::future<void>> running;
   for (const Variant& variant : variants) {
     if (running.size() >= width) {
@@ -54,12 +57,13 @@ void GpuLab::compile_in_parallel(const std::vector<Variant>& variants, const std
     const spec::Problem problem = load(variant, false);
     std::vector<std::pair<std::string, std::string>> defines = settings_.bench.check.defines;
     for (const auto& define : variant.defines) defines.push_back(define);
-    running.push_back(std::async(std::launch::async, [this, problem, defines, arch] {
+    running.push_back(std::async(std::launch::async, [this, problem, defines, arch, &shown, &compiled, &variants] {
       SystemProcessRunner system;  // one per thread: no shared state
       TimedProcessRunner runner(system, ledger_);
       build::Compiler compiler(runner, build::find_nvcc(), settings_.cache_dir);
       compiler.compile({.source = problem.spec.kernel, .arch = arch, .flags = problem.spec.build.flags,
                         .defines = defines});
+      shown.update(fmt::format("compiling {}/{} variants", ++compiled, variants.size()));
     }));
   }
   for (std::future<void>& f : running) f.get();
@@ -68,6 +72,13 @@ void GpuLab::compile_in_parallel(const std::vector<Variant>& variants, const std
 nlohmann::json GpuLab::environment() { return device_; }
 
 namespace {
+
+// A variant's check, shown on the progress line as "iter1/b3 (4/9): verifying: ...".
+verify::CheckReport check_shown(const spec::Problem& problem, const verify::CheckOptions& options,
+                                verify::CheckContext& context, std::string shown_as) {
+  ProgressScope shown(context.worker.progress, std::move(shown_as));
+  return verify::run_check(problem, options, context);
+}
 
 VariantOutcome failed_outcome(const std::string& label, const std::string& cause) {
   return {.label = label, .passed = false, .failure = cause};
@@ -140,7 +151,8 @@ Measurement GpuLab::measure(const MeasureRequest& request) {
     const Variant& variant = request.variants[i];
     verify::CheckOptions check = settings_.bench.check;
     for (const auto& define : variant.defines) check.defines.push_back(define);
-    const verify::CheckReport report = verify::run_check(load(variant, false), check, context);
+    const verify::CheckReport report = check_shown(load(variant, false), check, context,
+                                                  fmt::format("{} ({}/{})", variant.label, i + 1, request.variants.size()));
     if (arch_.empty() && !report.arch.empty()) {
       arch_ = report.arch;
       device_ = {{"device", report.device}, {"arch", report.arch}, {"nvcc", report.nvcc_version}};

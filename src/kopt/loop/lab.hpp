@@ -37,7 +37,7 @@ struct VariantOutcome {
 struct Measurement {
   std::vector<VariantOutcome> outcomes;   // in the order asked
   std::optional<double> reference_median; // a timed reference, when asked for and there is one
-  nlohmann::json detail;                  // the bench report (kopt.bench), with every sample
+  nlohmann::json detail;                  // the bench report (bench.json's format, every sample); a simulated one has no device
 };
 
 // The profile's verdict on one variant: its files are in the folder given.

@@ -5,6 +5,7 @@
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
+#include "kopt/measure/bench.hpp"
 #include "kopt/measure/statistics.hpp"
 #include "kopt/measure/verdict.hpp"
 
@@ -67,10 +68,15 @@ std::vector<double> draw_samples(const Variant& variant, double seconds, double 
   return samples;
 }
 
-// One timed variant as a real measurement's kopt.bench report holds it: the part of that
-// report a reader of samples needs, so a simulated run keeps its samples where a real one does.
-json bench_variant(const std::string& label, const std::vector<double>& samples, const measure::Summary& summary) {
-  return {{"label", label}, {"case", ""}, {"samples_seconds", samples}, {"summary", summary}, {"interleaved", true}};
+constexpr const char* kSimulatedCase = "simulated";
+
+measure::VariantReport simulated_variant_report(const std::string& label, const std::vector<double>& samples,
+                                                const measure::Summary& summary) {
+  return {.label = label,
+          .case_name = kSimulatedCase,
+          .samples = {.label = label, .case_name = kSimulatedCase, .gpu_seconds = samples, .host_seconds = samples,
+                      .stop_reason = "max_samples"},
+          .summary = summary};
 }
 
 }  // namespace
@@ -79,7 +85,9 @@ Measurement SimulatedLab::measure(const MeasureRequest& request) {
   count_call();
   variants_measured_ += static_cast<int>(request.variants.size());
   Measurement result;
-  result.detail = {{"schema_version", 1}, {"kind", "bench"}, {"simulated", true}, {"variants", json::array()}};
+  // The bench report a GPU lab keeps beside screen.json and finals.json, made of the drawn
+  // samples, so that a dry run sees the same files (kopt.bench; no device, no checks).
+  measure::BenchReport bench{.mode = "cold"};
   std::vector<double> first;
   for (std::size_t i = 0; i < request.variants.size(); ++i) {
     const Variant& variant = request.variants[i];
@@ -93,17 +101,20 @@ Measurement SimulatedLab::measure(const MeasureRequest& request) {
     VariantOutcome outcome{.label = variant.label, .passed = true, .median = summary.median,
                            .median_low = summary.median_ci.low, .median_high = summary.median_ci.high,
                            .relative_stdev = summary.relative_stdev, .samples = summary.count};
-    result.detail["variants"].push_back(bench_variant(variant.label, samples, summary));
     if (i == 0) {
       first = samples;
     } else {
       const measure::Comparison c = measure::compare_samples(first, samples);
       outcome.versus_first = VersusFirst{std::string(measure::verdict_name(c.verdict)), c.ratio.ratio,
                                          c.ratio.ci.low, c.ratio.ci.high};
+      bench.verdicts.push_back({kSimulatedCase, request.variants[0].label, variant.label, c});
     }
+    bench.variants.push_back(simulated_variant_report(variant.label, samples, summary));
     result.outcomes.push_back(std::move(outcome));
   }
   if (request.time_reference) result.reference_median = reference_seconds_;
+  result.detail = measure::bench_report_to_json(bench);
+  result.detail["simulated"] = true;  // so that no reader takes these samples for measured ones
   return result;
 }
 

@@ -5,11 +5,10 @@
 // The model (kopt.lab_model/1) gives a variant's time as base_seconds times a factor per
 // define ("BM=128": 0.5) and per kernel file name; samples are drawn around that time with
 // a fixed seed per variant, so every answer is reproducible, and verdicts come from the same
-// statistics as a real measurement; the samples come back in Measurement::detail as the
-// `variants` of a kopt.bench report, so a simulated run keeps them where a real one does.
-// "fails" makes a define fail its check; the evidence folder holds the profile.json,
-// ncu_top.json and roofline.json every profile returns; "sass_missing" names the methods
-// whose signature is absent.
+// statistics as a real measurement. "fails" makes a define fail its check; the evidence
+// folder holds the profile.json, ncu_top.json and roofline.json every profile returns;
+// "sass_missing" names the methods whose signature is absent. Each measurement also gives the
+// bench report a GPU lab gives (screen_bench.json, finals_bench.json), of the drawn samples.
 
 #include <filesystem>
 #include <functional>

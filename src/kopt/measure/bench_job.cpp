@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "kopt/core/error.hpp"
+#include "kopt/measure/sample_progress.hpp"
 #include "kopt/run/device_buffer.hpp"
 #include "kopt/run/device_info.hpp"
 #include "kopt/run/kernel_arguments.hpp"
@@ -264,6 +265,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     if (job.settings.mode == TimingMode::graph) prepare_graph(v, arguments, last_call_seconds);
   }
   run::report_progress(fmt::format("case {}: measuring", bound_case.name));
+  SampleProgress progress(bound_case.name, variants.size());
   const auto began = Clock::now();
   int round = 0;
   bool all_done = false;
@@ -290,6 +292,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
         v.done = true;
         v.samples.stop_reason = std::string(stop_reason_name(reason));
       }
+      progress.sampled(v.label, v.done);
       all_done = all_done && v.done;
     }
   }

@@ -20,6 +20,18 @@ std::string last_progress_line(const std::string& err) {
   return last;
 }
 
+// The words the progress line puts before a job's own progress lines.
+std::string activity_of(const nlohmann::json& job) {
+  const std::string kind = job.value("kind", "");
+  if (kind == "check") return "verifying";
+  if (kind == "bench") return "timing";
+  if (kind == "profile") return "profiling";
+  if (kind == "peaks") return "measuring peaks";
+  if (kind == "probe") return "probing the GPU";
+  if (kind == "ncu_probe") return "trying ncu";
+  return kind;
+}
+
 std::string without_progress(const std::string& err) {
   std::istringstream in(err);
   std::string kept;
@@ -40,6 +52,11 @@ WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, 
 
   ProcessSpec spec{.argv = settings.launcher, .time_limit = settings.time_limit};
   spec.argv.insert(spec.argv.end(), {settings.executable.string(), "worker", job_path.string(), result_path.string()});
+  const std::string activity = activity_of(job);
+  ProgressScope shown(settings.progress, activity);
+  spec.on_error_line = [&shown, &activity](std::string_view line) {
+    if (line.starts_with(kProgressPrefix)) shown.update(activity + ": " + std::string(line.substr(kProgressPrefix.size())));
+  };
   ProcessResult process = runner.run(spec);
 
   WorkerOutcome outcome;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kopt/core/process.hpp"
+#include "kopt/core/progress_line.hpp"
 
 namespace kopt::run {
 
@@ -21,6 +22,9 @@ struct WorkerSettings {
   int device = 0;
   // Words before `kopt worker JOB RESULT`: a profiler that runs the worker under itself.
   std::vector<std::string> launcher;
+  // Where the worker's progress lines are shown live, under the job's activity ("timing:
+  // case default: measuring 3 variants: 1262 samples, 2 still sampling"); none: nowhere.
+  ProgressLine* progress = nullptr;
 };
 
 struct WorkerOutcome {
@@ -37,7 +41,8 @@ struct WorkerOutcome {
 WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, const nlohmann::json& job,
                          const std::filesystem::path& work_dir);
 
-// Worker side: progress lines on stderr let the parent say where a crash happened.
+// Worker side: progress lines on stderr let the parent say where a crash happened, and show
+// how far the work has come while it runs.
 void report_progress(const std::string& what);
 
 // The path of the running executable (/proc/self/exe).

@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <csignal>
+#include <cstdio>
 
 namespace kopt {
 namespace {
@@ -48,6 +51,25 @@ TEST(SystemProcessRunner, PassesEnvironmentAndWorkingDirectory) {
   SystemProcessRunner runner;
   ProcessResult r = runner.run({.argv = {"sh", "-c", "echo $KOPT_TEST_VAR; pwd"}, .working_dir = "/", .env = {{"KOPT_TEST_VAR", "42"}}});
   EXPECT_EQ(r.out, "42\n/\n");
+}
+
+TEST(SystemProcessRunner, PassesOnStandardErrorLinesWhileTheProgramRuns) {
+  SystemProcessRunner runner;
+  std::vector<std::string> lines;
+  std::vector<bool> after_touch;  // per line: had the program already touched the marker?
+  const std::string marker = ::testing::TempDir() + "kopt_process_test_marker";
+  std::remove(marker.c_str());
+  ProcessResult r = runner.run(
+      {.argv = {"sh", "-c", "printf 'progress: one\\npartial' >&2; sleep 0.3; touch " + marker + "; printf ' line\\n' >&2"},
+       .on_error_line = [&](std::string_view line) {
+         lines.emplace_back(line);
+         after_touch.push_back(::access(marker.c_str(), F_OK) == 0);
+       }});
+  std::remove(marker.c_str());
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.err, "progress: one\npartial line\n");
+  EXPECT_THAT(lines, ::testing::ElementsAre("progress: one", "partial line"));
+  EXPECT_THAT(after_touch, ::testing::ElementsAre(false, true));  // the first line came while it slept
 }
 
 TEST(ProcessResult, OutputTailKeepsTheLastNonEmptyLines) {

@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <functional>
+#include <sstream>
 
 #include "kopt/core/files.hpp"
 
@@ -13,11 +14,17 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// Plays a worker: `behaviour` decides what the "process" did with the job.
+// Plays a worker: `behaviour` decides what the "process" did with the job. Its standard
+// error is passed on line by line, as a real runner does while the process runs.
 class FakeWorker final : public ProcessRunner {
  public:
   std::function<ProcessResult(const std::vector<std::string>&)> behaviour;
-  ProcessResult run(const ProcessSpec& spec) override { return behaviour(spec.argv); }
+  ProcessResult run(const ProcessSpec& spec) override {
+    ProcessResult result = behaviour(spec.argv);
+    std::istringstream err(result.err);
+    for (std::string line; spec.on_error_line && std::getline(err, line);) spec.on_error_line(line);
+    return result;
+  }
 };
 
 class WorkerLauncherTest : public ::testing::Test {
@@ -55,6 +62,23 @@ TEST_F(WorkerLauncherTest, ALauncherRunsTheWorkerUnderItselfAndItsOutputIsKept) 
   EXPECT_THAT(outcome.output, HasSubstr("==PROF== Disconnected"));
   EXPECT_THAT(outcome.output, HasSubstr("==WARNING== something"));
   EXPECT_THAT(outcome.output, ::testing::Not(HasSubstr("progress:")));
+}
+
+TEST_F(WorkerLauncherTest, ItsProgressLinesAreShownLiveUnderTheJobsActivityAndErasedAtTheEnd) {
+  std::string drawn;
+  auto clock = ProgressLine::Clock::time_point{};
+  ProgressLine line({.write = [&](std::string_view bytes) { drawn += bytes; }, .is_tty = true}, false,
+                    [&] { return clock += std::chrono::milliseconds(150); });
+  settings.progress = &line;
+  worker.behaviour = [](const std::vector<std::string>& argv) {
+    write_file_atomic(argv[3], "{}");
+    return ProcessResult{.started = true, .exit_status = 0,
+                         .err = "progress: case default: measuring b3: 140 samples\nunrelated noise\n"};
+  };
+  run_worker(worker, settings, {{"kind", "bench"}}, dir.path());
+  EXPECT_THAT(drawn, HasSubstr("\rtiming: case default: measuring b3: 140 samples · "));
+  EXPECT_THAT(drawn, ::testing::Not(HasSubstr("unrelated noise")));
+  EXPECT_EQ(drawn.back(), '\r');  // erased once the worker ended
 }
 
 TEST_F(WorkerLauncherTest, ACrashIsAnOutcomeThatSaysWhereItHappened) {
