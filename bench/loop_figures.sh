@@ -2,7 +2,8 @@
 # The loop's figures on a GPU machine (docs/results.md). From the repo root, with build/:
 #   [EXAMPLES="reduction softmax"] bench/loop_figures.sh OUT_DIR [BUDGET_MINUTES]
 # (the run folder is also packed as OUT_DIR/../run_sgemm_tiled.tgz)
-# 1. DRAM bandwidth of the reduction and softmax examples (kopt bench, cold, default case);
+# 1. kopt optimize of the tunable reduction and softmax examples from their slow defaults
+#    (budget EXAMPLE_BUDGET minutes each, default 2): the champion's DRAM bandwidth;
 # 2. kopt optimize of examples/sgemm_tiled from its slow defaults, with a time budget; the
 #    run folder lands in OUT_DIR/run_sgemm_tiled (resumable: run again to continue).
 set -uo pipefail
@@ -11,14 +12,13 @@ mkdir -p "$out"
 kopt=build/cli/kopt
 export PATH="$PATH:/usr/local/cuda/bin"
 for example in ${EXAMPLES-reduction softmax}; do
-  $kopt bench examples/$example --case default --seeds 1 --no-reference --out "$out/bench_$example.json" \
-    > "$out/bench_$example.txt" 2>&1
-  python3 - "$out/bench_$example.json" "$example" <<'PY'
+  timeout 240 $kopt optimize examples/$example --run "$out/run_$example" --budget "${EXAMPLE_BUDGET:-2}" \
+    --iterations 4 --branches 8 --seeds 1 > "$out/optimize_$example.txt" 2> "$out/optimize_$example.err"
+  python3 - "$out/run_$example/state.json" "$example" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))
-v = [v for v in d["variants"] if v["label"] != "reference"][0]
-bw = v.get("bytes_per_second") or 0
-print(f"{sys.argv[2]}: median {v['summary']['median']*1e6:.2f} us, {bw/1e12:.3f} TB/s = {100*bw/4.26e12:.1f} % of the measured 4.26 TB/s")
+state = json.load(open(sys.argv[1]))
+print(f"{sys.argv[2]}: baseline {state['baseline_median_s']*1e6:.2f} us, best {state['best_median_s']*1e6:.2f} us "
+      f"({state['best']['defines']}); divide the spec's bytes by the best median for the bandwidth")
 PY
 done
 start=$(date +%s)

@@ -193,6 +193,7 @@ if not any(json.load(open(p))["errors"] for p in glob.glob(f"{work}/context_*.js
 
 # ---- real GPU output kept as fixtures ----
 add_run_folder(f"{repo}/tests/fixtures/loop/h200_sgemm_tiled_run")
+add_run_folder(f"{repo}/tests/fixtures/loop/h200_reduction_run")  # with iteration.json's "time"
 for d in sorted(glob.glob(f"{evidence}/*")):
     for name in ("profile", "ncu_top", "roofline"):
         files[name].append(f"{d}/{name}.json")
