@@ -130,7 +130,10 @@ void ProgressLine::draw(bool force) {
 
 void ProgressLine::erase() {
   if (quiet_ || shown_.empty()) return;
-  terminal_.write("\r" + std::string(shown_columns_, ' ') + "\r");
+  std::string blank(shown_columns_ + 2, ' ');  // "\r", the line's width in spaces, "\r"
+  blank.front() = '\r';
+  blank.back() = '\r';
+  terminal_.write(blank);
   shown_.clear();
   shown_columns_ = 0;
 }

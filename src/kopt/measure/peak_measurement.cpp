@@ -183,7 +183,7 @@ json execute_peaks_job(const json& job) {
     failures["fp32"] = f == nullptr ? "missing from the library" : error;
   }
   auto gemm = library.find<GemmFunction>("kopt_peak_gemm");
-  for (const std::string& name : job.at("rates")) {
+  for (const std::string name : job.at("rates")) {
     run::report_progress(name + " GEMM");
     if (gemm == nullptr) {
       failures[name] = "not measured: kopt's peak library was built without cuBLAS";

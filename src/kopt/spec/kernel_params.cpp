@@ -159,7 +159,8 @@ class ParamParser {
     if (words.empty()) throw failure(where, "the parameter has no type");
     std::string type_name;
     for (const std::string& word : words) {
-      type_name += (type_name.empty() ? "" : " ") + without_std_prefix(word);
+      if (!type_name.empty()) type_name += ' ';
+      type_name += without_std_prefix(word);
     }
     return type_name;
   }

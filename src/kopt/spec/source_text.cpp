@@ -44,7 +44,8 @@ std::size_t end_of_quoted(std::string_view source, std::size_t open) {
 std::size_t end_of_raw_string(std::string_view source, std::size_t open) {
   std::size_t paren = source.find('(', open);
   if (paren == std::string_view::npos) return source.size();
-  std::string closing = ")" + std::string(source.substr(open + 1, paren - open - 1)) + "\"";
+  std::string closing(1, ')');
+  closing.append(source.substr(open + 1, paren - open - 1)).push_back('"');
   std::size_t close = source.find(closing, paren);
   return close == std::string_view::npos ? source.size() : close + closing.size();
 }
