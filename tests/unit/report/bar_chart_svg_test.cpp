@@ -5,17 +5,12 @@
 
 #include <regex>
 
+#include "report_test_support.hpp"
+
 namespace kopt::report {
 namespace {
 
-std::vector<double> bar_values(const std::string& svg) {
-  std::vector<double> values;
-  const std::regex bar("class=\"bar\"[^>]*data-value=\"([^\"]+)\"");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), bar); it != std::sregex_iterator(); ++it) {
-    values.push_back(std::stod((*it)[1]));
-  }
-  return values;
-}
+using testing_support::bar_values;
 
 TEST(BarChart, DrawsEachRowWithItsIntervalAndAReferenceLine) {
   const std::string svg = render_bar_chart_svg(

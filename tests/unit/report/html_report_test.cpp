@@ -8,6 +8,7 @@
 
 #include "kopt/core/files.hpp"
 #include "kopt/report/run_summary.hpp"
+#include "report_test_support.hpp"
 
 namespace kopt::report {
 namespace {
@@ -33,20 +34,8 @@ class HtmlReport : public ::testing::Test {
   std::unique_ptr<TempDir> dir_;
 };
 
-std::vector<double> bar_values(const std::string& svg) {
-  std::vector<double> values;
-  const std::regex bar("class=\"bar\"[^>]*data-value=\"([^\"]+)\"");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), bar); it != std::sregex_iterator(); ++it) {
-    values.push_back(std::stod((*it)[1]));
-  }
-  return values;
-}
-
-std::string section(const std::string& html, const std::string& id) {
-  const auto start = html.find("<section id=\"" + id + "\"");
-  if (start == std::string::npos) return "";
-  return html.substr(start, html.find("</section>", start) - start);
-}
+using testing_support::bar_values;
+using testing_support::section;
 
 TEST_F(HtmlReport, EveryChartIsDrawnFromTheSummarysNumbers) {
   const json summary = write_html_report(run());

@@ -4,12 +4,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <regex>
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/report/html_report.hpp"
 #include "kopt/report/run_summary.hpp"
+#include "report_test_support.hpp"
 
 namespace kopt::report {
 namespace {
@@ -19,16 +19,9 @@ using ::testing::HasSubstr;
 
 const fs::path kH200Run = fs::path(KOPT_FIXTURES_DIR) / "loop" / "h200_sgemm_tiled_run";
 
+// The bars of the chart in the page's section `section_id`.
 std::vector<double> bar_values(const std::string& html, const std::string& section_id) {
-  const auto start = html.find("<section id=\"" + section_id + "\"");
-  if (start == std::string::npos) return {};
-  const std::string svg = html.substr(start, html.find("</section>", start) - start);
-  std::vector<double> values;
-  const std::regex bar("class=\"bar\"[^>]*data-value=\"([^\"]+)\"");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), bar); it != std::sregex_iterator(); ++it) {
-    values.push_back(std::stod((*it)[1]));
-  }
-  return values;
+  return testing_support::bar_values(testing_support::section(html, section_id));
 }
 
 // Two copies of the real H200 run; B's are edited to make the two differ.

@@ -3,13 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <regex>
 
 #include "kopt/core/files.hpp"
 #include "kopt/loop/run_loop.hpp"
 #include "kopt/loop/simulated_lab.hpp"
 #include "kopt/report/html_report.hpp"
 #include "kopt/report/run_summary.hpp"
+#include "report_test_support.hpp"
 
 namespace kopt::report {
 namespace {
@@ -17,14 +17,7 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 using ::testing::HasSubstr;
 
-std::vector<double> attribute_values(const std::string& svg, const std::string& cls, const std::string& attribute) {
-  std::vector<double> values;
-  const std::regex mark("class=\"" + cls + "\"[^>]*" + attribute + "=\"([^\"]+)\"");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), mark); it != std::sregex_iterator(); ++it) {
-    values.push_back(std::stod((*it)[1]));
-  }
-  return values;
-}
+using testing_support::attribute_values;
 
 std::size_t count_of(const std::string& text, const std::string& what) {
   std::size_t n = 0;
