@@ -193,7 +193,7 @@ std::string_view to_string(SignatureStatus status) {
   switch (status) {
     case SignatureStatus::found: return "found";
     case SignatureStatus::missing: return "missing";
-    case SignatureStatus::not_verifiable: return "not verifiable";
+    case SignatureStatus::not_verifiable: return "not_verifiable";
   }
   return "?";
 }

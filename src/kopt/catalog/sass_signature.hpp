@@ -72,6 +72,7 @@ struct SignatureMatch {
 SignatureMatch match_signature(const SignatureTable& table, std::string_view signature_id,
                                const std::vector<sass::SassFunctionProfile>& functions, int arch);
 
+// "found", "missing", "not_verifiable": the status as JSON writes it.
 std::string_view to_string(SignatureStatus status);
 void to_json(nlohmann::json& out, const SignatureMatch& match);
 

@@ -6,6 +6,7 @@
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/core/parallel_for.hpp"
 #include "kopt/measure/reference_timing.hpp"
 #include "kopt/run/worker_launcher.hpp"
 #include "kopt/run/device_probe.hpp"
@@ -125,21 +126,28 @@ std::vector<std::string> flags_of(const VariantReport& v) {
   return flags;
 }
 
-// Summarizes one variant's samples and records what it is flagged for.
-void add_variant(BenchReport& report, const spec::Problem& problem, VariantSamples samples, TimingMode mode,
-                 bool interleaved) {
-  const spec::BoundCase& bound_case = *problem.find_case(samples.case_name);  // the worker timed these cases
-  VariantReport v{.label = samples.label, .case_name = samples.case_name, .samples = std::move(samples),
-                  .interleaved = interleaved};
-  v.flops = spec::work_value(problem.spec.work.flops, bound_case);
-  v.bytes = spec::work_value(problem.spec.work.bytes, bound_case);
-  assess_variant(v, report.peaks, spec::first_output_dtype(bound_case), mode);
-  for (std::string& flag : flags_of(v)) report.flags.push_back(std::move(flag));
-  // After the last variant of its case, so the table and the JSON keep cases together.
-  auto after = std::find_if(report.variants.rbegin(), report.variants.rend(),
-                            [&](const VariantReport& other) { return other.case_name == v.case_name; });
-  if (after == report.variants.rend()) report.variants.push_back(std::move(v));
-  else report.variants.insert(after.base(), std::move(v));
+// Summarizes each variant's samples and records what each is flagged for. The summaries run
+// side by side: their bootstrap intervals are most of kopt's own time in a bench of many
+// variants, and each depends only on its own samples.
+void add_variants(BenchReport& report, const spec::Problem& problem, std::vector<VariantSamples> all, TimingMode mode,
+                  bool interleaved) {
+  std::vector<VariantReport> assessed(all.size());
+  parallel_for(all.size(), [&](std::size_t i) {
+    const spec::BoundCase& bound_case = *problem.find_case(all[i].case_name);  // the worker timed these cases
+    VariantReport& v = assessed[i];
+    v = {.label = all[i].label, .case_name = all[i].case_name, .samples = std::move(all[i]), .interleaved = interleaved};
+    v.flops = spec::work_value(problem.spec.work.flops, bound_case);
+    v.bytes = spec::work_value(problem.spec.work.bytes, bound_case);
+    assess_variant(v, report.peaks, spec::first_output_dtype(bound_case), mode);
+  });
+  for (VariantReport& v : assessed) {
+    for (std::string& flag : flags_of(v)) report.flags.push_back(std::move(flag));
+    // After the last variant of its case, so the table and the JSON keep cases together.
+    auto after = std::find_if(report.variants.rbegin(), report.variants.rend(),
+                              [&](const VariantReport& other) { return other.case_name == v.case_name; });
+    if (after == report.variants.rend()) report.variants.push_back(std::move(v));
+    else report.variants.insert(after.base(), std::move(v));
+  }
 }
 
 // The runner times a .py reference in its own process once the worker is done: the two never
@@ -158,23 +166,32 @@ void add_python_reference(BenchReport& report, const spec::Problem& problem, con
     }
     return;
   }
+  std::vector<VariantSamples> timed;
   for (std::size_t c = 0; c < timings.size() && c < problem.cases.size(); ++c) {
     ReferenceTiming timing = reference_timing_from_json(timings[c], problem.cases[c].name);
     if (!timing.timed) report.untimed.push_back({"reference", problem.cases[c].name, timing.reason});
-    else add_variant(report, problem, std::move(timing.samples), options.settings.mode, false);
+    else timed.push_back(std::move(timing.samples));
   }
+  add_variants(report, problem, std::move(timed), options.settings.mode, false);
 }
 
-// Every variant against `baseline_label`, case by case.
+// Every variant against `baseline_label`, case by case; the bootstrap ratios side by side.
 void add_verdicts(BenchReport& report, const std::string& baseline_label, const ComparisonSettings& settings) {
+  std::vector<std::pair<const VariantReport*, const VariantReport*>> pairs;
   for (const VariantReport& baseline : report.variants) {
     if (baseline.label != baseline_label) continue;
     for (const VariantReport& other : report.variants) {
-      if (other.case_name != baseline.case_name || other.label == baseline.label) continue;
-      report.verdicts.push_back({baseline.case_name, baseline.label, other.label,
-                                 compare_samples(baseline.samples.gpu_seconds, other.samples.gpu_seconds, settings),
-                                 baseline.interleaved && other.interleaved});
+      if (other.case_name == baseline.case_name && other.label != baseline.label) pairs.emplace_back(&baseline, &other);
     }
+  }
+  std::vector<Comparison> comparisons(pairs.size());
+  parallel_for(pairs.size(), [&](std::size_t i) {
+    comparisons[i] = compare_samples(pairs[i].first->samples.gpu_seconds, pairs[i].second->samples.gpu_seconds, settings);
+  });
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const auto& [baseline, other] = pairs[i];
+    report.verdicts.push_back({baseline->case_name, baseline->label, other->label, comparisons[i],
+                               baseline->interleaved && other->interleaved});
   }
 }
 
@@ -224,10 +241,9 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   run::rethrow_worker_error(*outcome.result);
   BenchJobResult result = bench_result_from_json(*outcome.result);
   report.wall_seconds = result.wall_seconds;
+  report.worker_phases = result.phases;
 
-  for (VariantSamples& samples : result.samples) {
-    add_variant(report, first, std::move(samples), options.settings.mode, true);
-  }
+  add_variants(report, first, std::move(result.samples), options.settings.mode, true);
   const bool python_reference = first.spec.reference && verify::is_python_reference(*first.spec.reference);
   if (options.time_reference && python_reference) add_python_reference(report, first, options, context, worker);
   add_verdicts(report, job.variants.front().label, options.comparison);
@@ -314,6 +330,7 @@ json bench_report_to_json(const BenchReport& report) {
           {"untimed", untimed},
           {"flags", report.flags},
           {"wall_seconds", report.wall_seconds},
+          {"worker_phase_seconds", worker_phases_to_json(report.worker_phases)},
           {"passed", report.passed()}};
 }
 

@@ -75,7 +75,8 @@ struct BenchReport {
   std::vector<PairVerdict> verdicts;     // every variant against the first kernel, per case
   std::vector<UntimedVariant> untimed;   // variants that could not be timed, with the reason
   std::vector<std::string> flags;        // one line per problem found while timing
-  double wall_seconds = 0;
+  double wall_seconds = 0;               // the timing worker's
+  WorkerPhases worker_phases;
 
   bool passed() const;                   // every check passed and nothing was flagged
 };

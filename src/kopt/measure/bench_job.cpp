@@ -40,7 +40,7 @@ class Event {
   cudaEvent_t event_{};
 };
 
-// Device memory without guards (the flush buffer, the probe's output).
+// Device memory without guards (the flush buffer).
 class DeviceScratch {
  public:
   explicit DeviceScratch(std::size_t bytes) : bytes_(bytes) { run::check_cuda(cudaMalloc(&data_, bytes), "cudaMalloc"); }
@@ -53,6 +53,38 @@ class DeviceScratch {
  private:
   void* data_ = nullptr;
   std::size_t bytes_;
+};
+
+// The SM clock probe (runtime/kopt_shim.cu), writing its two numbers to mapped host memory:
+// no copy back, and no synchronization of its own when it is queued with the flush.
+class ClockProbe {
+ public:
+  ClockProbe() {
+    void* memory = nullptr;
+    run::check_cuda(cudaHostAlloc(&memory, 2 * sizeof(unsigned long long), cudaHostAllocMapped | cudaHostAllocPortable),
+                    "cudaHostAlloc");
+    measured_ = static_cast<unsigned long long*>(memory);
+  }
+  ~ClockProbe() { cudaFreeHost(measured_); }
+  ClockProbe(const ClockProbe&) = delete;
+  ClockProbe& operator=(const ClockProbe&) = delete;
+
+  // Queues the probe on the default stream; false when the library has none.
+  bool launch(const run::KernelLibrary& library) {
+    volatile unsigned long long* out = measured_;
+    out[0] = 0;
+    out[1] = 0;
+    return library.launch_clock_probe(measured_, kClockProbeCycles);
+  }
+  // After a synchronization that followed launch(): SM cycles per microsecond; 0 if it did not run.
+  double read_mhz() const {
+    const volatile unsigned long long* in = measured_;
+    const unsigned long long cycles = in[0], nanoseconds = in[1];
+    return nanoseconds > 0 ? 1e3 * static_cast<double>(cycles) / static_cast<double>(nanoseconds) : 0;
+  }
+
+ private:
+  unsigned long long* measured_ = nullptr;  // [0] cycles, [1] nanoseconds
 };
 
 // The host side of kopt's stream blocker: two ints of mapped host memory, the release flag
@@ -154,20 +186,30 @@ struct L2Flusher {
   DeviceScratch buffer;
   int blocks;  // of the read flush: enough to keep every SM's loads in flight
 
-  void flush(const run::KernelLibrary& library, int round) const {
+  // Queues the flush on the default stream; the caller waits for it.
+  void launch(const run::KernelLibrary& library, int round) const {
     // A library without the shim's read flush (none built by this kopt) is flushed by writing.
     if (method != L2Flush::read || !library.launch_read_flush(buffer.data(), buffer.size(), blocks)) {
       // A different byte each time, so no layer can skip the write as a no-op.
       run::check_cuda(cudaMemsetAsync(buffer.data(), round & 0xff, buffer.size(), nullptr), "cudaMemsetAsync");
     }
-    run::check_cuda(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize");
   }
 };
 
+// The clock is probed just before the flush, and one synchronization waits for both: the SM
+// clock of the moment before the timed call, which thermal or power throttling (a matter of
+// milliseconds) shares with the call itself.
+double probe_and_flush(const run::KernelLibrary& library, ClockProbe& clock, const L2Flusher* flusher, int round) {
+  const bool probed = clock.launch(library);
+  if (flusher != nullptr) flusher->launch(library, round);
+  run::check_cuda(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize");
+  return probed ? clock.read_mhz() : 0;
+}
+
 Sample take_sample(const run::KernelLibrary& library, const run::KernelArguments& arguments,
-                   const L2Flusher* flusher, const DeviceScratch& probe, Event& start, Event& stop, int flush_round,
+                   const L2Flusher* flusher, ClockProbe& clock, Event& start, Event& stop, int flush_round,
                    StreamBlocker* blocker) {
-  if (flusher != nullptr) flusher->flush(library, flush_round);
+  Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, flusher, flush_round)};
   const bool blocked = blocker != nullptr && blocker->hold(library);
   const auto host_start = Clock::now();
   run::check_cuda(cudaEventRecord(start.get(), nullptr), "cudaEventRecord");
@@ -178,16 +220,11 @@ Sample take_sample(const run::KernelLibrary& library, const run::KernelArguments
   const auto host_end = Clock::now();
   if (auto error = library.take_launch_error()) throw run::CudaFailure{"a launch in solve", *error};
 
-  Sample sample{.blocker_timed_out = blocked && blocker->timed_out()};
+  sample.blocker_timed_out = blocked && blocker->timed_out();
   float milliseconds = 0;
   run::check_cuda(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
   sample.gpu_seconds = milliseconds * 1e-3;
   sample.host_seconds = std::chrono::duration<double>(host_end - host_start).count();
-  if (library.launch_clock_probe(static_cast<unsigned long long*>(probe.data()), kClockProbeCycles)) {
-    unsigned long long measured[2] = {0, 0};
-    run::check_cuda(cudaMemcpy(measured, probe.data(), sizeof measured, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    if (measured[1] > 0) sample.sm_clock_mhz = 1e3 * static_cast<double>(measured[0]) / static_cast<double>(measured[1]);
-  }
   return sample;
 }
 
@@ -199,8 +236,9 @@ int calls_per_graph(double one_call_seconds) {
   return std::clamp(static_cast<int>(std::ceil(kGraphReplaySeconds / one_call_seconds)), 1, kMaxCallsPerGraph);
 }
 
-Sample take_graph_sample(const run::KernelLibrary& library, const CapturedCalls& graph, const DeviceScratch& probe,
+Sample take_graph_sample(const run::KernelLibrary& library, const CapturedCalls& graph, ClockProbe& clock,
                          Event& start, Event& stop) {
+  Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, nullptr, 0)};
   const auto host_start = Clock::now();
   run::check_cuda(cudaEventRecord(start.get(), cudaStreamPerThread), "cudaEventRecord");
   run::check_cuda(cudaGraphLaunch(graph.exec(), cudaStreamPerThread), "cudaGraphLaunch");
@@ -209,13 +247,8 @@ Sample take_graph_sample(const run::KernelLibrary& library, const CapturedCalls&
   const auto host_end = Clock::now();
   float milliseconds = 0;
   run::check_cuda(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
-  Sample sample{.gpu_seconds = milliseconds * 1e-3 / graph.calls(),
-                .host_seconds = std::chrono::duration<double>(host_end - host_start).count() / graph.calls()};
-  if (library.launch_clock_probe(static_cast<unsigned long long*>(probe.data()), kClockProbeCycles)) {
-    unsigned long long measured[2] = {0, 0};
-    run::check_cuda(cudaMemcpy(measured, probe.data(), sizeof measured, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    if (measured[1] > 0) sample.sm_clock_mhz = 1e3 * static_cast<double>(measured[0]) / static_cast<double>(measured[1]);
-  }
+  sample.gpu_seconds = milliseconds * 1e-3 / graph.calls();
+  sample.host_seconds = std::chrono::duration<double>(host_end - host_start).count() / graph.calls();
   return sample;
 }
 
@@ -238,14 +271,23 @@ void stop_blocking(VariantState& v) {
       "solve waits for the device, so its launches cannot be queued ahead: the events include the host's launch time";
 }
 
+double seconds_since(Clock::time_point& mark) {
+  const Clock::time_point now = Clock::now();
+  const double seconds = std::chrono::duration<double>(now - mark).count();
+  mark = now;
+  return seconds;
+}
+
 void measure_case(const BenchJob& job, std::size_t case_index, std::vector<VariantState>& variants,
                   double max_clock_mhz, const L2Flusher* flush, StreamBlocker& blocker, BenchJobResult& result) {
+  Clock::time_point mark = Clock::now();
   const spec::BoundCase& bound_case = job.cases[case_index];
   run::KernelArguments arguments(bound_case);
   arguments.generate_inputs(job.seed);
   arguments.prepare_call(0);
-  DeviceScratch probe(2 * sizeof(unsigned long long));
+  ClockProbe probe;
   Event start, stop;
+  result.phases.inputs += seconds_since(mark);
 
   for (VariantState& v : variants) {
     v.criterion = StoppingCriterion(job.settings.stopping);
@@ -264,6 +306,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     }
     if (job.settings.mode == TimingMode::graph) prepare_graph(v, arguments, last_call_seconds);
   }
+  result.phases.warmup += seconds_since(mark);
   run::report_progress(fmt::format("case {}: measuring", bound_case.name));
   SampleProgress progress(bound_case.name, variants.size());
   const auto began = Clock::now();
@@ -296,6 +339,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
       all_done = all_done && v.done;
     }
   }
+  result.phases.sampling += seconds_since(mark);
   for (VariantState& v : variants) {
     if (!job.recheck_reference_dirs.empty()) {
       v.samples.recheck =
@@ -303,6 +347,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     }
     result.samples.push_back(std::move(v.samples));
   }
+  result.phases.recheck += seconds_since(mark);
 }
 
 }  // namespace
@@ -357,6 +402,7 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   }
   const double max_clock_mhz = static_cast<double>(device.sm_clock_khz) / 1e3;
   StreamBlocker blocker;
+  result.phases.setup = std::chrono::duration<double>(Clock::now() - began).count();
   for (std::size_t c = 0; c < job.cases.size(); ++c) {
     measure_case(job, c, variants, max_clock_mhz, flush ? &*flush : nullptr, blocker, result);
   }
@@ -393,6 +439,16 @@ BenchSettings settings_from_json(const json& in) {
 }
 
 }  // namespace
+
+json worker_phases_to_json(const WorkerPhases& phases) {
+  return {{"setup", phases.setup}, {"inputs", phases.inputs}, {"warmup", phases.warmup},
+          {"sampling", phases.sampling}, {"recheck", phases.recheck}};
+}
+
+WorkerPhases worker_phases_from_json(const json& in) {
+  return {.setup = in.at("setup"), .inputs = in.at("inputs"), .warmup = in.at("warmup"),
+          .sampling = in.at("sampling"), .recheck = in.at("recheck")};
+}
 
 json bench_job_to_json(const BenchJob& job) {
   json variants = json::array();
@@ -442,7 +498,7 @@ json bench_result_to_json(const BenchJobResult& result) {
                        {"recheck", s.recheck ? verify::run_record_to_json(*s.recheck) : json(nullptr)}});
   }
   return {{"kind", "bench"}, {"device", result.device}, {"mode", result.mode}, {"samples", samples},
-          {"wall_seconds", result.wall_seconds}};
+          {"wall_seconds", result.wall_seconds}, {"phase_seconds", worker_phases_to_json(result.phases)}};
 }
 
 BenchJobResult bench_result_from_json(const json& in) {
@@ -450,6 +506,7 @@ BenchJobResult bench_result_from_json(const json& in) {
   result.device = in.at("device");
   result.mode = in.at("mode");
   result.wall_seconds = in.at("wall_seconds");
+  result.phases = worker_phases_from_json(in.at("phase_seconds"));
   for (const json& s : in.at("samples")) {
     VariantSamples v;
     v.label = s.at("label");

@@ -80,7 +80,7 @@ struct VariantSamples {
   std::string case_name;
   std::vector<double> gpu_seconds;        // kept samples: event time of one call
   std::vector<double> host_seconds;       // host wall time of the same calls
-  std::vector<double> sm_clock_mhz;       // measured after each kept sample; empty without a probe
+  std::vector<double> sm_clock_mhz;       // measured just before each kept sample; empty without a probe
   std::size_t throttled_discarded = 0;
   std::string stop_reason;
   double first_call_seconds = 0;          // host wall time of the very first call
@@ -89,12 +89,26 @@ struct VariantSamples {
   std::optional<verify::RunRecord> recheck;  // the verification after the timing loop
 };
 
+// Where the timing worker's wall time went, in seconds, summed over cases: what a bench costs
+// beyond its samples (bench.json "worker_phase_seconds"; docs/measurement.md, "Cost").
+struct WorkerPhases {
+  double setup = 0;     // the device, the kernel libraries, the flush buffer
+  double inputs = 0;    // generating and uploading each case's inputs
+  double warmup = 0;    // the warm-up calls (and graph capture)
+  double sampling = 0;  // the samples, the flush and clock probe of each included
+  double recheck = 0;   // each variant's call on new inputs after its samples, and its verification
+};
+
 struct BenchJobResult {
   nlohmann::json device;
   std::string mode;
   std::vector<VariantSamples> samples;    // [case][variant], flattened case-major
   double wall_seconds = 0;
+  WorkerPhases phases;
 };
+
+nlohmann::json worker_phases_to_json(const WorkerPhases& phases);
+WorkerPhases worker_phases_from_json(const nlohmann::json& in);
 
 nlohmann::json bench_job_to_json(const BenchJob& job);
 BenchJob bench_job_from_json(const nlohmann::json& in);

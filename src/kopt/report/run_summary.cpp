@@ -64,6 +64,12 @@ json spec_work(const loop::RunState& state) {
 
 std::string format_us(double seconds) { return fmt::format("{:.2f} µs", seconds * 1e6); }
 
+// "not_verifiable" -> "not verifiable": the ledger is read by people.
+std::string sass_status_text(std::string status) {
+  std::replace(status.begin(), status.end(), '_', ' ');
+  return status;
+}
+
 json run_summary(const loop::RunFolder& run) {
   const loop::RunState state = run.load();
   const json env = file_or_null(run.root() / "env.json");
@@ -206,7 +212,7 @@ std::string format_run_summary(const json& s) {
                           m.at("time_ratio_without_ci").at(0).get<double>(), m.at("time_ratio_without_ci").at(1).get<double>());
     }
     md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", m.at("iteration").get<int>(), m.at("id").get<std::string>(),
-                      m.value("class", "–"), ratio, m.value("sass", "–"),
+                      m.value("class", "–"), ratio, sass_status_text(m.value("sass", "–")),
                       m.contains("ablation") && m["ablation"].is_string() ? m["ablation"].get<std::string>() : "–");
   }
 

@@ -40,25 +40,29 @@ double call_solve(const run::KernelLibrary& library, const std::vector<run::Kern
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void check_inputs_and_guards(const std::vector<ArgumentData>& arguments, RunRecord& run) {
+void check_inputs_unchanged(const std::vector<ArgumentData>& arguments, RunRecord& run) {
+  for (const ArgumentData& arg : arguments) {
+    if (arg.buffer == nullptr || arg.buffer->is_output) continue;
+    Bytes after(arg.device->size());
+    arg.device->download(after);
+    std::int64_t changed = first_changed_element(arg.initial, after, arg.buffer->dtype->bytes);
+    if (changed >= 0) {
+      const std::string& name = arg.buffer->name;
+      run.findings.push_back({FindingKind::input_modified, name,
+                              fmt::format("solve wrote its input {} (first changed element {})", name, changed)});
+    }
+  }
+}
+
+void check_guards(const std::vector<ArgumentData>& arguments, RunRecord& run) {
   for (const ArgumentData& arg : arguments) {
     if (arg.buffer == nullptr) continue;
-    const std::string& name = arg.buffer->name;
-    if (!arg.buffer->is_output) {
-      Bytes after(arg.device->size());
-      arg.device->download(after);
-      std::int64_t changed = first_changed_element(arg.initial, after, arg.buffer->dtype->bytes);
-      if (changed >= 0) {
-        run.findings.push_back({FindingKind::input_modified, name,
-                                fmt::format("solve wrote its input {} (first changed element {})", name, changed)});
-      }
-    }
     auto [before, after] = arg.device->damaged_guard_bytes();
     if (before > 0 || after > 0) {
       std::string where = after > 0 ? fmt::format("{} bytes past the end", after) : "";
       if (before > 0) where += fmt::format("{}{} bytes before the start", where.empty() ? "" : " and ", before);
-      run.findings.push_back({FindingKind::out_of_bounds_write, name,
-                              fmt::format("solve wrote out of bounds: {} of {}", where, name)});
+      run.findings.push_back({FindingKind::out_of_bounds_write, arg.buffer->name,
+                              fmt::format("solve wrote out of bounds: {} of {}", where, arg.buffer->name)});
     }
   }
 }
@@ -152,7 +156,8 @@ RunRecord run_one_seed(const CheckJob& job, const run::KernelLibrary& library, s
     run.findings.push_back({FindingKind::launch_error, "", "a kernel launch in solve failed: " + *launch_error});
   }
   std::vector<Bytes> first = kernel_arguments.download_outputs();
-  check_inputs_and_guards(arguments, run);
+  check_inputs_unchanged(arguments, run);
+  check_guards(arguments, run);
 
   run::report_progress(fmt::format("case {} seed {}: second call", bound_case.name, seed));
   kernel_arguments.prepare_call(kSecondPoison);
@@ -178,7 +183,7 @@ RunRecord verify_single_call(const run::KernelLibrary& library, run::KernelArgum
   if (launch_error) {
     run.findings.push_back({FindingKind::launch_error, "", "a kernel launch in solve failed: " + *launch_error});
   }
-  check_inputs_and_guards(kernel_arguments.data(), run);
+  check_guards(kernel_arguments.data(), run);
   compare_with_reference(kernel_arguments.data(), kernel_arguments.download_outputs(), reference_dir, run);
   order_findings(run);
   return run;

@@ -83,8 +83,10 @@ RunRecord run_record_from_json(const nlohmann::json& in);
 CheckJobResult execute_check_job(const CheckJob& job);
 
 // Worker side: one call on fresh inputs for `seed`, verified against the reference outputs
-// in `reference_dir` (inputs, guards, outputs). Timing uses it to re-check a kernel after
-// its timing loop: a kernel that caches results across calls fails here.
+// in `reference_dir` (guards and outputs). Timing uses it to re-check a kernel after its
+// timing loop: a kernel that caches results across calls fails here. Whether solve writes its
+// inputs is the check's question, asked on every seed before timing; not asking it again
+// here spares each bench a download of every input.
 RunRecord verify_single_call(const run::KernelLibrary& library, run::KernelArguments& arguments, std::uint64_t seed,
                              const std::filesystem::path& reference_dir);
 

@@ -1,6 +1,7 @@
 #include "kopt/verify/npy.hpp"
 
 #include <cstring>
+#include <fstream>
 #include <regex>
 
 #include "kopt/core/error.hpp"
@@ -38,26 +39,38 @@ void write_npy(const fs::path& path, const std::string& descr, std::int64_t elem
   write_file_atomic(path, content);
 }
 
+// The header is read first and the data straight into the array: an output of 2^25 floats is
+// 128 MiB, and reading it through a string cost three copies.
 NpyArray read_npy(const fs::path& path) {
-  std::string content = read_file(path);
   auto bad = [&](const std::string& why) { return input_error("{} is not a usable .npy file: {}", path.string(), why); };
-  if (content.size() < 10 || content.compare(0, kMagicBytes, kMagic, kMagicBytes) != 0) throw bad("no NUMPY magic");
-  const int major = static_cast<unsigned char>(content[6]);
+  std::ifstream in(path, std::ios::binary);
+  std::error_code size_error;
+  const std::uintmax_t file_bytes = fs::file_size(path, size_error);
+  if (!in || size_error) throw input_error("{} {}", path.string(), fs::exists(path) ? "cannot be read" : "does not exist");
+  auto read_exactly = [&](char* into, std::size_t bytes) {
+    return static_cast<bool>(in.read(into, static_cast<std::streamsize>(bytes)));
+  };
+
+  char preamble[12] = {};
+  if (file_bytes < 10 || !read_exactly(preamble, 10) || std::memcmp(preamble, kMagic, kMagicBytes) != 0) {
+    throw bad("no NUMPY magic");
+  }
+  const int major = static_cast<unsigned char>(preamble[6]);
   std::size_t header_length = 0;
   std::size_t header_start = 0;
   if (major == 1) {
-    header_length = static_cast<unsigned char>(content[8]) | (static_cast<unsigned char>(content[9]) << 8);
+    header_length = static_cast<unsigned char>(preamble[8]) | (static_cast<unsigned char>(preamble[9]) << 8);
     header_start = 10;
   } else if (major == 2 || major == 3) {
-    if (content.size() < 12) throw bad("truncated header");
-    header_length = 0;
-    for (int i = 0; i < 4; ++i) header_length |= static_cast<std::size_t>(static_cast<unsigned char>(content[8 + i])) << (8 * i);
+    if (file_bytes < 12 || !read_exactly(preamble + 10, 2)) throw bad("truncated header");
+    for (int i = 0; i < 4; ++i) header_length |= static_cast<std::size_t>(static_cast<unsigned char>(preamble[8 + i])) << (8 * i);
     header_start = 12;
   } else {
     throw bad("format version " + std::to_string(major));
   }
-  if (header_start + header_length > content.size()) throw bad("truncated header");
-  const std::string header = content.substr(header_start, header_length);
+  if (header_start + header_length > file_bytes) throw bad("truncated header");
+  std::string header(header_length, '\0');
+  if (!read_exactly(header.data(), header_length)) throw bad("truncated header");
 
   static const std::regex kDescr(R"('descr'\s*:\s*'([<>|=][a-zA-Z]\d+)')");
   static const std::regex kFortran(R"('fortran_order'\s*:\s*(True|False))");
@@ -78,12 +91,12 @@ NpyArray read_npy(const fs::path& path) {
   }
   const std::size_t data_start = header_start + header_length;
   const std::size_t expected = static_cast<std::size_t>(array.elements) * descr_bytes(array.descr);
-  if (content.size() - data_start != expected) {
-    throw bad("holds " + std::to_string(content.size() - data_start) + " data bytes, the header says " +
+  if (file_bytes - data_start != expected) {
+    throw bad("holds " + std::to_string(file_bytes - data_start) + " data bytes, the header says " +
               std::to_string(expected));
   }
   array.data.resize(expected);
-  std::memcpy(array.data.data(), content.data() + data_start, expected);
+  if (!read_exactly(reinterpret_cast<char*>(array.data.data()), expected)) throw bad("truncated data");
   return array;
 }
 

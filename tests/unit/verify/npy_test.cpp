@@ -60,6 +60,35 @@ TEST(Npy, RejectsTruncatedFilesNamingThem) {
   }
 }
 
+TEST(Npy, ReadsVersionTwoHeaders) {
+  // Version 2.0: a four-byte header length. numpy writes it for headers over 65535 bytes.
+  TempDir dir("npy-test");
+  const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+  std::string padded = dict + std::string((64 - (12 + dict.size() + 1) % 64) % 64, ' ') + "\n";
+  std::string content = std::string("\x93NUMPY\x02\x00", 8);
+  for (int i = 0; i < 4; ++i) content += static_cast<char>((padded.size() >> (8 * i)) & 0xff);
+  const float values[2] = {1.5f, -2.0f};
+  content += padded + std::string(reinterpret_cast<const char*>(values), sizeof values);
+  write_file_atomic(dir.path() / "v2.npy", content);
+  NpyArray array = read_npy(dir.path() / "v2.npy");
+  EXPECT_EQ(array.descr, "<f4");
+  ASSERT_EQ(array.elements, 2);
+  float back[2];
+  std::memcpy(back, array.data.data(), sizeof back);
+  EXPECT_EQ(back[0], 1.5f);
+  EXPECT_EQ(back[1], -2.0f);
+}
+
+TEST(Npy, RejectsMissingFilesNamingThem) {
+  TempDir dir("npy-test");
+  try {
+    read_npy(dir.path() / "absent.npy");
+    FAIL() << "a missing file was read";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("absent.npy does not exist"));
+  }
+}
+
 TEST(Npy, RejectsFilesThatAreNotNpy) {
   TempDir dir("npy-test");
   write_file_atomic(dir.path() / "x.npy", "hello world, not numpy");

@@ -35,6 +35,24 @@ TEST(WithinTolerance, NanMatchesOnlyNanAndInfinityOnlyItself) {
   EXPECT_FALSE(within_tolerance(1e30, inf, kFp32));
 }
 
+TEST(CompareToReference, MergesChunksInIndexOrderOverManyElements) {
+  // Over three million elements the comparison runs in chunks of 2^20 side by side: counts,
+  // the first bad element and the error sums must be those of one pass in order.
+  const std::size_t n = 3'000'000;
+  std::vector<float> ref(n), out(n);
+  for (std::size_t i = 0; i < n; ++i) ref[i] = out[i] = static_cast<float>(i % 1000) * 0.5f;
+  const std::size_t bad[] = {1'500'000, 2'100'000, 2'999'999};  // in the second and third chunks
+  for (std::size_t i : bad) out[i] += 1.0f;
+  OutputError error = compare_to_reference("x", bytes_of(out), bytes_of(ref), run::ElementType::float32,
+                                           sizeof(float), kFp32);
+  EXPECT_EQ(error.elements, static_cast<std::int64_t>(n));
+  EXPECT_EQ(error.bad_count, 3);
+  EXPECT_EQ(error.first_bad_index, 1'500'000);
+  EXPECT_DOUBLE_EQ(error.first_bad_expected, ref[1'500'000]);
+  EXPECT_DOUBLE_EQ(error.max_abs_error, 1.0);
+  EXPECT_DOUBLE_EQ(error.mean_abs_error, 3.0 / static_cast<double>(n));
+}
+
 TEST(CompareToReference, ReportsErrorsAndTheFirstBadElement) {
   auto out = bytes_of({1.0f, 2.0f, 3.5f, 4.0f});
   auto ref = bytes_of({1.0f, 2.0f, 3.0f, 4.5f});

@@ -1,0 +1,46 @@
+#include "kopt/measure/bench_job.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kopt::measure {
+namespace {
+
+// The worker's result crosses a process boundary as JSON: what the parent reads back must be
+// what the worker measured, phases included.
+TEST(BenchJobResult, SurvivesTheTripThroughJson) {
+  BenchJobResult result;
+  result.device = {{"name", "NVIDIA H200"}};
+  result.mode = "cold";
+  result.wall_seconds = 2.49;
+  result.phases = {.setup = 0.61, .inputs = 0.42, .warmup = 0.01, .sampling = 1.2, .recheck = 0.25};
+  VariantSamples samples{.label = "A", .case_name = "default", .gpu_seconds = {1e-4, 1.1e-4},
+                         .host_seconds = {1.2e-4, 1.3e-4}, .sm_clock_mhz = {1980, 1975}, .throttled_discarded = 3,
+                         .stop_reason = "converged", .first_call_seconds = 2e-4};
+  result.samples.push_back(samples);
+
+  const BenchJobResult back = bench_result_from_json(bench_result_to_json(result));
+  EXPECT_EQ(back.device, result.device);
+  EXPECT_EQ(back.mode, "cold");
+  EXPECT_DOUBLE_EQ(back.wall_seconds, 2.49);
+  EXPECT_DOUBLE_EQ(back.phases.setup, 0.61);
+  EXPECT_DOUBLE_EQ(back.phases.inputs, 0.42);
+  EXPECT_DOUBLE_EQ(back.phases.warmup, 0.01);
+  EXPECT_DOUBLE_EQ(back.phases.sampling, 1.2);
+  EXPECT_DOUBLE_EQ(back.phases.recheck, 0.25);
+  ASSERT_EQ(back.samples.size(), 1u);
+  EXPECT_EQ(back.samples[0].gpu_seconds, samples.gpu_seconds);
+  EXPECT_EQ(back.samples[0].host_seconds, samples.host_seconds);
+  EXPECT_EQ(back.samples[0].sm_clock_mhz, samples.sm_clock_mhz);
+  EXPECT_EQ(back.samples[0].throttled_discarded, 3u);
+  EXPECT_EQ(back.samples[0].stop_reason, "converged");
+  EXPECT_FALSE(back.samples[0].recheck.has_value());
+}
+
+TEST(WorkerPhases, JsonNamesEachPhase) {
+  const nlohmann::json phases = worker_phases_to_json({.setup = 1, .inputs = 2, .warmup = 3, .sampling = 4, .recheck = 5});
+  EXPECT_EQ(phases, (nlohmann::json{{"setup", 1.0}, {"inputs", 2.0}, {"warmup", 3.0}, {"sampling", 4.0}, {"recheck", 5.0}}));
+  EXPECT_THROW(worker_phases_from_json({{"setup", 1.0}}), nlohmann::json::exception);
+}
+
+}  // namespace
+}  // namespace kopt::measure
