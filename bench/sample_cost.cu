@@ -10,7 +10,7 @@
 //                so the device synchronization covers it: no second synchronization, no copy;
 //   no_flush_sync one_sync, and the flush not waited for on its own (the blocker queues behind it);
 //   no_probe     kopt's sequence without the clock probe (what the probe costs).
-// Build: nvcc -O3 -arch=sm_90 -o sample_cost bench/sample_cost.cu; run: ./sample_cost [samples]
+// Build, from the repo root: nvcc -O3 -arch=sm_90 -o sample_cost bench/sample_cost.cu; run: ./sample_cost [samples]
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -29,41 +29,12 @@
 
 using Clock = std::chrono::steady_clock;
 
+// kopt's own flush, blocker and clock probe, as linked into every kernel library.
+#include "../runtime/kopt_shim.cu"
+
 __global__ void vector_add(const float* a, const float* b, float* c, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) c[i] = a[i] + b[i];
-}
-
-__global__ void read_flush(const float4* buffer, unsigned long long words) {
-  float sum = 0.0f;
-  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-  for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < words;
-       i += stride) {
-    const float4 v = buffer[i];
-    sum += (v.x + v.y) + (v.z + v.w);
-  }
-  if (sum == 1234.5f) const_cast<float4*>(buffer)[0].x = sum;
-}
-
-__global__ void blocker(const volatile int* release, unsigned long long timeout_ns) {
-  unsigned long long start_ns, now_ns;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start_ns));
-  now_ns = start_ns;
-  while (*release == 0 && now_ns - start_ns < timeout_ns) {
-    __nanosleep(1000);
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now_ns));
-  }
-}
-
-__global__ void clock_probe(unsigned long long* out, long long cycles) {
-  unsigned long long start_ns, end_ns;
-  const long long start = clock64();
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start_ns));
-  long long now = start;
-  while (now - start < cycles) now = clock64();
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(end_ns));
-  out[0] = static_cast<unsigned long long>(now - start);
-  out[1] = end_ns - start_ns;
 }
 
 enum class Sequence { kopt, one_sync, no_flush_sync, no_probe };
@@ -75,10 +46,11 @@ struct Phases {
 struct Setup {
   float *a, *b, *c;
   int n;
-  float4* flush_buffer;
-  unsigned long long flush_words;
+  void* flush_buffer;
+  unsigned long long flush_bytes;
   int flush_blocks;
   volatile int* release;              // mapped host memory
+  int* timed_out;                     // mapped host memory
   unsigned long long* probe_device;   // for the copy
   unsigned long long* probe_mapped;   // mapped host memory, device pointer below
   unsigned long long* probe_mapped_device;
@@ -89,16 +61,16 @@ double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::d
 
 void sample(const Setup& s, Sequence sequence, Phases& p) {
   const auto t0 = Clock::now();
-  read_flush<<<s.flush_blocks, 512>>>(s.flush_buffer, s.flush_words);
+  kopt_shim_read_flush(s.flush_buffer, s.flush_bytes, s.flush_blocks);
   if (sequence != Sequence::no_flush_sync) CHECK(cudaStreamSynchronize(nullptr));
   const auto t1 = Clock::now();
   *s.release = 0;
-  blocker<<<1, 1>>>(s.release, 50'000'000ull);
+  kopt_shim_block_stream(s.release, 50'000'000ull, s.timed_out);
   CHECK(cudaEventRecord(s.start, nullptr));
   vector_add<<<(s.n + 255) / 256, 256>>>(s.a, s.b, s.c, s.n);
   CHECK(cudaEventRecord(s.stop, nullptr));
   const bool probe_in_stream = sequence == Sequence::one_sync || sequence == Sequence::no_flush_sync;
-  if (probe_in_stream) clock_probe<<<1, 1>>>(s.probe_mapped_device, 20000);
+  if (probe_in_stream) kopt_shim_clock_probe(s.probe_mapped_device, 20000);
   *s.release = 1;
   const auto t2 = Clock::now();
   CHECK(cudaDeviceSynchronize());
@@ -108,7 +80,7 @@ void sample(const Setup& s, Sequence sequence, Phases& p) {
   const auto t4 = Clock::now();
   unsigned long long measured[2] = {0, 0};
   if (sequence == Sequence::kopt) {
-    clock_probe<<<1, 1>>>(s.probe_device, 20000);
+    kopt_shim_clock_probe(s.probe_device, 20000);
     CHECK(cudaMemcpy(measured, s.probe_device, sizeof measured, cudaMemcpyDeviceToHost));
   } else if (probe_in_stream) {
     measured[0] = s.probe_mapped[0];
@@ -141,11 +113,12 @@ int main(int argc, char** argv) {
   const size_t flush_bytes = 2 * static_cast<size_t>(prop.l2CacheSize);
   CHECK(cudaMalloc(&s.flush_buffer, flush_bytes));
   CHECK(cudaMemset(s.flush_buffer, 0, flush_bytes));
-  s.flush_words = flush_bytes / sizeof(float4);
+  s.flush_bytes = flush_bytes;
   s.flush_blocks = 4 * prop.multiProcessorCount;
   void* mapped = nullptr;
   CHECK(cudaHostAlloc(&mapped, 64, cudaHostAllocMapped | cudaHostAllocPortable));
   s.release = static_cast<volatile int*>(mapped);
+  s.timed_out = static_cast<int*>(mapped) + 1;
   s.probe_mapped = reinterpret_cast<unsigned long long*>(static_cast<char*>(mapped) + 32);
   CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&s.probe_mapped_device), s.probe_mapped, 0));
   CHECK(cudaMalloc(&s.probe_device, 2 * sizeof(unsigned long long)));
@@ -159,7 +132,7 @@ int main(int argc, char** argv) {
   float flush_ms = 0;
   for (int i = 0; i < 20; ++i) {
     CHECK(cudaEventRecord(f0, nullptr));
-    read_flush<<<s.flush_blocks, 512>>>(s.flush_buffer, s.flush_words);
+    kopt_shim_read_flush(s.flush_buffer, s.flush_bytes, s.flush_blocks);
     CHECK(cudaEventRecord(f1, nullptr));
     CHECK(cudaEventSynchronize(f1));
     CHECK(cudaEventElapsedTime(&flush_ms, f0, f1));
