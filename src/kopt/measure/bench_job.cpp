@@ -271,7 +271,8 @@ void stop_blocking(VariantState& v) {
       "solve waits for the device, so its launches cannot be queued ahead: the events include the host's launch time";
 }
 
-double seconds_since(Clock::time_point& mark) {
+// Seconds from `mark` to now, moving `mark` to now: one phase of the worker's time ends.
+double lap_seconds(Clock::time_point& mark) {
   const Clock::time_point now = Clock::now();
   const double seconds = std::chrono::duration<double>(now - mark).count();
   mark = now;
@@ -287,7 +288,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
   arguments.prepare_call(0);
   ClockProbe probe;
   Event start, stop;
-  result.phases.inputs += seconds_since(mark);
+  result.phases.inputs += lap_seconds(mark);
 
   for (VariantState& v : variants) {
     v.criterion = StoppingCriterion(job.settings.stopping);
@@ -306,7 +307,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     }
     if (job.settings.mode == TimingMode::graph) prepare_graph(v, arguments, last_call_seconds);
   }
-  result.phases.warmup += seconds_since(mark);
+  result.phases.warmup += lap_seconds(mark);
   run::report_progress(fmt::format("case {}: measuring", bound_case.name));
   SampleProgress progress(bound_case.name, variants.size());
   const auto began = Clock::now();
@@ -339,7 +340,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
       all_done = all_done && v.done;
     }
   }
-  result.phases.sampling += seconds_since(mark);
+  result.phases.sampling += lap_seconds(mark);
   for (VariantState& v : variants) {
     if (!job.recheck_reference_dirs.empty()) {
       v.samples.recheck =
@@ -347,7 +348,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     }
     result.samples.push_back(std::move(v.samples));
   }
-  result.phases.recheck += seconds_since(mark);
+  result.phases.recheck += lap_seconds(mark);
 }
 
 }  // namespace
