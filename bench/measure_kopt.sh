@@ -10,8 +10,6 @@ out=${1:-${OUT:-/tmp/kopt-measure}}
 mkdir -p "$out"
 kopt=build/cli/kopt
 export PATH="$PATH:/usr/local/cuda/bin"
-json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
-median_of() { json_get "$1" "[v for v in d['variants'] if not v['label'].startswith('reference')][0]['summary']['median']"; }
 
 # 1. Agreement with ncu's gpu__time_duration.sum, same clocks (--clock-control none), cold
 #    caches on both sides (ncu's default --cache-control all flushes before each launch).

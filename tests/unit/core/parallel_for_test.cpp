@@ -18,7 +18,7 @@ TEST(ParallelFor, CallsEveryIndexExactlyOnce) {
   for (const std::atomic<int>& c : calls) EXPECT_EQ(c.load(), 1);
 }
 
-TEST(ParallelFor, NothingToDoCallsNothing) {
+TEST(ParallelFor, ZeroCountNeverCallsTheBody) {
   bool called = false;
   parallel_for(0, [&](std::size_t) { called = true; });
   EXPECT_FALSE(called);
