@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One bounded GPU-machine round: each step has its own time limit, and everything it writes
 # lands in $OUT/round.tgz even when a step runs out of time. Steps: a ctest regex, then any
-# of: profiling (bench/measure_profiling.sh), measure (bench/measure_kopt.sh, all of it), one of its
+# of: profiling (bench/measure_profiling.sh but its tuned vector add), tuned_vector_add (that
+# section: kopt optimize examples/vector_add, then its champion's roofline), measure (bench/measure_kopt.sh, all of it), one of its
 # sections (repeat, cost, discrimination: at most 300 s each), agreement (vector add), tiled.
 #   bench/device_round.sh CTEST_REGEX STEP... 
 set -uo pipefail
@@ -19,7 +20,8 @@ if [ -n "$regex" ]; then
 fi
 for step in "$@"; do
   case $step in
-    profiling) timeout 240 bench/measure_profiling.sh "$work/profiling" > "$work/profiling.txt" 2>&1; tail -40 "$work/profiling.txt" ;;
+    profiling) SECTIONS="peaks agreement roofline kernels" timeout 240 bench/measure_profiling.sh "$work/profiling" > "$work/profiling.txt" 2>&1; tail -40 "$work/profiling.txt" ;;
+    tuned_vector_add) SECTIONS="peaks tuned_vector_add" OPTIMIZE_LIMIT=280 timeout 400 bench/measure_profiling.sh "$work/tuned_vector_add" > "$work/tuned_vector_add.txt" 2>&1; tail -40 "$work/tuned_vector_add.txt" ;;
     measure) timeout 420 bench/measure_kopt.sh "$work/measure" > "$work/measure.txt" 2>&1; tail -20 "$work/measure.txt" ;;
     repeat|cost|discrimination)
       SECTIONS=$step timeout 300 bench/measure_kopt.sh "$work/measure" > "$work/$step.txt" 2>&1; tail -5 "$work/$step.txt" ;;

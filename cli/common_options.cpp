@@ -84,4 +84,15 @@ std::pair<std::string, std::string> parse_define(const std::string& text) {
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
+std::vector<std::pair<std::string, std::string>> parse_defines(const std::vector<std::string>& texts) {
+  std::vector<std::pair<std::string, std::string>> defines;
+  for (const std::string& text : texts) {
+    auto define = parse_define(text);
+    auto same = std::ranges::find(defines, define.first, &std::pair<std::string, std::string>::first);
+    if (same != defines.end()) same->second = std::move(define.second);
+    else defines.push_back(std::move(define));
+  }
+  return defines;
+}
+
 }  // namespace kopt::cli

@@ -41,5 +41,8 @@ void select_cases(spec::Problem& problem, const std::vector<std::string>& names)
 
 // "BM=128" → ("BM", "128").
 std::pair<std::string, std::string> parse_define(const std::string& text);
+// Every -D in order; a name given twice takes its last value, as on a compiler's command line,
+// so that what is compiled and what kopt reports as switched on cannot disagree.
+std::vector<std::pair<std::string, std::string>> parse_defines(const std::vector<std::string>& texts);
 
 }  // namespace kopt::cli

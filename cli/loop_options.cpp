@@ -96,7 +96,7 @@ loop::InitRequest init_request(const RunTarget& t) {
   loop::InitRequest request{.kernel = t.target, .dims = t.dims, .settings = t.settings,
                             .run_dir = t.run.empty() ? fs::path(default_run_dir()) : fs::path(t.run)};
   if (!t.spec.empty()) request.spec = t.spec;
-  for (const std::string& d : t.defines) request.defines.insert(parse_define(d));
+  for (auto& [name, value] : parse_defines(t.defines)) request.defines[name] = value;
   parse_dims(t.dims);  // bad --dim values are refused before anything runs
   return request;
 }

@@ -25,7 +25,7 @@ spec::Problem load_problem_with(const std::string& target, const ProblemOptions&
 verify::CheckOptions check_options_of(const ProblemOptions& o) {
   verify::CheckOptions options{.seed_count = o.seeds, .first_seed = o.first_seed};
   if (!o.arch.empty()) options.arch = o.arch;
-  for (const std::string& define : o.defines) options.defines.push_back(parse_define(define));
+  options.defines = parse_defines(o.defines);
   return options;
 }
 

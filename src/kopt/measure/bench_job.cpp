@@ -55,58 +55,58 @@ class DeviceScratch {
   std::size_t bytes_;
 };
 
+// N values of T in mapped host memory, which a kernel writes and the host reads (or the
+// reverse) with no copy and no synchronization of their own. Volatile: the other side changes
+// them behind the compiler's back.
+template <typename T, std::size_t N>
+class MappedHostValues {
+ public:
+  MappedHostValues() {
+    void* memory = nullptr;
+    run::check_cuda(cudaHostAlloc(&memory, N * sizeof(T), cudaHostAllocMapped | cudaHostAllocPortable), "cudaHostAlloc");
+    values_ = static_cast<T*>(memory);
+  }
+  ~MappedHostValues() { cudaFreeHost(values_); }
+  MappedHostValues(const MappedHostValues&) = delete;
+  MappedHostValues& operator=(const MappedHostValues&) = delete;
+
+  T* data() const { return values_; }
+  volatile T& operator[](std::size_t i) const { return const_cast<volatile T*>(values_)[i]; }
+  void clear() const {
+    for (std::size_t i = 0; i < N; ++i) (*this)[i] = T{};
+  }
+
+ private:
+  T* values_ = nullptr;
+};
+
 // The SM clock probe (runtime/kopt_shim.cu), writing its two numbers to mapped host memory:
 // no copy back, and no synchronization of its own when it is queued with the flush.
 class ClockProbe {
  public:
-  ClockProbe() {
-    void* memory = nullptr;
-    run::check_cuda(cudaHostAlloc(&memory, 2 * sizeof(unsigned long long), cudaHostAllocMapped | cudaHostAllocPortable),
-                    "cudaHostAlloc");
-    measured_ = static_cast<unsigned long long*>(memory);
-  }
-  ~ClockProbe() { cudaFreeHost(measured_); }
-  ClockProbe(const ClockProbe&) = delete;
-  ClockProbe& operator=(const ClockProbe&) = delete;
-
   // Queues the probe on the default stream; false when the library has none.
   bool launch(const run::KernelLibrary& library) {
-    volatile unsigned long long* out = measured_;
-    out[0] = 0;
-    out[1] = 0;
-    return library.launch_clock_probe(measured_, kClockProbeCycles);
+    measured_.clear();
+    return library.launch_clock_probe(measured_.data(), kClockProbeCycles);
   }
   // After a synchronization that followed launch(): SM cycles per microsecond; 0 if it did not run.
   double read_mhz() const {
-    const volatile unsigned long long* in = measured_;
-    const unsigned long long cycles = in[0], nanoseconds = in[1];
+    const unsigned long long cycles = measured_[0], nanoseconds = measured_[1];
     return nanoseconds > 0 ? 1e3 * static_cast<double>(cycles) / static_cast<double>(nanoseconds) : 0;
   }
 
  private:
-  unsigned long long* measured_ = nullptr;  // [0] cycles, [1] nanoseconds
+  MappedHostValues<unsigned long long, 2> measured_;  // [0] cycles, [1] nanoseconds
 };
 
-// The host side of kopt's stream blocker: two ints of mapped host memory, the release flag
-// the host sets and the timed-out flag the blocker writes back.
+// The host side of kopt's stream blocker: the release flag the host sets and the timed-out
+// flag the blocker writes back.
 class StreamBlocker {
  public:
-  StreamBlocker() {
-    void* memory = nullptr;
-    run::check_cuda(cudaHostAlloc(&memory, 2 * sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable),
-                    "cudaHostAlloc");
-    memory_ = memory;
-    flags_ = static_cast<volatile int*>(memory);
-  }
-  ~StreamBlocker() { cudaFreeHost(memory_); }
-  StreamBlocker(const StreamBlocker&) = delete;
-  StreamBlocker& operator=(const StreamBlocker&) = delete;
-
   // Holds the default stream until release(); false when the library has no blocker.
   bool hold(const run::KernelLibrary& library) {
-    flags_[0] = 0;
-    flags_[1] = 0;
-    return library.launch_stream_blocker(flags_, kTimeoutNs, const_cast<int*>(flags_ + 1));
+    flags_.clear();
+    return library.launch_stream_blocker(flags_.data(), kTimeoutNs, flags_.data() + 1);
   }
   void release() { flags_[0] = 1; }
   // After the device is synchronized: whether solve kept the host from releasing in time.
@@ -116,8 +116,7 @@ class StreamBlocker {
   // Long enough for any solve to queue its launches; a solve that waits for the device
   // instead costs this once, in the warm-up, and is then timed without the blocker.
   static constexpr unsigned long long kTimeoutNs = 50'000'000;
-  void* memory_ = nullptr;
-  volatile int* flags_ = nullptr;
+  MappedHostValues<int, 2> flags_;  // [0] released by the host, [1] timed out
 };
 
 // A graph of `calls` back-to-back calls of solve, ready to replay.

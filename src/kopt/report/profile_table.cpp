@@ -53,6 +53,27 @@ std::string top_rows(const profile::ProfiledLaunch& dominant) {
   return out;
 }
 
+// A rate above its ceiling is information, not rounding: a measured ceiling that a kernel
+// beats understates what that kernel's mix of work can get, and a datasheet one means the work
+// or the counters are off. The utilization printed above is clamped to 100 %.
+std::string above_ceiling_lines(const roofline::RooflineAnalysis& a, const std::string& peaks_source) {
+  const bool measured = peaks_source == "measured";
+  std::string out;
+  if (const auto ratio = roofline::above_ceiling(a.inputs.achieved_bytes_per_second, a.inputs.peak_bytes_per_second)) {
+    out += fmt::format("  above      DRAM traffic at {:.1f}% of the {} ceiling: {}\n", 100 * *ratio, peaks_source,
+                       measured ? "that ceiling (a device-to-device copy) understates this kernel's mix of reads "
+                                  "and writes"
+                                : "check the spec's [work] bytes and the counters");
+  }
+  if (const auto ratio = roofline::above_ceiling(a.inputs.achieved_flop_per_second, a.inputs.peak_flop_per_second)) {
+    out += fmt::format("  above      {} work at {:.1f}% of the {} ceiling: {}\n", a.compute_ceiling, 100 * *ratio,
+                       peaks_source,
+                       measured ? "that ceiling understates this kernel's instruction mix"
+                                : "check the spec's [work] flops and the compute ceiling it is held against");
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string format_seconds(double seconds) {
@@ -91,6 +112,7 @@ std::string format_roofline(const roofline::RooflineAnalysis& a, const std::stri
   out += fmt::format("  bound      {}{}{}; compute at {:.0f}%, memory at {:.0f}% of its ceiling\n",
                      roofline::to_string(p.bound), p.high_throughput ? " (high throughput)" : "",
                      p.near_peak ? ", near peak" : "", 100 * p.compute_utilization, 100 * p.memory_utilization);
+  out += above_ceiling_lines(a, peaks_source);
   out += fmt::format("  budget     compute {}  memory {}  latency {}\n", a.budget.of(roofline::Axis::compute),
                      a.budget.of(roofline::Axis::memory), a.budget.of(roofline::Axis::latency));
   return out;

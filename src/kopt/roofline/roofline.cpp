@@ -59,6 +59,12 @@ RooflinePoint place_on_roofline(const RooflineInputs& in) {
   return point;
 }
 
+std::optional<double> above_ceiling(double achieved, double peak) {
+  if (!(peak > 0) || !std::isfinite(achieved)) return std::nullopt;
+  const double ratio = achieved / peak;
+  return ratio > 1 + kAboveCeilingMargin ? std::optional<double>(ratio) : std::nullopt;
+}
+
 // Hamilton's largest-remainder method: each eligible axis (gap ≥ 0.10) gets the whole part
 // of its quota 3·gap/Σgap, capped at 2; the methods left go one each to the axes with the
 // largest fractional remainders that are still under the cap, ties going to the larger gap

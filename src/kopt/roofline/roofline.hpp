@@ -70,6 +70,13 @@ Bound classify_bound(double compute_utilization, double memory_utilization, doub
 
 AxisBudget split_axis_budget(const Gaps& gaps);
 
+// achieved ÷ peak when the achieved rate is above the ceiling by more than rounding
+// (kAboveCeilingMargin), else nullopt. Utilizations are clamped to 1, so this is the only
+// place where a kernel beating a ceiling shows: a measured ceiling that a kernel beats
+// understates that kernel's mix of work.
+std::optional<double> above_ceiling(double achieved, double peak);
+inline constexpr double kAboveCeilingMargin = 0.005;
+
 std::string_view to_string(Axis axis);
 std::string_view to_string(Bound bound);
 

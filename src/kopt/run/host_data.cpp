@@ -10,10 +10,9 @@
 #include <random>
 #include <stdexcept>
 #include <utility>
-#include <thread>
-#include <vector>
 
 #include "kopt/core/hash.hpp"
+#include "kopt/core/parallel_for.hpp"
 
 namespace kopt::run {
 namespace {
@@ -43,6 +42,8 @@ T clamp_to(double value) {
 // Elements are generated in chunks, each from its own engine seeded by (seed, buffer,
 // chunk): the values do not depend on how many threads generate them.
 constexpr std::int64_t kChunkElements = 1 << 20;
+// More threads than this add little: filling is bound by memory bandwidth long before.
+constexpr unsigned kFillThreads = 16;
 
 std::uint64_t chunk_seed(std::uint64_t seed, std::string_view buffer_name, std::int64_t chunk) {
   std::string key = content_hash(std::string(buffer_name) + "/" + std::to_string(seed) + "/" +
@@ -131,17 +132,14 @@ void fill_buffer(std::span<std::byte> data, const DType& dtype, const spec::Init
   const ElementType type = element_type(dtype);
   const std::int64_t elements = static_cast<std::int64_t>(data.size() / dtype.bytes);
   const std::int64_t chunks = (elements + kChunkElements - 1) / kChunkElements;
-  const std::int64_t threads = std::clamp<std::int64_t>(std::thread::hardware_concurrency(), 1, 16);
-  std::vector<std::jthread> workers;
-  for (std::int64_t t = 0; t < std::min(threads, chunks); ++t) {
-    workers.emplace_back([&, t] {
-      for (std::int64_t chunk = t; chunk < chunks; chunk += threads) {
-        std::int64_t begin = chunk * kChunkElements;
-        std::int64_t end = std::min(elements, begin + kChunkElements);
-        fill_chunk(data.data(), type, init, begin, end, chunk_seed(seed, buffer_name, chunk));
-      }
-    });
-  }
+  parallel_for(
+      static_cast<std::size_t>(chunks),
+      [&](std::size_t chunk) {
+        const std::int64_t begin = static_cast<std::int64_t>(chunk) * kChunkElements;
+        const std::int64_t end = std::min(elements, begin + kChunkElements);
+        fill_chunk(data.data(), type, init, begin, end, chunk_seed(seed, buffer_name, static_cast<std::int64_t>(chunk)));
+      },
+      kFillThreads);
 }
 
 }  // namespace kopt::run

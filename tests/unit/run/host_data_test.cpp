@@ -30,6 +30,15 @@ TEST(FillBuffer, IsReproducibleAndDependsOnSeedAndBuffer) {
   EXPECT_NE(a, generate("float32", normal, 3'000'000, 7, "B"));
 }
 
+// Element i's value depends on (seed, buffer, i) only, not on the buffer's length or on which
+// thread filled its chunk: a shorter buffer is the longer one's prefix, across chunk borders.
+TEST(FillBuffer, AShorterBufferIsTheLongerOnesPrefix) {
+  spec::InitSpec normal{};
+  const auto longer = generate("float32", normal, 3'000'000, 7);
+  const auto shorter = generate("float32", normal, 1'500'000, 7);
+  EXPECT_TRUE(std::equal(shorter.begin(), shorter.end(), longer.begin()));
+}
+
 TEST(FillBuffer, NormalHasTheRequestedMoments) {
   auto v = generate("float32", {.kind = spec::InitKind::normal, .a = 2.0, .b = 0.5}, 1'000'000, 1);
   double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
