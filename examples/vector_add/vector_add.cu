@@ -3,8 +3,8 @@
 // As written (every switch at its default, off) this is the naive kernel: one thread per
 // element, one block per THREADS elements, one load of A and one of B in flight per thread.
 // That is the baseline of kopt's examples. On an H200 it moves DRAM at about 80 % of the
-// measured copy bandwidth: with 2,048 threads per SM each waiting on 8 bytes, too few bytes are
-// in flight to cover DRAM latency (docs/profiling.md).
+// measured copy bandwidth: with at most 2,048 threads per SM, each waiting on 8 bytes, too
+// few bytes are in flight to cover DRAM latency (docs/profiling.md).
 //
 // Each switch is a method of kopt's catalog that the tuner may turn on; kopt rebuilds with
 // -DNAME=VALUE. The kernel is correct for any N >= 0 and any combination: float4 access is
@@ -69,7 +69,10 @@ __global__ void __launch_bounds__(THREADS) vector_add_kernel(const float* A, con
 #pragma unroll
     for (int k = 0; k < vector_add::per_thread; ++k) {
       const long long j = base + (long long)k * THREADS;
-      if (j < vectors) x[k] = a[j], y[k] = b[j];
+      if (j < vectors) {
+        x[k] = a[j];
+        y[k] = b[j];
+      }
     }
 #pragma unroll
     for (int k = 0; k < vector_add::per_thread; ++k) {

@@ -70,9 +70,10 @@ class MappedHostValues {
   MappedHostValues(const MappedHostValues&) = delete;
   MappedHostValues& operator=(const MappedHostValues&) = delete;
 
-  T* data() const { return values_; }
-  volatile T& operator[](std::size_t i) const { return const_cast<volatile T*>(values_)[i]; }
-  void clear() const {
+  T* data() { return values_; }
+  volatile T& operator[](std::size_t i) { return static_cast<volatile T*>(values_)[i]; }
+  const volatile T& operator[](std::size_t i) const { return static_cast<const volatile T*>(values_)[i]; }
+  void clear() {
     for (std::size_t i = 0; i < N; ++i) (*this)[i] = T{};
   }
 

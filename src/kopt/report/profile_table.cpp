@@ -57,7 +57,7 @@ std::string top_rows(const profile::ProfiledLaunch& dominant) {
 // beats understates what that kernel's mix of work can get, and a datasheet one means the work
 // or the counters are off. The utilization printed above is clamped to 100 %.
 std::string above_ceiling_lines(const roofline::RooflineAnalysis& a, const std::string& peaks_source) {
-  const bool measured = peaks_source == "measured";
+  const bool measured = a.sources.peaks == roofline::PeaksSource::measured;
   std::string out;
   if (const auto ratio = roofline::above_ceiling(a.inputs.achieved_bytes_per_second, a.inputs.peak_bytes_per_second)) {
     out += fmt::format("  above      DRAM traffic at {:.1f}% of the {} ceiling: {}\n", 100 * *ratio, peaks_source,
