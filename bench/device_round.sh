@@ -2,8 +2,9 @@
 # One bounded GPU-machine round: each step has its own time limit, and everything it writes
 # lands in $OUT/round.tgz even when a step runs out of time. Steps: a ctest regex, then any
 # of: profiling (bench/measure_profiling.sh but its tuned vector add), tuned_vector_add (that
-# section: kopt optimize examples/vector_add, then its champion's roofline), measure (bench/measure_kopt.sh, all of it), one of its
-# sections (repeat, cost, discrimination: at most 300 s each), agreement (vector add), tiled.
+# section: kopt optimize examples/vector_add, then its champion's roofline), measure
+# (bench/measure_kopt.sh, all of it), one of its sections (repeat, cost, discrimination: at
+# most 300 s each), agreement (vector add), tiled.
 #   bench/device_round.sh CTEST_REGEX STEP... 
 set -uo pipefail
 repo=$(pwd)
