@@ -2,6 +2,10 @@
 // itself; a kernel that faults, hangs or crashes takes only this process down.
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
 #include "command.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
@@ -32,11 +36,29 @@ nlohmann::json execute_job(const nlohmann::json& job) {
   throw input_error("unknown worker job kind \"{}\"", kind);
 }
 
+// The job file goes as soon as it is read, before any kernel library is loaded: a kernel
+// cannot read its seeds or the nonce from it. The nonce goes back with the result; then the
+// process ends at once, so no exit handler or destructor of a kernel library runs after the
+// result is written (docs/integrity.md).
+[[noreturn]] void finish(const WorkerConfig& config, nlohmann::json result, const std::string& nonce) {
+  result["nonce"] = nonce;
+  write_file_atomic(config.result, result.dump(2));
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(0);
+}
+
 int run_worker_command(const WorkerConfig& config) {
   nlohmann::json result;
   nlohmann::json job;
+  std::string nonce;
   try {
     job = nlohmann::json::parse(read_file(config.job));
+    std::filesystem::remove(config.job);
+    if (job.is_object() && job.contains("nonce")) {
+      nonce = job.at("nonce").get<std::string>();
+      job.erase("nonce");
+    }
     result = execute_job(job);
   } catch (const Error& e) {
     result = run::worker_error_result(static_cast<int>(e.code()), e.what());
@@ -50,8 +72,7 @@ int run_worker_command(const WorkerConfig& config) {
   } catch (const nlohmann::json::exception& e) {
     result = run::worker_error_result(static_cast<int>(ExitCode::bad_input), std::string("malformed job: ") + e.what());
   }
-  write_file_atomic(config.result, result.dump(2));
-  return 0;
+  finish(config, std::move(result), nonce);
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ struct ProblemOptions {
   std::vector<std::string> defines;  // -D NAME=VALUE
   std::string arch;
   int seeds = 3;
-  std::uint64_t first_seed = 1;
+  std::uint64_t first_seed = 0;  // 0: secret random seeds
+  bool strict = false;
 };
 
 void add_problem_options(CLI::App& app, ProblemOptions& options);

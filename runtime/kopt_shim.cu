@@ -2,7 +2,12 @@
 // static CUDA runtime, whose per-thread "last error" kopt's runtime cannot see; these
 // functions read it from inside, so a launch that failed (bad configuration, too much
 // shared memory) is reported as such instead of as an unwritten output.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
+
+#include "kopt_input_generator.h"
 
 extern "C" int kopt_shim_last_error() { return static_cast<int>(cudaGetLastError()); }
 
@@ -72,5 +77,113 @@ extern "C" int kopt_shim_read_flush(const void* buffer, unsigned long long bytes
 
 extern "C" int kopt_shim_block_stream(const volatile int* release, unsigned long long timeout_ns, int* timed_out) {
   kopt_shim_stream_blocker_kernel<<<1, 1>>>(release, timeout_ns, timed_out);
+  return static_cast<int>(cudaGetLastError());
+}
+
+// Fresh inputs on the device: the same values the host generator writes for the same stream
+// key (runtime/kopt_input_generator.h), so the timing loop can give every sample new inputs
+// without a host-side fill and an upload.
+template <typename T>
+__device__ T kopt_shim_convert(double value);
+template <> __device__ double kopt_shim_convert<double>(double v) { return v; }
+template <> __device__ float kopt_shim_convert<float>(double v) { return __double2float_rn(v); }
+template <> __device__ __half kopt_shim_convert<__half>(double v) { return __float2half_rn(__double2float_rn(v)); }
+template <> __device__ __nv_bfloat16 kopt_shim_convert<__nv_bfloat16>(double v) {
+  return __float2bfloat16_rn(__double2float_rn(v));
+}
+template <> __device__ __nv_fp8_e4m3 kopt_shim_convert<__nv_fp8_e4m3>(double v) {
+  return __nv_fp8_e4m3(__double2float_rn(v));
+}
+template <> __device__ __nv_fp8_e5m2 kopt_shim_convert<__nv_fp8_e5m2>(double v) {
+  return __nv_fp8_e5m2(__double2float_rn(v));
+}
+
+// Integers as the host stores them: rounded to nearest even, then clamped to the type.
+template <typename T>
+__device__ T kopt_shim_convert_integer(double v, double lo, double hi) {
+  return static_cast<T>(fmin(fmax(rint(v), lo), hi));
+}
+
+template <typename T>
+__global__ void kopt_shim_fill_kernel(T* data, unsigned long long elements, int init, double a, double b,
+                                      unsigned long long key) {
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < elements;
+       i += stride) {
+    data[i] = kopt_shim_convert<T>(kopt_generator::element_value(kopt_generator::element_bits(key, i), init, a, b));
+  }
+}
+
+template <typename T>
+__global__ void kopt_shim_fill_integer_kernel(T* data, unsigned long long elements, int init, double a, double b,
+                                              unsigned long long key, double lo, double hi) {
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < elements;
+       i += stride) {
+    const double v = kopt_generator::element_value(kopt_generator::element_bits(key, i), init, a, b);
+    data[i] = kopt_shim_convert_integer<T>(v, lo, hi);
+  }
+}
+
+template <typename T>
+int kopt_shim_fill_as(void* data, unsigned long long elements, int init, double a, double b, unsigned long long key,
+                      int blocks) {
+  kopt_shim_fill_kernel<T><<<blocks, 256>>>(static_cast<T*>(data), elements, init, a, b, key);
+  return static_cast<int>(cudaGetLastError());
+}
+
+template <typename T>
+int kopt_shim_fill_integer_as(void* data, unsigned long long elements, int init, double a, double b,
+                              unsigned long long key, int blocks, double lo, double hi) {
+  kopt_shim_fill_integer_kernel<T><<<blocks, 256>>>(static_cast<T*>(data), elements, init, a, b, key, lo, hi);
+  return static_cast<int>(cudaGetLastError());
+}
+
+extern "C" int kopt_shim_fill(void* data, unsigned long long elements, int element_type, int init, double a,
+                              double b, unsigned long long key, int blocks) {
+  using namespace kopt_generator;
+  switch (element_type) {
+    case f64: return kopt_shim_fill_as<double>(data, elements, init, a, b, key, blocks);
+    case f32: return kopt_shim_fill_as<float>(data, elements, init, a, b, key, blocks);
+    case f16: return kopt_shim_fill_as<__half>(data, elements, init, a, b, key, blocks);
+    case bf16: return kopt_shim_fill_as<__nv_bfloat16>(data, elements, init, a, b, key, blocks);
+    case f8e4m3: return kopt_shim_fill_as<__nv_fp8_e4m3>(data, elements, init, a, b, key, blocks);
+    case f8e5m2: return kopt_shim_fill_as<__nv_fp8_e5m2>(data, elements, init, a, b, key, blocks);
+    case i8: return kopt_shim_fill_integer_as<int8_t>(data, elements, init, a, b, key, blocks, -128.0, 127.0);
+    case u8: return kopt_shim_fill_integer_as<uint8_t>(data, elements, init, a, b, key, blocks, 0.0, 255.0);
+    case i16: return kopt_shim_fill_integer_as<int16_t>(data, elements, init, a, b, key, blocks, -32768.0, 32767.0);
+    case u16: return kopt_shim_fill_integer_as<uint16_t>(data, elements, init, a, b, key, blocks, 0.0, 65535.0);
+    case i32:
+      return kopt_shim_fill_integer_as<int32_t>(data, elements, init, a, b, key, blocks, -2147483648.0, 2147483647.0);
+    case u32: return kopt_shim_fill_integer_as<uint32_t>(data, elements, init, a, b, key, blocks, 0.0, 4294967295.0);
+    case i64:
+      return kopt_shim_fill_integer_as<long long>(data, elements, init, a, b, key, blocks, -9223372036854775808.0,
+                                                  9223372036854774784.0);
+    case u64:
+      return kopt_shim_fill_integer_as<unsigned long long>(data, elements, init, a, b, key, blocks, 0.0,
+                                                           18446744073709549568.0);
+  }
+  return static_cast<int>(cudaErrorInvalidValue);
+}
+
+// The digest of `bytes` bytes at `data`, added into *device_out (which the caller zeroes):
+// the sum of kopt_generator::digest_term over 8-byte words, the last one zero-padded.
+__global__ void kopt_shim_digest_kernel(const unsigned char* data, unsigned long long bytes,
+                                        unsigned long long* device_out) {
+  const unsigned long long words = (bytes + 7) / 8;
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  unsigned long long sum = 0;
+  for (unsigned long long w = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; w < words;
+       w += stride) {
+    unsigned long long word = 0;
+    for (int b = 0; b < 8 && w * 8 + b < bytes; ++b) word |= static_cast<unsigned long long>(data[w * 8 + b]) << (8 * b);
+    sum += kopt_generator::digest_term(word, w);
+  }
+  atomicAdd(device_out, sum);
+}
+
+extern "C" int kopt_shim_digest(const void* data, unsigned long long bytes, unsigned long long* device_out,
+                                int blocks) {
+  kopt_shim_digest_kernel<<<blocks, 256>>>(static_cast<const unsigned char*>(data), bytes, device_out);
   return static_cast<int>(cudaGetLastError());
 }

@@ -117,7 +117,8 @@ const std::string& Compiler::nvcc_version() {
 std::string Compiler::cache_key(const CompileRequest& request) {
   ContentHasher hasher;
   // The shim is linked into the library: a changed shim is a different library.
-  hasher.add(kCacheVersion).add(nvcc_version()).add(request.arch).add(data_file("runtime/kopt_shim.cu"));
+  hasher.add(kCacheVersion).add(nvcc_version()).add(request.arch).add(data_file("runtime/kopt_shim.cu"))
+      .add(data_file("runtime/kopt_input_generator.h"));
   hasher.add(read_file(request.source));
   for (const fs::path& header : local_includes(request.source, request.flags)) {
     hasher.add(header.filename().string()).add(read_file(header));
@@ -131,11 +132,14 @@ std::string Compiler::cache_key(const CompileRequest& request) {
 // a library linked with its own static cudart keeps that state apart from kopt's.
 fs::path Compiler::shim_object(const std::string& arch) {
   const std::string source = data_file("runtime/kopt_shim.cu");
-  const std::string key = ContentHasher().add(kCacheVersion).add(nvcc_version()).add(arch).add(source).hex();
+  const std::string generator = data_file("runtime/kopt_input_generator.h");
+  const std::string key =
+      ContentHasher().add(kCacheVersion).add(nvcc_version()).add(arch).add(source).add(generator).hex();
   fs::path object = cache_dir_ / "build" / ("shim-" + key + ".o");
   if (fs::exists(object)) return object;
   TempDir work("shim", cache_dir_ / "build");
   write_file_atomic(work.path() / "kopt_shim.cu", source);
+  write_file_atomic(work.path() / "kopt_input_generator.h", generator);
   std::vector<std::string> argv{nvcc_.string(), "-c", "-Xcompiler", "-fPIC", "-O2"};
   for (const std::string& flag : arch_flags(arch)) argv.push_back(flag);
   argv.insert(argv.end(), {"-o", (work.path() / "shim.o").string(), (work.path() / "kopt_shim.cu").string()});

@@ -7,6 +7,8 @@
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/parallel_for.hpp"
+#include "kopt/core/secret.hpp"
+#include "kopt/measure/timed_call_audit.hpp"
 #include "kopt/measure/reference_timing.hpp"
 #include "kopt/run/worker_launcher.hpp"
 #include "kopt/run/device_probe.hpp"
@@ -36,14 +38,6 @@ std::string label_for(const spec::Problem& problem, std::size_t index, const std
     }
   }
   return name;
-}
-
-std::vector<std::vector<fs::path>> recheck_references(const spec::Problem& problem, const BenchJob& job,
-                                                      verify::CheckContext& context, const std::string& arch) {
-  if (!problem.spec.reference) return {};
-  verify::ReferenceContext reference_context{context.runner, context.cache_dir, context.worker};
-  build::Compiler compiler(context.runner, build::find_nvcc(), context.cache_dir);
-  return verify::reference_outputs(problem, {job.recheck_seed}, reference_context, &compiler, arch).dirs;
 }
 
 // The library to time: the checked one, except in graph mode, which needs launches on the
@@ -83,7 +77,7 @@ bool BenchReport::passed() const {
 }
 
 void assess_variant(VariantReport& v, const std::optional<DevicePeaks>& peaks, const spec::DType& dtype,
-                    TimingMode mode) {
+                    TimingMode mode, bool allow_tf32) {
   if (v.samples.gpu_seconds.empty()) return;
   v.summary = summarize(v.samples.gpu_seconds);
   const double median_time = v.summary.median;
@@ -98,7 +92,7 @@ void assess_variant(VariantReport& v, const std::optional<DevicePeaks>& peaks, c
   if (!v.samples.sm_clock_mhz.empty()) v.median_sm_clock_mhz = median(v.samples.sm_clock_mhz);
   // With the L2 warm, data can legitimately come faster than DRAM allows: no floor then.
   if (peaks && mode == TimingMode::cold) {
-    v.floor_seconds = roofline_floor_seconds(*peaks, dtype, v.flops, v.bytes);
+    v.floor_seconds = roofline_floor_seconds(*peaks, dtype, v.flops, v.bytes, allow_tf32);
     v.below_floor = v.floor_seconds > 0 && median_time < kFloorMargin * v.floor_seconds;
   }
   if (v.samples.recheck && !v.samples.recheck->passed()) v.recheck_failure = v.samples.recheck->findings.front().message;
@@ -120,7 +114,8 @@ std::vector<std::string> flags_of(const VariantReport& v) {
                                 who, v.median_host_gap_seconds));
   }
   if (!v.recheck_failure.empty()) {
-    flags.push_back(fmt::format("{}: wrong after the timing loop on new inputs ({}): solve may cache results across calls",
+    flags.push_back(fmt::format("{}: timed call outputs differ from the verified outputs on the same inputs ({}): "
+                                "work skipped or results reused while timed (solve may cache results across calls)",
                                 who, v.recheck_failure));
   }
   return flags;
@@ -138,7 +133,7 @@ void add_variants(BenchReport& report, const spec::Problem& problem, std::vector
     v = {.label = all[i].label, .case_name = all[i].case_name, .samples = std::move(all[i]), .interleaved = interleaved};
     v.flops = spec::work_value(problem.spec.work.flops, bound_case);
     v.bytes = spec::work_value(problem.spec.work.bytes, bound_case);
-    assess_variant(v, report.peaks, spec::first_output_dtype(bound_case), mode);
+    assess_variant(v, report.peaks, spec::first_output_dtype(bound_case), mode, problem.spec.allow_tf32);
   });
   for (VariantReport& v : assessed) {
     for (std::string& flag : flags_of(v)) report.flags.push_back(std::move(flag));
@@ -212,9 +207,8 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   report.device = report.checks.front().device;
   report.peaks = datasheet_peaks(report.device.value("name", ""));
 
-  BenchJob job{.signature = first.signature, .cases = first.cases, .seed = options.check.first_seed,
-               .recheck_seed = options.check.first_seed + 1, .settings = options.settings,
-               .device = context.worker.device};
+  BenchJob job{.signature = first.signature, .cases = first.cases, .sample_key = secret_seed(),
+               .settings = options.settings, .device = context.worker.device};
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     job.variants.push_back({label_for(kernels[i], i, kernels, options),
                             timing_library(kernels[i], report.checks[i], options, i, context)});
@@ -226,7 +220,6 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
                                                       .flags = first.spec.build.flags});
     if (reference.ok()) job.variants.push_back({"reference", reference.artifact->library});
   }
-  for (const auto& per_seed : recheck_references(first, job, context, arch)) job.recheck_reference_dirs.push_back(per_seed.at(0));
 
   run::WorkerSettings worker = context.worker;
   worker.time_limit = std::chrono::duration<double>(
@@ -242,6 +235,8 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   BenchJobResult result = bench_result_from_json(*outcome.result);
   report.wall_seconds = result.wall_seconds;
   report.worker_phases = result.phases;
+  std::mt19937_64 audit_choice(secret_seed());
+  audit_timed_calls(result.samples, job, context, audit_choice);
 
   add_variants(report, first, std::move(result.samples), options.settings.mode, true);
   const bool python_reference = first.spec.reference && verify::is_python_reference(*first.spec.reference);

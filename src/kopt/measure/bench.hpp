@@ -90,6 +90,6 @@ nlohmann::json bench_report_to_json(const BenchReport& report);
 
 // The flags of one variant, from its samples and the floor (pure; tested without a GPU).
 void assess_variant(VariantReport& variant, const std::optional<DevicePeaks>& peaks, const spec::DType& dtype,
-                    TimingMode mode);
+                    TimingMode mode, bool allow_tf32 = false);
 
 }  // namespace kopt::measure

@@ -16,6 +16,7 @@
 #include "kopt/run/kernel_library.hpp"
 #include "kopt/run/problem_codec.hpp"
 #include "kopt/run/worker_launcher.hpp"
+#include "kopt_input_generator.h"
 
 namespace kopt::measure {
 namespace fs = std::filesystem;
@@ -118,6 +119,65 @@ class StreamBlocker {
   // instead costs this once, in the warm-up, and is then timed without the blocker.
   static constexpr unsigned long long kTimeoutNs = 50'000'000;
   MappedHostValues<int, 2> flags_;  // [0] released by the host, [1] timed out
+};
+
+// The poison of every timed call's pure outputs: NaN in every floating type.
+constexpr unsigned char kTimedPoison = 0xFF;
+
+// What surrounds every call of solve in the timing loop, outside the events: fresh inputs
+// from a seed of their own, poisoned outputs and a persisting L2 with nothing in it before;
+// the outputs' digest after. A kernel therefore cannot recognise inputs it has seen, find
+// its last answer still in place, or keep data resident from one sample to the next; and
+// kopt can check afterwards, in another process, that what a timed call wrote is what the
+// same kernel writes when it is verified (measure/timed_call_audit.hpp).
+class CallInputs {
+ public:
+  CallInputs(std::uint64_t key, int blocks) : key_(key), blocks_(blocks) {}
+
+  std::uint64_t next_seed() { return kopt_generator::mix64(key_ ^ kopt_generator::mix64(++calls_)); }
+
+  void prepare(const run::KernelLibrary& library, run::KernelArguments& arguments, std::uint64_t seed) const {
+    arguments.regenerate_on_device(library, seed, kTimedPoison, blocks_);
+    reset_persisting_l2();
+  }
+
+  // The digest of all outputs after a call; nullopt when the library cannot take one.
+  std::optional<std::uint64_t> digest(const run::KernelLibrary& library, const run::KernelArguments& arguments) {
+    std::vector<const run::ArgumentData*> outputs;
+    for (const run::ArgumentData& arg : arguments.data()) {
+      if (arg.buffer != nullptr && arg.buffer->is_output) outputs.push_back(&arg);
+    }
+    if (outputs.size() > kMaxOutputs) return std::nullopt;
+    digests_.clear();
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      if (!library.launch_digest(outputs[i]->device->data(), outputs[i]->device->size(), digests_.data() + i, blocks_)) {
+        return std::nullopt;
+      }
+    }
+    run::check_cuda(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize");
+    std::vector<std::uint64_t> per_output;
+    for (std::size_t i = 0; i < outputs.size(); ++i) per_output.push_back(digests_[i]);
+    return verify::combine_output_digests(per_output);
+  }
+
+ private:
+  static constexpr std::size_t kMaxOutputs = 16;
+
+  // A persisting-L2 window that solve set stays in force across calls; resetting the lines
+  // and zeroing the carve-out gives every sample the same L2 (errors: a device without it).
+  static void reset_persisting_l2() {
+    cudaCtxResetPersistingL2Cache();
+    std::size_t limit = 0;
+    if (cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize) == cudaSuccess && limit != 0) {
+      cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+    }
+    cudaGetLastError();
+  }
+
+  std::uint64_t key_;
+  std::uint64_t calls_ = 0;
+  int blocks_;
+  MappedHostValues<unsigned long long, kMaxOutputs> digests_;
 };
 
 // A graph of `calls` back-to-back calls of solve, ready to replay.
@@ -279,13 +339,62 @@ double lap_seconds(Clock::time_point& mark) {
   return seconds;
 }
 
+// One call of solve as the timing loop makes it: fresh inputs, the sample, the digest.
+struct Call {
+  Sample sample;
+  std::uint64_t seed = 0;
+  std::optional<std::uint64_t> digest;
+};
+
+Call timed_call(VariantState& v, run::KernelArguments& arguments, CallInputs& inputs, const L2Flusher* flush,
+                ClockProbe& probe, Event& start, Event& stop, int round, StreamBlocker& blocker) {
+  Call call{.seed = inputs.next_seed()};
+  inputs.prepare(*v.library, arguments, call.seed);
+  call.sample = v.graph ? take_graph_sample(*v.library, *v.graph, probe, start, stop)
+                        : take_sample(*v.library, arguments, flush, probe, start, stop, round,
+                                      v.blocked ? &blocker : nullptr);
+  if (call.sample.blocker_timed_out) stop_blocking(v);
+  call.digest = inputs.digest(*v.library, arguments);
+  return call;
+}
+
+void warm_up(const BenchJob& job, VariantState& v, run::KernelArguments& arguments, CallInputs& inputs,
+             const L2Flusher* flush, ClockProbe& probe, Event& start, Event& stop, StreamBlocker& blocker) {
+  double last_call_seconds = 0;
+  // The first call is never held: it loads the library's kernels (lazily, on first launch),
+  // which waits for the device — and so for the blocker.
+  for (int i = 0; i < std::max(2, job.settings.warmup_calls); ++i) {
+    inputs.prepare(*v.library, arguments, inputs.next_seed());
+    StreamBlocker* hold = i > 0 && v.blocked ? &blocker : nullptr;
+    Sample s = take_sample(*v.library, arguments, flush, probe, start, stop, i, hold);
+    if (i == 0) v.samples.first_call_seconds = s.host_seconds;
+    last_call_seconds = s.gpu_seconds;
+    if (s.blocker_timed_out) stop_blocking(v);
+  }
+  if (job.settings.mode == TimingMode::graph) prepare_graph(v, arguments, last_call_seconds);
+}
+
+void keep_call(const BenchJob& job, VariantState& v, const Call& call, double max_clock_mhz) {
+  const Sample& s = call.sample;
+  if (s.sm_clock_mhz > 0 && s.sm_clock_mhz < job.settings.throttle_fraction * max_clock_mhz) {
+    ++v.samples.throttled_discarded;
+    return;
+  }
+  v.samples.gpu_seconds.push_back(s.gpu_seconds);
+  v.samples.host_seconds.push_back(s.host_seconds);
+  if (s.sm_clock_mhz > 0) v.samples.sm_clock_mhz.push_back(s.sm_clock_mhz);
+  v.samples.sample_seeds.push_back(call.seed);
+  v.samples.sample_digests.push_back(call.digest.value_or(0));
+  v.samples.digests = call.digest.has_value();
+  v.criterion.add_sample(s.gpu_seconds);
+}
+
 void measure_case(const BenchJob& job, std::size_t case_index, std::vector<VariantState>& variants,
-                  double max_clock_mhz, const L2Flusher* flush, StreamBlocker& blocker, BenchJobResult& result) {
+                  double max_clock_mhz, const L2Flusher* flush, StreamBlocker& blocker, CallInputs& inputs,
+                  BenchJobResult& result) {
   Clock::time_point mark = Clock::now();
   const spec::BoundCase& bound_case = job.cases[case_index];
   run::KernelArguments arguments(bound_case);
-  arguments.generate_inputs(job.seed);
-  arguments.prepare_call(0);
   ClockProbe probe;
   Event start, stop;
   result.phases.inputs += lap_seconds(mark);
@@ -295,17 +404,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     v.samples = VariantSamples{.label = v.label, .case_name = bound_case.name};
     v.done = false;
     run::report_progress(fmt::format("case {}: warming up {}", bound_case.name, v.samples.label));
-    double last_call_seconds = 0;
-    // The first call is never held: it loads the library's kernels (lazily, on first launch),
-    // which waits for the device — and so for the blocker.
-    for (int i = 0; i < std::max(2, job.settings.warmup_calls); ++i) {
-      StreamBlocker* hold = i > 0 && v.blocked ? &blocker : nullptr;
-      Sample s = take_sample(*v.library, arguments, flush, probe, start, stop, i, hold);
-      if (i == 0) v.samples.first_call_seconds = s.host_seconds;
-      last_call_seconds = s.gpu_seconds;
-      if (s.blocker_timed_out) stop_blocking(v);
-    }
-    if (job.settings.mode == TimingMode::graph) prepare_graph(v, arguments, last_call_seconds);
+    warm_up(job, v, arguments, inputs, flush, probe, start, stop, blocker);
   }
   result.phases.warmup += lap_seconds(mark);
   run::report_progress(fmt::format("case {}: measuring", bound_case.name));
@@ -317,20 +416,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     all_done = true;
     for (VariantState& v : variants) {
       if (v.done) continue;
-      // In-out buffers start every call from the same values.
-      arguments.restore_in_out();
-      Sample s = v.graph ? take_graph_sample(*v.library, *v.graph, probe, start, stop)
-                         : take_sample(*v.library, arguments, flush, probe, start, stop, ++round,
-                                       v.blocked ? &blocker : nullptr);
-      if (s.blocker_timed_out) stop_blocking(v);
-      if (s.sm_clock_mhz > 0 && s.sm_clock_mhz < job.settings.throttle_fraction * max_clock_mhz) {
-        ++v.samples.throttled_discarded;
-      } else {
-        v.samples.gpu_seconds.push_back(s.gpu_seconds);
-        v.samples.host_seconds.push_back(s.host_seconds);
-        if (s.sm_clock_mhz > 0) v.samples.sm_clock_mhz.push_back(s.sm_clock_mhz);
-        v.criterion.add_sample(s.gpu_seconds);
-      }
+      keep_call(job, v, timed_call(v, arguments, inputs, flush, probe, start, stop, ++round, blocker), max_clock_mhz);
       StopReason reason = v.criterion.check(std::chrono::duration<double>(Clock::now() - began).count());
       if (reason != StopReason::still_running) {
         v.done = true;
@@ -341,11 +427,12 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     }
   }
   result.phases.sampling += lap_seconds(mark);
+  // One more call each, made exactly like a timed one: a kernel that stopped working after
+  // some number of calls is still not working here.
   for (VariantState& v : variants) {
-    if (!job.recheck_reference_dirs.empty()) {
-      v.samples.recheck =
-          verify::verify_single_call(*v.library, arguments, job.recheck_seed, job.recheck_reference_dirs[case_index]);
-    }
+    const Call final_call = timed_call(v, arguments, inputs, flush, probe, start, stop, ++round, blocker);
+    v.samples.final_seed = final_call.seed;
+    v.samples.final_digest = final_call.digest.value_or(0);
     result.samples.push_back(std::move(v.samples));
   }
   result.phases.recheck += lap_seconds(mark);
@@ -403,9 +490,10 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   }
   const double max_clock_mhz = static_cast<double>(device.sm_clock_khz) / 1e3;
   StreamBlocker blocker;
+  CallInputs inputs(job.sample_key, 4 * std::max(device.sm_count, 1));
   result.phases.setup = std::chrono::duration<double>(Clock::now() - began).count();
   for (std::size_t c = 0; c < job.cases.size(); ++c) {
-    measure_case(job, c, variants, max_clock_mhz, flush ? &*flush : nullptr, blocker, result);
+    measure_case(job, c, variants, max_clock_mhz, flush ? &*flush : nullptr, blocker, inputs, result);
   }
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - began).count();
   return result;
@@ -456,16 +544,12 @@ json bench_job_to_json(const BenchJob& job) {
   for (const BenchVariant& v : job.variants) variants.push_back({{"label", v.label}, {"library", v.library.string()}});
   json cases = json::array();
   for (const spec::BoundCase& c : job.cases) cases.push_back(run::case_to_json(c));
-  json recheck = json::array();
-  for (const fs::path& p : job.recheck_reference_dirs) recheck.push_back(p.string());
   return {{"kind", "bench"},
           {"schema_version", 1},
           {"variants", variants},
           {"signature", run::signature_to_json(job.signature)},
           {"cases", cases},
-          {"seed", job.seed},
-          {"recheck_reference_dirs", recheck},
-          {"recheck_seed", job.recheck_seed},
+          {"sample_key", job.sample_key},
           {"settings", settings_to_json(job.settings)},
           {"device", job.device}};
 }
@@ -475,9 +559,7 @@ BenchJob bench_job_from_json(const json& in) {
   for (const json& v : in.at("variants")) job.variants.push_back({v.at("label"), v.at("library").get<std::string>()});
   job.signature = run::signature_from_json(in.at("signature"));
   for (const json& c : in.at("cases")) job.cases.push_back(run::case_from_json(c));
-  job.seed = in.at("seed");
-  for (const json& p : in.at("recheck_reference_dirs")) job.recheck_reference_dirs.emplace_back(p.get<std::string>());
-  job.recheck_seed = in.at("recheck_seed");
+  job.sample_key = in.at("sample_key");
   job.settings = settings_from_json(in.at("settings"));
   job.device = in.at("device");
   return job;
@@ -496,6 +578,11 @@ json bench_result_to_json(const BenchJobResult& result) {
                        {"first_call_seconds", s.first_call_seconds},
                        {"calls_per_sample", s.calls_per_sample},
                        {"timing_note", s.timing_note},
+                       {"sample_seeds", s.sample_seeds},
+                       {"sample_digests", s.sample_digests},
+                       {"final_seed", s.final_seed},
+                       {"final_digest", s.final_digest},
+                       {"digests", s.digests},
                        {"recheck", s.recheck ? verify::run_record_to_json(*s.recheck) : json(nullptr)}});
   }
   return {{"kind", "bench"}, {"device", result.device}, {"mode", result.mode}, {"samples", samples},
@@ -520,6 +607,11 @@ BenchJobResult bench_result_from_json(const json& in) {
     v.first_call_seconds = s.at("first_call_seconds");
     v.calls_per_sample = s.value("calls_per_sample", 1);
     v.timing_note = s.value("timing_note", "");
+    v.sample_seeds = s.value("sample_seeds", std::vector<std::uint64_t>{});
+    v.sample_digests = s.value("sample_digests", std::vector<std::uint64_t>{});
+    v.final_seed = s.value("final_seed", std::uint64_t{0});
+    v.final_digest = s.value("final_digest", std::uint64_t{0});
+    v.digests = s.value("digests", false);
     if (!s.at("recheck").is_null()) v.recheck = verify::run_record_from_json(s.at("recheck"));
     result.samples.push_back(std::move(v));
   }

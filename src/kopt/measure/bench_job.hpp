@@ -2,6 +2,11 @@
 // A timing job, run inside a worker: the variants of one problem measured interleaved
 // (A B A B ...) on the same inputs, one sample per call of solve, every sample kept.
 //
+// Integrity: before every call of solve the inputs are regenerated on the GPU from a fresh
+// secret seed and the outputs are poisoned again, the persisting-L2 state is reset, and after
+// it the outputs' digest is taken; kopt's own process verifies some timed calls afterwards
+// (measure/timed_call_audit.hpp).
+//
 // Cold mode (the default): before each sample the L2 is flushed by reading a buffer of twice
 // the device's L2 size, which leaves it full of clean lines (`--l2-flush write` writes a buffer
 // of the L2's size instead, as nvbench does; that leaves dirty lines, which the timed kernel
@@ -65,11 +70,10 @@ struct BenchJob {
   std::vector<BenchVariant> variants;
   spec::KernelSignature signature;
   std::vector<spec::BoundCase> cases;
-  std::uint64_t seed = 1;              // the inputs timed
-  // Per case: reference outputs for `recheck_seed`, to verify each variant again after its
-  // timing loop; empty: no re-check.
-  std::vector<std::filesystem::path> recheck_reference_dirs;
-  std::uint64_t recheck_seed = 2;
+  // Every call of solve, warm-up and timed, gets fresh inputs of its own seed, drawn from this
+  // secret key; the seeds and each timed call's output digest travel back, so that kopt can
+  // verify timed calls afterwards in another process (docs/integrity.md).
+  std::uint64_t sample_key = 1;
   BenchSettings settings;
   int device = 0;
 };
@@ -86,7 +90,14 @@ struct VariantSamples {
   double first_call_seconds = 0;          // host wall time of the very first call
   int calls_per_sample = 1;               // graph mode: calls of solve in one replayed graph
   std::string timing_note;                // graph mode: "graph of 32 calls" or why it fell back
-  std::optional<verify::RunRecord> recheck;  // the verification after the timing loop
+  // The inputs' seed and the outputs' digest of every kept sample (parallel to gpu_seconds),
+  // and of one more call after the last sample, made the same way but not timed.
+  std::vector<std::uint64_t> sample_seeds;
+  std::vector<std::uint64_t> sample_digests;
+  std::uint64_t final_seed = 0;
+  std::uint64_t final_digest = 0;
+  bool digests = false;                   // false: the library has no device digest
+  std::optional<verify::RunRecord> recheck;  // the audit of timed calls, set by kopt's own process
 };
 
 // Where the timing worker's wall time went, in seconds, summed over cases: what a bench costs
@@ -96,7 +107,7 @@ struct WorkerPhases {
   double inputs = 0;    // generating and uploading each case's inputs
   double warmup = 0;    // the warm-up calls (and graph capture)
   double sampling = 0;  // the samples, the flush and clock probe of each included
-  double recheck = 0;   // each variant's call on new inputs after its samples, and its verification
+  double recheck = 0;   // each variant's final call on new inputs after its samples
 };
 
 struct BenchJobResult {

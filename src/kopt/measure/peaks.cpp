@@ -35,10 +35,11 @@ std::optional<DevicePeaks> datasheet_peaks(std::string_view device_name) {
   return std::nullopt;
 }
 
-double fastest_flops_for(const DevicePeaks& peaks, const spec::DType& dtype) {
+double fastest_flops_for(const DevicePeaks& peaks, const spec::DType& dtype, bool allow_tf32) {
   std::vector<std::string> units;
   if (dtype.name == "float64") units = {"fp64", "fp64_tensor"};
-  else if (dtype.name == "float32") units = {"fp32", "tf32_tensor"};
+  else if (dtype.name == "float32" && allow_tf32) units = {"fp32", "tf32_tensor"};
+  else if (dtype.name == "float32") units = {"fp32"};
   else if (dtype.name == "float16" || dtype.name == "bfloat16") units = {"fp32", "fp16_tensor", "bf16_tensor"};
   else if (dtype.is_floating()) units = {"fp16_tensor", "fp8_tensor"};
   else units = {"fp32", "int8_tensor"};
@@ -49,8 +50,9 @@ double fastest_flops_for(const DevicePeaks& peaks, const spec::DType& dtype) {
   return fastest;
 }
 
-double roofline_floor_seconds(const DevicePeaks& peaks, const spec::DType& dtype, double flops, double bytes) {
-  const double peak = fastest_flops_for(peaks, dtype);
+double roofline_floor_seconds(const DevicePeaks& peaks, const spec::DType& dtype, double flops, double bytes,
+                              bool allow_tf32) {
+  const double peak = fastest_flops_for(peaks, dtype, allow_tf32);
   const double compute = flops > 0 && peak > 0 ? flops / peak : 0;
   const double memory = bytes > 0 && peaks.dram_bytes_per_second > 0 ? bytes / peaks.dram_bytes_per_second : 0;
   return std::max(compute, memory);

@@ -23,10 +23,11 @@ std::optional<DevicePeaks> datasheet_peaks(std::string_view device_name);
 
 // The fastest rate at which arithmetic on `dtype` can run on this device, tensor cores
 // included: the floor must never call a legitimate kernel impossible. 0 when unknown.
-double fastest_flops_for(const DevicePeaks& peaks, const spec::DType& dtype);
+double fastest_flops_for(const DevicePeaks& peaks, const spec::DType& dtype, bool allow_tf32 = false);
 
 // The roofline floor max(flops / peak, bytes / bandwidth), in seconds; 0 when neither term
 // is known.
-double roofline_floor_seconds(const DevicePeaks& peaks, const spec::DType& dtype, double flops, double bytes);
+double roofline_floor_seconds(const DevicePeaks& peaks, const spec::DType& dtype, double flops, double bytes,
+                              bool allow_tf32 = false);
 
 }  // namespace kopt::measure

@@ -52,10 +52,19 @@ std::string format_check_report(const verify::CheckReport& report) {
                        "rel L2 err", "notes");
     for (const verify::RunRecord& run : report.runs) out += run_row(run, case_width);
   }
+  out += source_audit_lines(report);
   if (report.passed()) {
     out += fmt::format("PASS: {} runs on {} cases\n", report.runs.size(), report.cases.size());
   } else {
     out += fmt::format("FAIL: {}\n", report.cause());
+  }
+  return out;
+}
+
+std::string source_audit_lines(const verify::CheckReport& report) {
+  std::string out;
+  for (const spec::SourceFinding& finding : report.source_findings) {
+    out += fmt::format("{}: {}\n", report.strict ? "FAIL" : "WARN", spec::describe(finding));
   }
   return out;
 }

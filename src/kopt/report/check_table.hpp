@@ -8,5 +8,7 @@
 namespace kopt::report {
 
 std::string format_check_report(const verify::CheckReport& report);
+// One WARN line per source-audit finding (FAIL under --strict).
+std::string source_audit_lines(const verify::CheckReport& report);
 
 }  // namespace kopt::report

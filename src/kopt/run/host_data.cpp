@@ -7,12 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <random>
 #include <stdexcept>
 #include <utility>
 
-#include "kopt/core/hash.hpp"
 #include "kopt/core/parallel_for.hpp"
+#include "kopt_input_generator.h"
 
 namespace kopt::run {
 namespace {
@@ -39,35 +38,21 @@ T clamp_to(double value) {
   return static_cast<T>(std::clamp(std::nearbyint(value), lo, hi));
 }
 
-// Elements are generated in chunks, each from its own engine seeded by (seed, buffer,
-// chunk): the values do not depend on how many threads generate them.
-constexpr std::int64_t kChunkElements = 1 << 20;
 // More threads than this add little: filling is bound by memory bandwidth long before.
 constexpr unsigned kFillThreads = 16;
+constexpr std::int64_t kChunkElements = 1 << 20;
 
-std::uint64_t chunk_seed(std::uint64_t seed, std::string_view buffer_name, std::int64_t chunk) {
-  std::string key = content_hash(std::string(buffer_name) + "/" + std::to_string(seed) + "/" +
-                                 std::to_string(chunk));
-  return std::stoull(key.substr(0, 16), nullptr, 16);
-}
+static_assert(static_cast<int>(ElementType::uint64) == kopt_generator::u64 &&
+              static_cast<int>(ElementType::float16) == kopt_generator::f16);
+static_assert(static_cast<int>(spec::InitKind::ones) == kopt_generator::ones &&
+              static_cast<int>(spec::InitKind::integers) == kopt_generator::integers);
 
 void fill_chunk(std::byte* data, ElementType type, const spec::InitSpec& init, std::int64_t begin,
-                std::int64_t end, std::uint64_t engine_seed) {
-  std::mt19937_64 engine(engine_seed);
-  std::normal_distribution<double> normal(init.a, init.b);
-  std::uniform_real_distribution<double> uniform(init.a, init.b);
-  std::uniform_int_distribution<std::int64_t> integers(static_cast<std::int64_t>(std::ceil(init.a)),
-                                                       static_cast<std::int64_t>(std::floor(init.b)));
+                std::int64_t end, std::uint64_t key) {
+  const int kind = static_cast<int>(init.kind);
   for (std::int64_t i = begin; i < end; ++i) {
-    double value = 0;
-    switch (init.kind) {
-      case spec::InitKind::normal: value = normal(engine); break;
-      case spec::InitKind::uniform: value = uniform(engine); break;
-      case spec::InitKind::integers: value = static_cast<double>(integers(engine)); break;
-      case spec::InitKind::zeros: value = 0; break;
-      case spec::InitKind::ones: value = 1; break;
-    }
-    store_element(data, type, i, value);
+    const std::uint64_t bits = kopt_generator::element_bits(key, static_cast<std::uint64_t>(i));
+    store_element(data, type, i, kopt_generator::element_value(bits, kind, init.a, init.b));
   }
 }
 
@@ -127,17 +112,39 @@ void store_element(std::byte* data, ElementType type, std::int64_t index, double
   }
 }
 
+std::uint64_t buffer_stream_key(std::uint64_t seed, std::string_view buffer_name) {
+  std::uint64_t name_hash = 0xCBF29CE484222325ull;  // FNV-1a
+  for (char c : buffer_name) name_hash = (name_hash ^ static_cast<unsigned char>(c)) * 0x100000001B3ull;
+  return kopt_generator::mix64(kopt_generator::mix64(seed) ^ name_hash);
+}
+
+std::uint64_t output_digest(std::span<const std::byte> data) {
+  std::uint64_t digest = 0;
+  const std::size_t words = (data.size() + 7) / 8;
+  for (std::size_t w = 0; w < words; ++w) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, data.data() + w * 8, std::min<std::size_t>(8, data.size() - w * 8));
+    digest += kopt_generator::digest_term(word, w);
+  }
+  return digest;
+}
+
+std::uint64_t mix_digest(std::uint64_t combined, std::uint64_t digest) {
+  return kopt_generator::mix64(combined ^ digest);
+}
+
 void fill_buffer(std::span<std::byte> data, const DType& dtype, const spec::InitSpec& init,
                  std::uint64_t seed, std::string_view buffer_name) {
   const ElementType type = element_type(dtype);
   const std::int64_t elements = static_cast<std::int64_t>(data.size() / dtype.bytes);
   const std::int64_t chunks = (elements + kChunkElements - 1) / kChunkElements;
+  const std::uint64_t key = buffer_stream_key(seed, buffer_name);
   parallel_for(
       static_cast<std::size_t>(chunks),
       [&](std::size_t chunk) {
         const std::int64_t begin = static_cast<std::int64_t>(chunk) * kChunkElements;
         const std::int64_t end = std::min(elements, begin + kChunkElements);
-        fill_chunk(data.data(), type, init, begin, end, chunk_seed(seed, buffer_name, static_cast<std::int64_t>(chunk)));
+        fill_chunk(data.data(), type, init, begin, end, key);
       },
       kFillThreads);
 }

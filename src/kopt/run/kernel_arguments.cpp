@@ -35,6 +35,26 @@ void KernelArguments::prepare_call(unsigned char poison) {
   }
 }
 
+void KernelArguments::regenerate_on_device(const KernelLibrary& library, std::uint64_t seed, unsigned char poison,
+                                           int blocks) {
+  for (ArgumentData& arg : data_) {
+    if (arg.buffer == nullptr) continue;
+    arg.device->arm_guards();
+    if (!arg.buffer->init) {
+      arg.device->fill(poison);
+      continue;
+    }
+    const spec::InitSpec& init = *arg.buffer->init;
+    const std::uint64_t key = buffer_stream_key(seed, arg.buffer->name);
+    if (!library.launch_fill(arg.device->data(), static_cast<std::size_t>(arg.buffer->elements),
+                             static_cast<int>(arg.type), static_cast<int>(init.kind), init.a, init.b, key, blocks)) {
+      Bytes host(static_cast<std::size_t>(arg.buffer->bytes()));
+      fill_buffer(host, *arg.buffer->dtype, init, seed, arg.buffer->name);
+      arg.device->upload(host);
+    }
+  }
+}
+
 void KernelArguments::restore_in_out() {
   for (ArgumentData& arg : data_) {
     if (arg.buffer != nullptr && arg.buffer->is_output && arg.buffer->init) arg.device->upload(arg.initial);

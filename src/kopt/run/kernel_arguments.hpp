@@ -32,6 +32,11 @@ class KernelArguments {
   void generate_inputs(std::uint64_t seed);
   // Lays out the inputs, fills pure outputs with `poison`, arms the guards.
   void prepare_call(unsigned char poison);
+  // Fresh inputs for `seed` generated on the device by `library`'s generator (the same values
+  // generate_inputs makes on the host, without the upload), pure outputs filled with `poison`,
+  // guards armed; all queued on the default stream. Falls back to the host when the library
+  // has no generator. The host copies (`initial`) are left as they were.
+  void regenerate_on_device(const KernelLibrary& library, std::uint64_t seed, unsigned char poison, int blocks);
   // Uploads only what a call may have changed: in-out buffers (outputs keep their bytes).
   void restore_in_out();
   // Host copies of each output's device bytes (empty entries for non-outputs).

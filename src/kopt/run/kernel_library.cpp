@@ -75,6 +75,8 @@ struct KernelLibrary::Impl {
   int (*clock_probe)(unsigned long long*, long long) = nullptr;
   int (*block_stream)(const volatile int*, unsigned long long, int*) = nullptr;
   int (*read_flush)(const void*, unsigned long long, int) = nullptr;
+  int (*fill)(void*, unsigned long long, int, int, double, double, unsigned long long, int) = nullptr;
+  int (*digest)(const void*, unsigned long long, unsigned long long*, int) = nullptr;
   spec::KernelSignature signature;
   std::vector<ffi_type*> types;
   ffi_cif cif{};
@@ -104,6 +106,10 @@ KernelLibrary::KernelLibrary(const std::filesystem::path& library, const spec::K
       ::dlsym(impl_->handle, "kopt_shim_block_stream"));
   impl_->read_flush = reinterpret_cast<int (*)(const void*, unsigned long long, int)>(
       ::dlsym(impl_->handle, "kopt_shim_read_flush"));
+  impl_->fill = reinterpret_cast<int (*)(void*, unsigned long long, int, int, double, double, unsigned long long, int)>(
+      ::dlsym(impl_->handle, "kopt_shim_fill"));
+  impl_->digest = reinterpret_cast<int (*)(const void*, unsigned long long, unsigned long long*, int)>(
+      ::dlsym(impl_->handle, "kopt_shim_digest"));
   for (const spec::KernelParam& param : signature.params) impl_->types.push_back(ffi_type_of(param));
   if (ffi_prep_cif(&impl_->cif, FFI_DEFAULT_ABI, static_cast<unsigned>(impl_->types.size()), &ffi_type_void,
                    impl_->types.data()) != FFI_OK) {
@@ -146,6 +152,16 @@ bool KernelLibrary::launch_stream_blocker(const volatile int* release, unsigned 
 
 bool KernelLibrary::launch_read_flush(const void* buffer, std::size_t bytes, int blocks) const {
   return impl_->read_flush != nullptr && impl_->read_flush(buffer, bytes, blocks) == 0;
+}
+
+bool KernelLibrary::launch_fill(void* data, std::size_t elements, int element_type, int init_kind, double a,
+                                double b, std::uint64_t key, int blocks) const {
+  return impl_->fill != nullptr && impl_->fill(data, elements, element_type, init_kind, a, b, key, blocks) == 0;
+}
+
+bool KernelLibrary::launch_digest(const void* data, std::size_t bytes, unsigned long long* device_out,
+                                  int blocks) const {
+  return impl_->digest != nullptr && impl_->digest(data, bytes, device_out, blocks) == 0;
 }
 
 bool KernelLibrary::launch_clock_probe(unsigned long long* device_out, long long cycles) const {

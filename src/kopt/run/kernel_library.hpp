@@ -3,6 +3,7 @@
 // libffi: the signature is known only at run time, from the parsed source.
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -46,6 +47,14 @@ class KernelLibrary {
   // Launches kopt's L2 read flush (runtime/kopt_shim.cu) on the default stream: `blocks`
   // blocks read every byte of `buffer`. False when the library has no such flush.
   bool launch_read_flush(const void* buffer, std::size_t bytes, int blocks) const;
+  // Launches kopt's device input generator (runtime/kopt_input_generator.h) on the default
+  // stream: `elements` values of `element_type` drawn per `init_kind`(a, b) from the stream
+  // `key`, bit for bit what the host generator writes. False when the library has none.
+  bool launch_fill(void* data, std::size_t elements, int element_type, int init_kind, double a, double b,
+                   std::uint64_t key, int blocks) const;
+  // Launches the output digest on the default stream, adding into *device_out. False when the
+  // library has none.
+  bool launch_digest(const void* data, std::size_t bytes, unsigned long long* device_out, int blocks) const;
 
  private:
   struct Impl;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "kopt/core/files.hpp"
+#include "kopt/core/secret.hpp"
 
 namespace kopt::run {
 namespace fs = std::filesystem;
@@ -48,7 +49,13 @@ WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, 
   const fs::path job_path = work_dir / "job.json";
   const fs::path result_path = work_dir / "result.json";
   fs::remove(result_path);
-  write_file_atomic(job_path, job.dump(2));
+  // The nonce proves that the result was written by kopt's worker code: the worker reads it
+  // with the job and deletes the job file before any kernel library is loaded, so a kernel
+  // that writes a result of its own does not know it (docs/integrity.md).
+  const std::string nonce = secret_nonce();
+  nlohmann::json sealed = job;
+  sealed["nonce"] = nonce;
+  write_file_atomic(job_path, sealed.dump(2));
 
   ProcessSpec spec{.argv = settings.launcher, .time_limit = settings.time_limit};
   spec.argv.insert(spec.argv.end(), {settings.executable.string(), "worker", job_path.string(), result_path.string()});
@@ -68,7 +75,15 @@ WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, 
   outcome.timed_out = process.timed_out;
   if (process.ok() && fs::exists(result_path)) {
     try {
-      outcome.result = nlohmann::json::parse(read_file(result_path));
+      nlohmann::json result = nlohmann::json::parse(read_file(result_path));
+      if (!result.is_object() || result.value("nonce", "") != nonce) {
+        outcome.failure = "forged result: the worker's result does not carry the nonce kopt gave the worker, so code "
+                          "other than kopt's wrote it (the kernel's library?)";
+        outcome.forged = true;
+        return outcome;
+      }
+      result.erase("nonce");
+      outcome.result = std::move(result);
       return outcome;
     } catch (const std::exception& e) {
       outcome.failure = std::string("worker wrote an unreadable result: ") + e.what();

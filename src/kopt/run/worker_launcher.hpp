@@ -31,6 +31,7 @@ struct WorkerOutcome {
   std::optional<nlohmann::json> result;  // the worker finished and wrote its result
   std::string failure;                   // otherwise: "worker was killed by signal 11 (...)"
   bool timed_out = false;
+  bool forged = false;                   // a result was there, but not the worker's own
   std::string last_progress;             // the last "progress:" line it printed
   std::string stderr_tail;
   std::string output;                    // all of stdout and stderr but progress lines (a

@@ -45,7 +45,7 @@ class SpecReader : private TomlFields {
   ProblemSpec read(const toml::table& root, const std::optional<fs::path>& kernel) {
     reject_unknown_keys(root, "",
                         {"name", "kernel", "reference", "entry", "dims", "cases", "buffers", "tolerance",
-                         "work", "build", "tune"});
+                         "work", "build", "tune", "allow_tf32"});
     ProblemSpec spec;
     spec.directory = directory_;
     spec.name = root.contains("name") ? string_at(root, "name") : directory_.filename().string();
@@ -54,6 +54,11 @@ class SpecReader : private TomlFields {
       if (!is_identifier(*spec.entry)) throw failure(*root.get("entry"), "entry must be a C identifier");
     }
     if (root.contains("reference")) spec.reference = reference_at(*root.get("reference"));
+    if (root.contains("allow_tf32")) {
+      auto allowed = root.get("allow_tf32")->value<bool>();
+      if (!allowed) throw failure(*root.get("allow_tf32"), "allow_tf32 must be true or false");
+      spec.allow_tf32 = *allowed;
+    }
     spec.cases = read_cases(root);
     if (root.contains("buffers")) spec.buffers = read_buffers(table_at(root, "buffers"));
     if (root.contains("tolerance")) {

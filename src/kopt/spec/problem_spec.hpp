@@ -71,6 +71,9 @@ struct ProblemSpec {
   WorkSpec work;
   BuildSpec build;
   TuneSpec tune;
+  // The precision policy of FP32 problems: whether the kernel may run its products on the
+  // tensor cores in TF32. It decides the FP32 floor a timing is held to (docs/integrity.md).
+  bool allow_tf32 = false;
   std::vector<std::string> guesses;              // what was inferred, one sentence each
   // The kopt.toml read (for parse_problem_spec: directory / file_name); none: a spec-less
   // problem, where bind_problem may guess the lone size parameter's value.

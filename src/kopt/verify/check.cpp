@@ -5,6 +5,7 @@
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
+#include "kopt/core/secret.hpp"
 #include "kopt/run/device_probe.hpp"
 #include "kopt/run/problem_codec.hpp"
 #include "kopt/verify/reference.hpp"
@@ -15,6 +16,7 @@ using nlohmann::json;
 
 bool CheckReport::passed() const {
   if (failure) return false;
+  if (strict && !source_findings.empty()) return false;
   for (const RunRecord& run : runs) {
     if (!run.passed()) return false;
   }
@@ -23,6 +25,7 @@ bool CheckReport::passed() const {
 
 std::string CheckReport::cause() const {
   if (failure) return failure->message;
+  if (strict && !source_findings.empty()) return spec::describe(source_findings.front());
   for (const RunRecord& run : runs) {
     if (!run.passed()) return fmt::format("{} (case {}, seed {})", run.findings.front().message, run.case_name, run.seed);
   }
@@ -38,11 +41,27 @@ std::string resolve_arch(const std::string& spec_arch, const std::optional<std::
 
 namespace {
 
+// Secret seeds unless the user fixed the first one: inputs a kernel cannot have been
+// prepared for (docs/integrity.md). The report records them, so a run can be repeated.
 std::vector<std::uint64_t> seeds_of(const CheckOptions& options) {
   if (options.seed_count < 1) throw input_error("--seeds must be at least 1 (got {})", options.seed_count);
   std::vector<std::uint64_t> seeds;
-  for (int i = 0; i < options.seed_count; ++i) seeds.push_back(options.first_seed + static_cast<std::uint64_t>(i));
+  for (int i = 0; i < options.seed_count; ++i) {
+    seeds.push_back(options.first_seed != 0 ? options.first_seed + static_cast<std::uint64_t>(i) : secret_seed());
+  }
   return seeds;
+}
+
+// Where the kernel's worker leaves the first call's outputs of each (case, seed).
+std::vector<std::vector<fs::path>> output_dirs(const fs::path& root, std::size_t cases, std::size_t seeds) {
+  std::vector<std::vector<fs::path>> dirs(cases);
+  for (std::size_t c = 0; c < cases; ++c) {
+    for (std::size_t s = 0; s < seeds; ++s) {
+      dirs[c].push_back(root / fmt::format("case{}-seed{}", c, s));
+      fs::create_directories(dirs[c].back());
+    }
+  }
+  return dirs;
 }
 
 std::string describe_reference(const spec::Problem& problem, const ReferenceOutputs& outputs) {
@@ -52,6 +71,7 @@ std::string describe_reference(const spec::Problem& problem, const ReferenceOutp
 
 KernelFailure failure_from_worker(const run::WorkerOutcome& outcome, std::chrono::duration<double> limit) {
   std::string where = outcome.last_progress.empty() ? "" : " (" + outcome.last_progress + ")";
+  if (outcome.forged) return {"forged_result", outcome.failure + where, outcome.stderr_tail};
   if (outcome.timed_out) {
     return {"timeout",
             fmt::format("solve did not finish within {:.0f} s{}; its worker was killed", limit.count(), where),
@@ -61,7 +81,7 @@ KernelFailure failure_from_worker(const run::WorkerOutcome& outcome, std::chrono
           outcome.stderr_tail};
 }
 
-std::string check_key(const CheckJob& job, const json& device) {
+std::string check_key(const CheckJob& job, const json& device, const spec::Problem& problem) {
   json identity = check_job_to_json(job);
   identity.erase("library");  // the build key below names the library's content
   return ContentHasher()
@@ -70,6 +90,7 @@ std::string check_key(const CheckJob& job, const json& device) {
       .add(job.library.parent_path().filename().string())
       .add(identity.dump())
       .add(device.value("uuid", ""))
+      .add(problem.spec.reference ? content_hash(read_file(*problem.spec.reference)) : "no reference")
       .hex();
 }
 
@@ -94,11 +115,18 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
                      .cases = problem.cases};
   fs::create_directories(context.cache_dir / "tmp");
 
-  ReferenceContext reference_context{context.runner, context.cache_dir, context.worker};
-  // A Python reference needs no GPU and no compiler: its errors come first and cheapest.
-  std::optional<ReferenceOutputs> reference;
+  // The kernel runs first and alone: its reference outputs do not exist yet while its code
+  // runs, and they are compared here, in kopt's own process. Secret seeds' references are
+  // never cached (no later kernel could use them, and they would only fill the disk).
+  report.source_findings = spec::audit_kernel_source(problem.spec.kernel);
+  report.strict = options.strict;
+  if (report.strict && !report.source_findings.empty()) return report;  // nothing runs under --strict
+  const bool secret = options.first_seed == 0;
+  TempDir work("check", context.cache_dir / "tmp");
+  if (secret) fs::create_directories(work.path() / "reference-cache" / "tmp");
+  ReferenceContext reference_context{context.runner, secret ? work.path() / "reference-cache" : context.cache_dir,
+                                     context.worker};
   const bool python_reference = problem.spec.reference && is_python_reference(*problem.spec.reference);
-  if (python_reference) reference = reference_outputs(problem, report.seeds, reference_context, nullptr, "");
 
   // With the target known up front, compile errors come before the GPU is needed.
   build::Compiler compiler(context.runner, build::find_nvcc(), context.cache_dir);
@@ -112,16 +140,9 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
   if (!known_arch.empty()) build = compile_kernel(known_arch);
   if (build && !build->ok()) return with_compile_failure(std::move(report), problem, *build->failure, known_arch);
 
-  TempDir work("check", context.cache_dir / "tmp");
   run::DeviceInfo device = run::probe_device(context.runner, context.worker, work.path() / "probe");
   report.device = device;
   report.arch = resolve_arch(problem.spec.build.arch, options.arch, device.arch());
-
-  if (problem.spec.reference && !python_reference) {
-    reference = reference_outputs(problem, report.seeds, reference_context, &compiler, report.arch);
-  }
-  report.reference = reference ? describe_reference(problem, *reference) : "none";
-
   if (!build) build = compile_kernel(report.arch);
   if (!build->ok()) return with_compile_failure(std::move(report), problem, *build->failure, report.arch);
   report.build = build->artifact;
@@ -130,17 +151,18 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
                .signature = problem.signature,
                .cases = problem.cases,
                .seeds = report.seeds,
-               .reference_dirs = reference ? reference->dirs : std::vector<std::vector<fs::path>>{},
                .device = context.worker.device};
-  // A passing check of this exact library, on these cases, seeds and reference outputs, on
-  // this device, is not run again.
-  const fs::path cached = context.cache_dir / "check" / (check_key(job, report.device) + ".json");
-  if (fs::exists(cached)) {
+  // A passing check of this exact library, on these cases and seeds, on this device, is not
+  // run again (only fixed seeds can repeat).
+  const fs::path cached = context.cache_dir / "check" / (check_key(job, report.device, problem) + ".json");
+  if (!secret && fs::exists(cached)) {
     CheckJobResult result = check_result_from_json(json::parse(read_file(cached)));
     report.runs = std::move(result.runs);
+    report.reference = "cached with the check";
     report.from_cache = true;
     return report;
   }
+  if (problem.spec.reference) job.dump_dirs = output_dirs(work.path() / "outputs", job.cases.size(), job.seeds.size());
   run::WorkerOutcome outcome = run::run_worker(context.runner, context.worker, check_job_to_json(job), work.path() / "check");
   if (!outcome.result) {
     report.failure = failure_from_worker(outcome, context.worker.time_limit);
@@ -148,14 +170,44 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
   }
   run::rethrow_worker_error(*outcome.result);
   CheckJobResult result = check_result_from_json(*outcome.result);
-  const json result_json = *outcome.result;
   report.runs = std::move(result.runs);
   if (result.fatal) {
     report.failure = KernelFailure{std::string(finding_kind_name(result.fatal->kind)), result.fatal->message, ""};
+    return report;
   }
-  if (report.passed()) write_file_atomic(cached, result_json.dump());
+  if (problem.spec.reference) {
+    ReferenceOutputs reference = reference_outputs(problem, report.seeds, reference_context,
+                                                   python_reference ? nullptr : &compiler, report.arch);
+    report.reference = describe_reference(problem, reference);
+    for (RunRecord& run : report.runs) {
+      const auto seed = static_cast<std::size_t>(std::ranges::find(report.seeds, run.seed) - report.seeds.begin());
+      compare_dumped_outputs(problem.cases[static_cast<std::size_t>(run.case_index)],
+                             job.dump_dirs[static_cast<std::size_t>(run.case_index)][seed],
+                             reference.dirs[static_cast<std::size_t>(run.case_index)][seed], run);
+    }
+  } else {
+    report.reference = "none";
+  }
+  if (report.passed() && !secret) {
+    json kept = *outcome.result;
+    kept["runs"] = json::array();
+    for (const RunRecord& run : report.runs) kept["runs"].push_back(run_record_to_json(run));
+    write_file_atomic(cached, kept.dump());
+  }
   return report;
 }
+
+namespace {
+
+json source_findings_to_json(const std::vector<spec::SourceFinding>& findings) {
+  json out = json::array();
+  for (const spec::SourceFinding& f : findings) {
+    out.push_back({{"category", f.category}, {"what", f.what}, {"file", f.file}, {"line", f.line}, {"text", f.text}});
+  }
+  return out;
+}
+
+}  // namespace
 
 json check_report_to_json(const CheckReport& report) {
   json runs = json::array();
@@ -191,6 +243,8 @@ json check_report_to_json(const CheckReport& report) {
           {"runs", runs},
           {"failure", failure},
           {"from_cache", report.from_cache},
+          {"source_audit", source_findings_to_json(report.source_findings)},
+          {"strict", report.strict},
           {"passed", report.passed()},
           {"cause", report.cause()}};
 }

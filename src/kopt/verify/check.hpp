@@ -15,15 +15,17 @@
 #include "kopt/core/process.hpp"
 #include "kopt/run/worker_launcher.hpp"
 #include "kopt/spec/problem_spec.hpp"
+#include "kopt/spec/source_audit.hpp"
 #include "kopt/verify/check_job.hpp"
 
 namespace kopt::verify {
 
 struct CheckOptions {
   int seed_count = 3;
-  std::uint64_t first_seed = 1;
+  std::uint64_t first_seed = 0;  // 0: secret random seeds (docs/integrity.md); else seeds from here up
   std::optional<std::string> arch;                               // overrides [build] arch
   std::vector<std::pair<std::string, std::string>> defines;      // -D overrides (variants, ablation)
+  bool strict = false;  // a source-audit finding fails the check (docs/integrity.md)
 };
 
 struct CheckContext {
@@ -55,6 +57,8 @@ struct CheckReport {
   std::vector<RunRecord> runs;
   std::optional<KernelFailure> failure;
   bool from_cache = false;                     // an identical passing check was reused
+  std::vector<spec::SourceFinding> source_findings;  // the source audit, before compiling
+  bool strict = false;                         // ... and whether a finding fails the check
 
   bool passed() const;
   // One line naming the cause of failure, with case and seed; empty when passed.

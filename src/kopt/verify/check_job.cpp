@@ -101,28 +101,12 @@ void check_reruns(const std::vector<ArgumentData>& arguments, const std::vector<
   }
 }
 
-void compare_with_reference(const std::vector<ArgumentData>& arguments, const std::vector<Bytes>& outputs,
-                            const fs::path& reference_dir, RunRecord& run) {
+std::uint64_t digest_of(const std::vector<ArgumentData>& arguments, const std::vector<Bytes>& outputs) {
+  std::vector<std::uint64_t> per_output;
   for (std::size_t i = 0; i < arguments.size(); ++i) {
-    const spec::BoundBuffer* buffer = arguments[i].buffer;
-    if (buffer == nullptr || !buffer->is_output) continue;
-    NpyArray expected = read_npy(reference_dir / (buffer->name + ".npy"));
-    if (expected.data.size() != outputs[i].size()) {
-      throw input_error("reference output {} has {} bytes, the kernel's has {}", buffer->name, expected.data.size(),
-                        outputs[i].size());
-    }
-    OutputError error = compare_to_reference(buffer->name, outputs[i], expected.data, arguments[i].type,
-                                             buffer->dtype->bytes, buffer->tolerance);
-    if (!error.passed()) {
-      run.findings.push_back(
-          {FindingKind::mismatch, buffer->name,
-           fmt::format("output {}: {} of {} elements outside atol={:g} rtol={:g} (first at index {}: got {:g}, "
-                       "expected {:g}; max abs error {:g})",
-                       buffer->name, error.bad_count, error.elements, error.tolerance.atol, error.tolerance.rtol,
-                       error.first_bad_index, error.first_bad_value, error.first_bad_expected, error.max_abs_error)});
-    }
-    run.outputs.push_back(std::move(error));
+    if (arguments[i].buffer != nullptr && arguments[i].buffer->is_output) per_output.push_back(run::output_digest(outputs[i]));
   }
+  return combine_output_digests(per_output);
 }
 
 void dump_outputs(const std::vector<ArgumentData>& arguments, const std::vector<Bytes>& outputs, const fs::path& dir) {
@@ -143,7 +127,7 @@ RunRecord run_one_seed(const CheckJob& job, const run::KernelLibrary& library, s
                        std::size_t seed_index, run::KernelArguments& kernel_arguments) {
   std::vector<ArgumentData>& arguments = kernel_arguments.data();
   const spec::BoundCase& bound_case = job.cases[case_index];
-  const std::uint64_t seed = job.seeds[seed_index];
+  const std::uint64_t seed = job.seeds_of_case(case_index)[seed_index];
   RunRecord run{.case_name = bound_case.name, .case_index = static_cast<int>(case_index), .seed = seed};
   run::report_progress(fmt::format("case {} seed {}: first call", bound_case.name, seed));
   kernel_arguments.generate_inputs(seed);
@@ -156,6 +140,7 @@ RunRecord run_one_seed(const CheckJob& job, const run::KernelLibrary& library, s
     run.findings.push_back({FindingKind::launch_error, "", "a kernel launch in solve failed: " + *launch_error});
   }
   std::vector<Bytes> first = kernel_arguments.download_outputs();
+  run.output_digest = digest_of(arguments, first);
   check_inputs_unchanged(arguments, run);
   check_guards(arguments, run);
 
@@ -165,13 +150,56 @@ RunRecord run_one_seed(const CheckJob& job, const run::KernelLibrary& library, s
   std::vector<Bytes> second = kernel_arguments.download_outputs();
   check_reruns(arguments, first, second, run);
 
-  if (!job.reference_dirs.empty()) compare_with_reference(arguments, first, job.reference_dirs[case_index][seed_index], run);
+  if (!job.reference_dirs.empty()) {
+    compare_with_reference(bound_case, first, job.reference_dirs[case_index][seed_index], run);
+  }
   if (!job.dump_dirs.empty()) dump_outputs(arguments, first, job.dump_dirs[case_index][seed_index]);
   order_findings(run);
   return run;
 }
 
 }  // namespace
+
+void compare_with_reference(const spec::BoundCase& bound_case, const std::vector<run::Bytes>& outputs,
+                            const fs::path& reference_dir, RunRecord& run) {
+  for (std::size_t i = 0; i < bound_case.args.size(); ++i) {
+    if (!bound_case.args[i].buffer || !bound_case.args[i].buffer->is_output) continue;
+    const spec::BoundBuffer& buffer = *bound_case.args[i].buffer;
+    NpyArray expected = read_npy(reference_dir / (buffer.name + ".npy"));
+    if (expected.data.size() != outputs[i].size()) {
+      throw input_error("reference output {} has {} bytes, the kernel's has {}", buffer.name, expected.data.size(),
+                        outputs[i].size());
+    }
+    OutputError error = compare_to_reference(buffer.name, outputs[i], expected.data, run::element_type(*buffer.dtype),
+                                             buffer.dtype->bytes, buffer.tolerance);
+    if (!error.passed()) {
+      run.findings.push_back(
+          {FindingKind::mismatch, buffer.name,
+           fmt::format("output {}: {} of {} elements outside atol={:g} rtol={:g} (first at index {}: got {:g}, "
+                       "expected {:g}; max abs error {:g})",
+                       buffer.name, error.bad_count, error.elements, error.tolerance.atol, error.tolerance.rtol,
+                       error.first_bad_index, error.first_bad_value, error.first_bad_expected, error.max_abs_error)});
+    }
+    run.outputs.push_back(std::move(error));
+  }
+  order_findings(run);
+}
+
+void compare_dumped_outputs(const spec::BoundCase& bound_case, const fs::path& kernel_dir, const fs::path& reference_dir,
+                            RunRecord& run) {
+  std::vector<run::Bytes> outputs(bound_case.args.size());
+  for (std::size_t i = 0; i < bound_case.args.size(); ++i) {
+    if (!bound_case.args[i].buffer || !bound_case.args[i].buffer->is_output) continue;
+    outputs[i] = read_npy(kernel_dir / (bound_case.args[i].buffer->name + ".npy")).data;
+  }
+  compare_with_reference(bound_case, outputs, reference_dir, run);
+}
+
+std::uint64_t combine_output_digests(const std::vector<std::uint64_t>& per_output) {
+  std::uint64_t combined = 0;
+  for (std::uint64_t digest : per_output) combined = run::mix_digest(combined, digest);
+  return combined;
+}
 
 RunRecord verify_single_call(const run::KernelLibrary& library, run::KernelArguments& kernel_arguments,
                              std::uint64_t seed, const fs::path& reference_dir) {
@@ -184,7 +212,7 @@ RunRecord verify_single_call(const run::KernelLibrary& library, run::KernelArgum
     run.findings.push_back({FindingKind::launch_error, "", "a kernel launch in solve failed: " + *launch_error});
   }
   check_guards(kernel_arguments.data(), run);
-  compare_with_reference(kernel_arguments.data(), kernel_arguments.download_outputs(), reference_dir, run);
+  compare_with_reference(kernel_arguments.bound_case(), kernel_arguments.download_outputs(), reference_dir, run);
   order_findings(run);
   return run;
 }
@@ -209,7 +237,7 @@ CheckJobResult execute_check_job(const CheckJob& job) {
     try {
       run::report_progress(fmt::format("case {}: allocating", job.cases[c].name));
       run::KernelArguments arguments(job.cases[c]);
-      for (std::size_t s = 0; s < job.seeds.size(); ++s) {
+      for (std::size_t s = 0; s < job.seeds_of_case(c).size(); ++s) {
         result.runs.push_back(run_one_seed(job, library, c, s, arguments));
       }
     } catch (const run::CudaFailure& failure) {
@@ -282,6 +310,7 @@ RunRecord run_record_from_json(const json& in) {
   run.bitwise_reproducible = in.at("bitwise_reproducible");
   run.notes = in.at("notes").get<std::vector<std::string>>();
   run.solve_wall_seconds = in.at("solve_wall_seconds");
+  run.output_digest = in.value("output_digest", std::uint64_t{0});
   return run;
 }
 
@@ -296,7 +325,8 @@ json run_record_to_json(const RunRecord& run) {
           {"outputs", run.outputs},
           {"bitwise_reproducible", run.bitwise_reproducible},
           {"notes", run.notes},
-          {"solve_wall_seconds", run.solve_wall_seconds}};
+          {"solve_wall_seconds", run.solve_wall_seconds},
+          {"output_digest", run.output_digest}};
 }
 
 json check_job_to_json(const CheckJob& job) {
@@ -308,6 +338,7 @@ json check_job_to_json(const CheckJob& job) {
           {"signature", run::signature_to_json(job.signature)},
           {"cases", cases},
           {"seeds", job.seeds},
+          {"seeds_per_case", job.seeds_per_case},
           {"reference_dirs", paths_to_json(job.reference_dirs)},
           {"dump_dirs", paths_to_json(job.dump_dirs)},
           {"device", job.device}};
@@ -319,6 +350,7 @@ CheckJob check_job_from_json(const json& in) {
   job.signature = run::signature_from_json(in.at("signature"));
   for (const json& c : in.at("cases")) job.cases.push_back(run::case_from_json(c));
   job.seeds = in.at("seeds").get<std::vector<std::uint64_t>>();
+  job.seeds_per_case = in.value("seeds_per_case", std::vector<std::vector<std::uint64_t>>{});
   job.reference_dirs = paths_from_json(in.at("reference_dirs"));
   job.dump_dirs = paths_from_json(in.at("dump_dirs"));
   job.device = in.at("device");

@@ -49,15 +49,24 @@ struct RunRecord {
   bool bitwise_reproducible = true;
   std::vector<std::string> notes;
   double solve_wall_seconds = 0;      // host wall time of the first call, synchronize included
+  // The digest of the first call's outputs (combine_output_digests over each output's
+  // run::output_digest, in argument order): what a timed call on the same seed must match.
+  std::uint64_t output_digest = 0;
 
   bool passed() const { return findings.empty(); }
 };
 
 struct CheckJob {
+  const std::vector<std::uint64_t>& seeds_of_case(std::size_t c) const {
+    return seeds_per_case.empty() ? seeds : seeds_per_case.at(c);
+  }
+
   std::filesystem::path library;
   spec::KernelSignature signature;
   std::vector<spec::BoundCase> cases;
   std::vector<std::uint64_t> seeds;
+  // When set, case c runs on seeds_per_case[c] instead of `seeds` (the audit of timed calls).
+  std::vector<std::vector<std::uint64_t>> seeds_per_case;
   // reference_dirs[case][seed] holds <output>.npy; empty: no reference.
   std::vector<std::vector<std::filesystem::path>> reference_dirs;
   // When set, the first run's outputs are written to dump_dirs[case][seed]/<output>.npy:
@@ -78,6 +87,19 @@ nlohmann::json check_result_to_json(const CheckJobResult& result);
 CheckJobResult check_result_from_json(const nlohmann::json& in);
 nlohmann::json run_record_to_json(const RunRecord& run);
 RunRecord run_record_from_json(const nlohmann::json& in);
+
+// Compares one run's outputs (indexed like the case's arguments) with the reference's .npy
+// files in `reference_dir`, adding a mismatch finding per output outside its tolerance.
+void compare_with_reference(const spec::BoundCase& bound_case, const std::vector<std::vector<std::byte>>& outputs,
+                            const std::filesystem::path& reference_dir, RunRecord& run);
+// The same, on outputs a worker dumped into `kernel_dir` (kopt's own process compares, where
+// the kernel's code cannot reach: docs/integrity.md).
+void compare_dumped_outputs(const spec::BoundCase& bound_case, const std::filesystem::path& kernel_dir,
+                            const std::filesystem::path& reference_dir, RunRecord& run);
+
+// One digest of a call's outputs from each output's digest, in argument order; the timing
+// worker's device digest and the check's host digest of the same bytes agree.
+std::uint64_t combine_output_digests(const std::vector<std::uint64_t>& per_output);
 
 // Worker side. Throws an environment Error when there is no usable GPU.
 CheckJobResult execute_check_job(const CheckJob& job);

@@ -31,11 +31,27 @@ TEST(DatasheetPeaks, KnowsTheH200) {
 
 TEST(RooflineFloor, IsTheLargerOfComputeAndMemoryTime) {
   DevicePeaks peaks{.dram_bytes_per_second = 1e12, .flops = {{"fp32", 10e12}, {"tf32_tensor", 100e12}}};
-  // fp32 work may run on TF32 tensor cores: the floor uses the fastest unit for the dtype.
-  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, f32(), 100e12, 0), 1.0);
+  // fp32 work may run on TF32 tensor cores only where the spec allows it.
+  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, f32(), 100e12, 0, /*allow_tf32=*/true), 1.0);
   EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, f32(), 0, 2e12), 2.0);
-  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, f32(), 100e12, 2e12), 2.0);
+  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, f32(), 100e12, 2e12, true), 2.0);
   EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, f32(), 0, 0), 0.0);
+}
+
+// A kernel held to strict FP32 cannot hide TF32 tensor cores (or a replayed answer) under a
+// floor drawn from the tensor-core rate: 10x tighter here.
+TEST(RooflineFloor, StrictFp32IsHeldToTheSimtRate) {
+  DevicePeaks peaks{.dram_bytes_per_second = 1e12, .flops = {{"fp32", 10e12}, {"tf32_tensor", 100e12}}};
+  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, f32(), 100e12, 0), 10.0);
+  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, f32(), 100e12, 0, true), 1.0);
+  VariantReport tf32 = variant(2.0, 2.0);
+  tf32.flops = 100e12;
+  assess_variant(tf32, peaks, f32(), TimingMode::cold);
+  EXPECT_TRUE(tf32.below_floor);
+  VariantReport allowed = variant(2.0, 2.0);
+  allowed.flops = 100e12;
+  assess_variant(allowed, peaks, f32(), TimingMode::cold, true);
+  EXPECT_FALSE(allowed.below_floor);
 }
 
 TEST(AssessVariant, ATimeUnderTheFloorIsImpossibleInColdModeOnly) {

@@ -38,12 +38,33 @@ TEST_F(WorkerLauncherTest, WritesTheJobAndReadsTheResult) {
   worker.behaviour = [](const std::vector<std::string>& argv) {
     EXPECT_EQ(argv[1], "worker");
     nlohmann::json job = nlohmann::json::parse(read_file(argv[2]));
-    write_file_atomic(argv[3], nlohmann::json{{"echo", job["kind"]}}.dump());
+    write_file_atomic(argv[3], nlohmann::json{{"echo", job["kind"]}, {"nonce", job["nonce"]}}.dump());
     return ProcessResult{.started = true, .exit_status = 0};
   };
   WorkerOutcome outcome = run_worker(worker, settings, {{"kind", "probe"}}, dir.path());
   ASSERT_TRUE(outcome.result.has_value());
   EXPECT_EQ((*outcome.result)["echo"], "probe");
+  EXPECT_FALSE(outcome.result->contains("nonce"));  // kopt's business only
+}
+
+// A kernel library that writes a result of its own (from solve, an exit handler or a child
+// process) does not know the nonce that kopt handed its worker with the job.
+TEST_F(WorkerLauncherTest, AResultWithoutTheJobsNonceIsForged) {
+  std::string first_nonce;
+  worker.behaviour = [&](const std::vector<std::string>& argv) {
+    nlohmann::json job = nlohmann::json::parse(read_file(argv[2]));
+    EXPECT_EQ(job["nonce"].get<std::string>().size(), 32U);
+    EXPECT_NE(job["nonce"], first_nonce);  // new for every job
+    if (first_nonce.empty()) first_nonce = job["nonce"];
+    write_file_atomic(argv[3], nlohmann::json{{"kind", "check"}, {"runs", nlohmann::json::array()}}.dump());
+    return ProcessResult{.started = true, .exit_status = 0};
+  };
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    WorkerOutcome outcome = run_worker(worker, settings, {{"kind", "check"}}, dir.path());
+    EXPECT_FALSE(outcome.result.has_value());
+    EXPECT_TRUE(outcome.forged);
+    EXPECT_THAT(outcome.failure, HasSubstr("forged result"));
+  }
 }
 
 TEST_F(WorkerLauncherTest, ALauncherRunsTheWorkerUnderItselfAndItsOutputIsKept) {
@@ -53,7 +74,8 @@ TEST_F(WorkerLauncherTest, ALauncherRunsTheWorkerUnderItselfAndItsOutputIsKept) 
     EXPECT_EQ(argv[1], "--nvtx");
     EXPECT_EQ(argv[2], "/usr/bin/kopt");
     EXPECT_EQ(argv[3], "worker");
-    write_file_atomic(argv[5], "{}");
+    nlohmann::json job = nlohmann::json::parse(read_file(argv[4]));
+    write_file_atomic(argv[5], nlohmann::json{{"nonce", job["nonce"]}}.dump());
     return ProcessResult{.started = true, .exit_status = 0, .out = "==PROF== Disconnected\n",
                          .err = "progress: profiled call\n==WARNING== something\n"};
   };

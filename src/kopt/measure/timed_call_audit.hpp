@@ -1,0 +1,40 @@
+#pragma once
+// The audit of timed calls, in kopt's own process after the timing worker has exited: for
+// each variant, the call after its last sample and two timed calls chosen at random (which
+// the kernel could not know in advance) are made again in a fresh worker, as a check makes
+// them, on the same seeds; their output digests must equal what the timed calls wrote. A
+// kernel that skipped work, replayed an earlier answer or computed garbage while timed fails
+// here, whatever it did to look correct when checked (docs/integrity.md).
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "kopt/measure/bench_job.hpp"
+#include "kopt/verify/check.hpp"
+
+namespace kopt::measure {
+
+// How many timed calls per variant and case are audited besides the final one.
+inline constexpr std::size_t kAuditedTimedCalls = 2;
+
+// The (position, seed, digest) of the calls audited for one variant on one case; position -1
+// is the call after the last sample.
+struct AuditedCall {
+  int position = -1;
+  std::uint64_t seed = 0;
+  std::uint64_t digest = 0;
+};
+
+std::vector<AuditedCall> choose_audited_calls(const VariantSamples& samples, std::mt19937_64& random);
+
+// Compares the digests the timed calls wrote with those of the verifying runs; returns the
+// audit as a run record: passed, or a mismatch finding naming how many calls differed.
+verify::RunRecord audit_record(const VariantSamples& samples, const std::vector<AuditedCall>& audited,
+                               const std::vector<verify::RunRecord>& verifying_runs);
+
+// Sets every variant's `recheck` to its audit; one verifying worker per variant.
+void audit_timed_calls(std::vector<VariantSamples>& samples, const BenchJob& job, verify::CheckContext& context,
+                       std::mt19937_64& random);
+
+}  // namespace kopt::measure

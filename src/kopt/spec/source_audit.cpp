@@ -1,0 +1,124 @@
+#include "kopt/spec/source_audit.hpp"
+
+#include <fmt/format.h>
+
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "kopt/core/embedded_files.hpp"
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+#include "kopt/spec/source_text.hpp"
+#include "kopt/spec/toml.hpp"
+
+namespace kopt::spec {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kRulesFile = "data/source_audit.toml";
+constexpr std::int64_t kRulesVersion = 1;
+
+struct AuditRule {
+  std::string category;
+  std::string what;
+  std::regex pattern;
+  bool raw = false;  // match the lines as written (string literals kept)
+};
+
+std::vector<AuditRule> load_rules() {
+  toml::table root;
+  try {
+    root = toml::parse(data_file(kRulesFile), kRulesFile);
+  } catch (const toml::parse_error& e) {
+    throw environment_error("{}:{}: {}", kRulesFile, e.source().begin.line, e.description());
+  }
+  if (root["version"].value<std::int64_t>() != kRulesVersion) {
+    throw environment_error("{}: expected version {}", kRulesFile, kRulesVersion);
+  }
+  std::vector<AuditRule> rules;
+  const toml::array* entries = root["rules"].as_array();
+  if (entries == nullptr) throw environment_error("{}: no [[rules]]", kRulesFile);
+  for (const toml::node& entry : *entries) {
+    const toml::table& rule = *entry.as_table();
+    for (const auto& [key, value] : rule) {
+      if (key != "category" && key != "what" && key != "pattern" && key != "scope") {
+        throw environment_error("{}: unknown key \"{}\"", kRulesFile, std::string(key.str()));
+      }
+    }
+    const std::string scope = rule["scope"].value_or(std::string("code"));
+    rules.push_back({rule["category"].value_or(std::string()), rule["what"].value_or(std::string()),
+                     std::regex(rule["pattern"].value_or(std::string()), std::regex::ECMAScript | std::regex::optimize),
+                     scope == "raw"});
+  }
+  return rules;
+}
+
+const std::vector<AuditRule>& rules() {
+  static const std::vector<AuditRule> loaded = load_rules();
+  return loaded;
+}
+
+std::vector<std::string> lines_of(std::string_view text) {
+  std::vector<std::string> lines;
+  std::istringstream in{std::string(text)};
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string trimmed(const std::string& line) {
+  const auto first = line.find_first_not_of(" \t");
+  if (first == std::string::npos) return "";
+  return line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+}
+
+// `#include "x.h"` names of the source (system headers <...> are not audited).
+std::vector<std::string> local_includes(std::string_view source) {
+  static const std::regex include(R"re(^\s*#\s*include\s*"([^"]+)")re");
+  std::vector<std::string> names;
+  for (const std::string& line : lines_of(source)) {
+    std::smatch match;
+    if (std::regex_search(line, match, include)) names.push_back(match[1]);
+  }
+  return names;
+}
+
+}  // namespace
+
+std::vector<SourceFinding> audit_source(std::string_view source, const std::string& file_name) {
+  const std::vector<std::string> raw = lines_of(source);
+  const std::vector<std::string> code = lines_of(clean_source(source).code);
+  std::vector<SourceFinding> findings;
+  std::set<std::pair<std::string, int>> seen;
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    for (const AuditRule& rule : rules()) {
+      const std::string& line = rule.raw ? raw[i] : (i < code.size() ? code[i] : raw[i]);
+      if (!std::regex_search(line, rule.pattern)) continue;
+      if (!seen.insert({rule.category, static_cast<int>(i) + 1}).second) continue;
+      findings.push_back({rule.category, rule.what, file_name, static_cast<int>(i) + 1, trimmed(raw[i])});
+    }
+  }
+  return findings;
+}
+
+std::vector<SourceFinding> audit_kernel_source(const fs::path& kernel) {
+  std::vector<SourceFinding> findings;
+  std::set<fs::path> visited;
+  std::vector<fs::path> pending{kernel};
+  while (!pending.empty()) {
+    const fs::path file = pending.back();
+    pending.pop_back();
+    if (!visited.insert(fs::weakly_canonical(file)).second || !fs::is_regular_file(file)) continue;
+    const std::string source = read_file(file);
+    for (SourceFinding& f : audit_source(source, file.filename().string())) findings.push_back(std::move(f));
+    for (const std::string& name : local_includes(source)) pending.push_back(file.parent_path() / name);
+  }
+  return findings;
+}
+
+std::string describe(const SourceFinding& finding) {
+  return fmt::format("source audit: {}: {} ({}:{})", finding.category, finding.what, finding.file, finding.line);
+}
+
+}  // namespace kopt::spec
