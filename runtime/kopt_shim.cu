@@ -167,9 +167,14 @@ extern "C" int kopt_shim_fill(void* data, unsigned long long elements, int eleme
 }
 
 // The digest of `bytes` bytes at `data`, added into *device_out (which the caller zeroes):
-// the sum of kopt_generator::digest_term over 8-byte words, the last one zero-padded.
+// the sum of kopt_generator::digest_term over 8-byte words, the last one zero-padded. Each
+// block sums in shared memory and adds once: *device_out is host-mapped memory, where one
+// atomic per thread would cross the bus a hundred thousand times.
 __global__ void kopt_shim_digest_kernel(const unsigned char* data, unsigned long long bytes,
                                         unsigned long long* device_out) {
+  __shared__ unsigned long long block_sum;
+  if (threadIdx.x == 0) block_sum = 0;
+  __syncthreads();
   const unsigned long long words = (bytes + 7) / 8;
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   unsigned long long sum = 0;
@@ -179,7 +184,9 @@ __global__ void kopt_shim_digest_kernel(const unsigned char* data, unsigned long
     for (int b = 0; b < 8 && w * 8 + b < bytes; ++b) word |= static_cast<unsigned long long>(data[w * 8 + b]) << (8 * b);
     sum += kopt_generator::digest_term(word, w);
   }
-  atomicAdd(device_out, sum);
+  atomicAdd(&block_sum, sum);
+  __syncthreads();
+  if (threadIdx.x == 0) atomicAdd(device_out, block_sum);
 }
 
 extern "C" int kopt_shim_digest(const void* data, unsigned long long bytes, unsigned long long* device_out,
