@@ -140,7 +140,17 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
   if (!known_arch.empty()) build = compile_kernel(known_arch);
   if (build && !build->ok()) return with_compile_failure(std::move(report), problem, *build->failure, known_arch);
 
-  run::DeviceInfo device = run::probe_device(context.runner, context.worker, work.path() / "probe");
+  run::DeviceInfo device;
+  try {
+    device = run::probe_device(context.runner, context.worker, work.path() / "probe");
+  } catch (const Error& no_device) {
+    // A broken spec is the user's first problem, before a missing GPU: a Python reference
+    // runs without one, and its failure (exit 2) is reported instead. No kernel has run, so
+    // computing it here exposes nothing.
+    if (python_reference && no_device.code() == ExitCode::environment)
+      reference_outputs(problem, report.seeds, reference_context, nullptr, known_arch);
+    throw;
+  }
   report.device = device;
   report.arch = resolve_arch(problem.spec.build.arch, options.arch, device.arch());
   if (!build) build = compile_kernel(report.arch);
