@@ -54,7 +54,7 @@ Command close_command() {
               std::unique_ptr<loop::Lab> lab = make_lab(config->loop, run.load(), runner);
               const nlohmann::json verdict =
                   loop::close_iteration(*lab, run, config->iteration, context);
-              const nlohmann::json next = loop::next_step(run, run.load());
+              const nlohmann::json next = with_loop_flags(loop::next_step(run, run.load()), config->loop);
               if (config->loop.common.json) {
                 std::cout << nlohmann::json{{"iteration", verdict}, {"next", next}}.dump(2) << "\n";
               } else {

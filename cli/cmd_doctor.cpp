@@ -63,15 +63,16 @@ Finding python_finding(ProcessRunner& runner) {
     std::filesystem::path python = verify::find_python();
     ProcessResult result = runner.run(
         {.argv = {python.string(), "-c",
-                  "import importlib.util as u, sys\n"
-                  "np = u.find_spec('numpy') is not None\n"
-                  "try:\n import torch; t = torch.__version__ + (' cuda' if torch.cuda.is_available() else ' cpu')\n"
-                  "except Exception: t = 'absent'\n"
-                  "print(sys.version.split()[0], 'numpy' if np else 'no-numpy', t)"},
+                  "import sys\n"
+                  "try:\n import numpy; n = 'numpy ' + numpy.__version__\n"
+                  "except Exception: n = 'numpy absent'\n"
+                  "try:\n import torch; t = 'torch ' + torch.__version__ + (' cuda' if torch.cuda.is_available() else ' cpu')\n"
+                  "except Exception: t = 'torch absent'\n"
+                  "print('Python ' + sys.version.split()[0], n, t, sep=', ')"},
          .time_limit = std::chrono::seconds(60)});
     if (!result.ok()) return {"python", false, fmt::format("{} {}", python.string(), result.outcome()), nullptr};
     std::string line = result.out.substr(0, result.out.find('\n'));
-    return {"python", line.find("no-numpy") == std::string::npos, fmt::format("{} ({})", python.string(), line),
+    return {"python", line.find("numpy absent") == std::string::npos, fmt::format("{} ({})", python.string(), line),
             {{"path", python.string()}, {"versions", line}}};
   } catch (const Error& e) {
     return {"python", false, e.what(), nullptr};
@@ -138,8 +139,8 @@ Finding peaks_finding(ProcessRunner& runner, const DoctorConfig& config, const s
 }
 
 Finding tool_finding(const std::string& name) {
-  auto path = find_program(name, {"/usr/local/cuda/bin"});
-  if (!path) return {name, false, "not found on PATH or in /usr/local/cuda/bin", nullptr};
+  auto path = find_program(name, cuda_tool_dirs());
+  if (!path) return {name, false, "not found on " + cuda_tool_search_places(), nullptr};
   return {name, true, path->string(), {{"path", path->string()}}};
 }
 

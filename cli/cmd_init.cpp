@@ -36,7 +36,7 @@ Command init_command() {
               std::unique_ptr<loop::Lab> lab = make_lab(config->loop, provisional_state(request), runner);
               const loop::RunState state = loop::init_run(*lab, request, context);
               const loop::RunFolder run(request.run_dir);
-              const nlohmann::json next = loop::next_step(run, state);
+              const nlohmann::json next = with_loop_flags(loop::next_step(run, state), config->loop);
               if (config->loop.common.json) {
                 std::cout << next.dump(2) << "\n";
               } else {

@@ -60,6 +60,17 @@ loop::LoopContext progress_hooks(const CommonOptions& common, const std::filesys
   return hooks;
 }
 
+nlohmann::json with_loop_flags(nlohmann::json next, const LoopOptions& options) {
+  if (next.at("finished").get<bool>()) return next;
+  std::vector<std::string> flags;
+  if (!options.simulate.empty()) flags = {"--simulate", fs::absolute(options.simulate).string()};
+  if (!options.common.cache_dir.empty()) {
+    flags.insert(flags.end(), {"--cache-dir", fs::absolute(options.common.cache_dir).string()});
+  }
+  if (!flags.empty()) next["command"] = next.at("command").get<std::string>() + " " + shell_quote_command(flags);
+  return next;
+}
+
 std::string format_next_step(const nlohmann::json& next) {
   if (next.at("finished").get<bool>()) {
     return fmt::format("The run is finished ({}). Next: {}\n", next.at("stop_reason").get<std::string>(),

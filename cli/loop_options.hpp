@@ -30,6 +30,11 @@ std::unique_ptr<ResultCache> open_result_cache(const LoopOptions& options);
 // The lab for a run with these settings (the spec, dims and case the run was created with).
 std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunState& run, ProcessRunner& runner);
 
+// The next step with the flags it needs typed into its command: a run measured on a simulated
+// lab is closed on the same lab (without --simulate, close would ask for a GPU), and with the
+// same --cache-dir. A finished run's command (finalize) takes neither.
+nlohmann::json with_loop_flags(nlohmann::json next, const LoopOptions& options);
+
 // One line per step, appended to RUN/kopt.log with the time, and on standard error (above the
 // live progress line) when it is a terminal and --json is not given.
 loop::LoopContext progress_hooks(const CommonOptions& common, const std::filesystem::path& run_dir);

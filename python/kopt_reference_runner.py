@@ -6,7 +6,7 @@
 For each manifest, in order: loads the inputs it names (1-D .npy files), calls the
 reference's `reference(**kwargs)` (or a LeetGPU-style `Challenge().reference_impl(**kwargs)`),
 and saves every output as a 1-D .npy file. Several manifests share one process, so torch and
-each reference module are imported once. See DESIGN.md sections 2 and 4.
+each reference module are imported once. See docs/design.md, sections 2 and 4.
 
 A manifest with a "time" object (see TIME_DEFAULTS) also times the reference the way kopt's
 worker times a kernel (cold L2, CUDA events, the same stopping rule) and adds a "timing"

@@ -9,7 +9,7 @@
 #   --exit N          the exit code kopt must return
 #   --match REGEX     stdout+stderr must match this extended regex (repeatable)
 #   --one-line-error  stderr must be exactly one line, starting with "kopt: "
-#   --needs TOOL      skip (exit 77) unless TOOL is on PATH or in /usr/local/cuda/bin
+#   --needs TOOL      skip (exit 77) unless kopt doctor finds TOOL (one of the CUDA tools it lists)
 #   ARGS              the command; the word @KOPT@ in it is replaced by the kopt binary
 set -u
 kopt=$1
@@ -37,8 +37,9 @@ if [ -n "$gpu" ]; then
   if [ "$gpu" = absent ] && [ $has_gpu -eq 0 ]; then echo "SKIPPED: this machine has a GPU"; exit 77; fi
 fi
 
-if [ -n "$needs" ] && ! PATH="$PATH:/usr/local/cuda/bin" command -v "$needs" >/dev/null; then
-  echo "SKIPPED: $needs is not installed"; exit 77
+# Asked of kopt itself: it also looks where ./setup installs the tools the toolkit lacks.
+if [ -n "$needs" ] && ! "$kopt" doctor --no-ncu 2>/dev/null | grep -qE "^$needs +ok "; then
+  echo "SKIPPED: kopt doctor does not find $needs (./setup installs it)"; exit 77
 fi
 
 args=()

@@ -1,7 +1,7 @@
 #pragma once
 // Errors that end a command. Expected failures of a *kernel* (wrong output, fault, hang)
 // are values in result types, never exceptions; an Error means kopt cannot go on: bad
-// usage or input, or a missing environment. Each carries the exit code DESIGN.md §3 fixes
+// usage or input, or a missing environment. Each carries the exit code docs/design.md §3 fixes
 // and a one-line message naming the cause.
 
 #include <fmt/format.h>

@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdlib>
@@ -78,17 +80,40 @@ std::optional<fs::path> find_program(std::string_view name, const std::vector<fs
   return std::nullopt;
 }
 
+fs::path user_cuda_tools_dir() {
+  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg) return fs::path(xdg) / "kopt" / "cuda-tools";
+  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".local/share/kopt/cuda-tools";
+  return {};
+}
+
+std::vector<fs::path> cuda_tool_dirs() {
+  std::vector<fs::path> dirs;
+  if (const char* home = std::getenv("CUDA_HOME"); home && *home) dirs.push_back(fs::path(home) / "bin");
+  dirs.emplace_back("/usr/local/cuda/bin");
+  if (fs::path tools = user_cuda_tools_dir(); !tools.empty()) dirs.push_back(tools / "bin");
+  // $CUDA_HOME is often /usr/local/cuda itself: each folder once, in the first place it came.
+  std::vector<fs::path> unique;
+  for (fs::path& dir : dirs) {
+    if (std::find(unique.begin(), unique.end(), dir.lexically_normal()) == unique.end()) {
+      unique.push_back(dir.lexically_normal());
+    }
+  }
+  return unique;
+}
+
+std::string cuda_tool_search_places() {
+  std::vector<std::string> places{"PATH"};
+  for (const fs::path& dir : cuda_tool_dirs()) places.push_back(dir.string());
+  return fmt::format("{}", fmt::join(places, ", "));
+}
+
 fs::path find_cuda_tool(std::string_view name, const char* env_var, std::string_view how_to_get_it) {
   if (const char* named = std::getenv(env_var); named && *named) {
     if (auto found = find_program(named)) return *found;
     throw environment_error("{}={} is not an executable", env_var, named);
   }
-  std::vector<fs::path> extra;
-  if (const char* home = std::getenv("CUDA_HOME"); home && *home) extra.push_back(fs::path(home) / "bin");
-  extra.emplace_back("/usr/local/cuda/bin");
-  if (auto found = find_program(name, extra)) return *found;
-  throw environment_error("{} not found (looked on PATH, $CUDA_HOME/bin and /usr/local/cuda/bin): {}", name,
-                          how_to_get_it);
+  if (auto found = find_program(name, cuda_tool_dirs())) return *found;
+  throw environment_error("{} not found (looked on {}): {}", name, cuda_tool_search_places(), how_to_get_it);
 }
 
 namespace {

@@ -59,9 +59,20 @@ class SystemProcessRunner final : public ProcessRunner {
 std::optional<std::filesystem::path> find_program(std::string_view name,
                                                   const std::vector<std::filesystem::path>& extra_dirs = {});
 
-// A CUDA tool: the program named by $<env_var> when that is set, else `name` on PATH, in
-// $CUDA_HOME/bin or in /usr/local/cuda/bin. Throws an environment Error (exit 3) saying where
-// it looked and `how_to_get_it`.
+// Where CUDA tools are looked for after $PATH: $CUDA_HOME/bin, /usr/local/cuda/bin, and the
+// folder ./setup installs NVIDIA's cuobjdump and nvdisasm wheels into when the toolkit lacks
+// them (user_cuda_tools_dir()/bin), so that no PATH has to be set for them.
+std::vector<std::filesystem::path> cuda_tool_dirs();
+
+// "PATH, <dir>, <dir>...": where find_cuda_tool looks, for messages that say so.
+std::string cuda_tool_search_places();
+
+// ${XDG_DATA_HOME:-$HOME/.local/share}/kopt/cuda-tools; empty when neither variable is set.
+std::filesystem::path user_cuda_tools_dir();
+
+// A CUDA tool: the program named by $<env_var> when that is set, else `name` on PATH or in
+// cuda_tool_dirs(). Throws an environment Error (exit 3) saying where it looked and
+// `how_to_get_it`.
 std::filesystem::path find_cuda_tool(std::string_view name, const char* env_var, std::string_view how_to_get_it);
 
 }  // namespace kopt

@@ -1,5 +1,5 @@
 #pragma once
-// The iteration loop over a run folder (DESIGN.md §3, §5): init creates the run and the
+// The iteration loop over a run folder (docs/design.md §3, §5): init creates the run and the
 // first iteration's evidence; close turns the branches a driver wrote into a verdict and the
 // next iteration's evidence. Each step of close writes its file once, atomically, and is
 // skipped when its file exists, so a close killed at any point and run again ends in the

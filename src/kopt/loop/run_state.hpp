@@ -1,5 +1,5 @@
 #pragma once
-// The run folder (DESIGN.md §5) and its one mutable file, state.json (kopt.state/1).
+// The run folder (docs/design.md §5) and its one mutable file, state.json (kopt.state/1).
 // Every other file of a run is written once, atomically, by the step that produces it; the
 // state is rewritten atomically after each step, by one kopt at a time (RunLock).
 

@@ -9,8 +9,8 @@ namespace fs = std::filesystem;
 
 fs::path find_cuobjdump() {
   return find_cuda_tool("cuobjdump", "KOPT_CUOBJDUMP",
-                        "install the CUDA toolkit, or `pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm` and put "
-                        "their bin folder on PATH");
+                        "install the CUDA toolkit's, or run kopt's ./setup (it installs NVIDIA's cuobjdump and "
+                        "nvdisasm wheels where kopt looks)");
 }
 
 SassDump disassemble(ProcessRunner& runner, const fs::path& cuobjdump, const fs::path& library) {

@@ -1,5 +1,5 @@
 #pragma once
-// The kernel contract (DESIGN.md §1): `extern "C" void solve(<params>)` in a .cu file.
+// The kernel contract (docs/design.md §1): `extern "C" void solve(<params>)` in a .cu file.
 
 #include <optional>
 #include <string>
@@ -38,7 +38,7 @@ struct KernelSignature {
 KernelSignature parse_kernel_signature(std::string_view source, std::string_view file_name,
                                        const std::optional<std::string>& entry = std::nullopt);
 
-// Tunable parameters and method switches declared in the source (DESIGN.md §1):
+// Tunable parameters and method switches declared in the source (docs/design.md §1):
 //   #define BM 64                    // kopt:param BM in {32,64,128}
 //   #define KOPT_USE_SMEM_TILING 1   // kopt:method memory.tiling_smem
 struct TunableParam {

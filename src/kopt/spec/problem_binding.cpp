@@ -50,7 +50,7 @@ double max_finite(const DType& dtype) {
   return DBL_MAX;
 }
 
-// Documented defaults (DESIGN.md §2), not guesses: nothing is recorded for them.
+// Documented defaults (docs/design.md §2), not guesses: nothing is recorded for them.
 InitSpec default_init(const DType& dtype) {
   if (dtype.is_floating()) return InitSpec{InitKind::normal, 0, 1};
   if (dtype.kind == DTypeKind::signed_integer) return InitSpec{InitKind::integers, -100, 100};

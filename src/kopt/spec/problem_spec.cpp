@@ -1,4 +1,4 @@
-// Reading kopt.toml (DESIGN.md §2) into a ProblemSpec. Binding it to a signature is in
+// Reading kopt.toml (docs/design.md §2) into a ProblemSpec. Binding it to a signature is in
 // problem_binding.cpp; finding it from the command line's KERNEL in problem_locate.cpp.
 
 #include "kopt/spec/problem_spec.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// The problem spec, kopt.toml (DESIGN.md §2), and its binding to a kernel's signature into
+// The problem spec, kopt.toml (docs/design.md §2), and its binding to a kernel's signature into
 // concrete cases: every buffer's size and initial values, every scalar's value.
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // parse_source_annotations (declared in kernel_signature.hpp): the kopt:param and
-// kopt:method comments on #define lines (DESIGN.md §1).
+// kopt:method comments on #define lines (docs/design.md §1).
 
 #include <algorithm>
 #include <cctype>

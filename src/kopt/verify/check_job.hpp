@@ -1,6 +1,6 @@
 #pragma once
 // A verification job, run inside a worker process: for each case and seed, fresh inputs,
-// poisoned outputs, guarded buffers, two calls of solve, and every check DESIGN.md §4
+// poisoned outputs, guarded buffers, two calls of solve, and every check docs/design.md §4
 // names. The same job, run on a reference library, produces the reference outputs.
 
 #include <cstdint>

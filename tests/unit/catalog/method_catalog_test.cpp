@@ -16,7 +16,7 @@ TEST(MethodCatalog, TheShippedCatalogLoadsWithFortyMethodsOverThreeAxes) {
   for (roofline::Axis axis : roofline::kAxes) EXPECT_GE(per_axis[axis], 10) << roofline::to_string(axis);
   const Method* tiling = catalog.find("memory.tiling_smem");
   ASSERT_NE(tiling, nullptr);
-  EXPECT_EQ(tiling->macro, "KOPT_USE_SMEM_TILING");  // DESIGN.md §1's example
+  EXPECT_EQ(tiling->macro, "KOPT_USE_SMEM_TILING");  // docs/design.md §1's example
   EXPECT_EQ(tiling->signature, "shared_memory");
 }
 

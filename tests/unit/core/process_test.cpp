@@ -5,8 +5,15 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
 
 namespace kopt {
 namespace {
@@ -84,6 +91,64 @@ TEST(ShellQuote, QuotesOnlyWhatNeedsIt) {
 TEST(FindProgram, FindsShOnPath) {
   EXPECT_TRUE(find_program("sh").has_value());
   EXPECT_FALSE(find_program("kopt-no-such-program").has_value());
+}
+
+// Sets an environment variable for one test and restores it after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() { old_ ? (void)::setenv(name_, old_->c_str(), 1) : (void)::unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST(CudaToolDirs, EndWithTheFolderSetupInstallsInto) {
+  ScopedEnv xdg("XDG_DATA_HOME", "/data/home");
+  EXPECT_EQ(user_cuda_tools_dir(), std::filesystem::path("/data/home/kopt/cuda-tools"));
+  EXPECT_EQ(cuda_tool_dirs().back(), std::filesystem::path("/data/home/kopt/cuda-tools/bin"));
+  EXPECT_THAT(cuda_tool_search_places(), HasSubstr("/data/home/kopt/cuda-tools/bin"));
+}
+
+TEST(CudaToolDirs, NameEachFolderOnce) {
+  ScopedEnv cuda_home("CUDA_HOME", "/usr/local/cuda/");
+  const std::vector<std::filesystem::path> dirs = cuda_tool_dirs();
+  EXPECT_EQ(std::count(dirs.begin(), dirs.end(), std::filesystem::path("/usr/local/cuda/bin")), 1);
+}
+
+TEST(CudaToolDirs, DefaultToTheHomeDataFolder) {
+  ScopedEnv xdg("XDG_DATA_HOME", "");
+  ScopedEnv home("HOME", "/home/someone");
+  EXPECT_EQ(user_cuda_tools_dir(), std::filesystem::path("/home/someone/.local/share/kopt/cuda-tools"));
+}
+
+// A tool that is neither on PATH nor in the toolkit is found in the user's tools folder.
+TEST(FindCudaTool, FindsAToolInTheUserToolsFolder) {
+  TempDir data("cuda-tools-test");
+  const std::filesystem::path bin = data.path() / "kopt" / "cuda-tools" / "bin";
+  std::filesystem::create_directories(bin);
+  write_file_atomic(bin / "kopt-fake-cuda-tool", "#!/bin/sh\n");
+  std::filesystem::permissions(bin / "kopt-fake-cuda-tool", std::filesystem::perms::owner_all);
+  ScopedEnv xdg("XDG_DATA_HOME", data.path().string());
+  EXPECT_EQ(find_cuda_tool("kopt-fake-cuda-tool", "KOPT_NO_SUCH_VARIABLE", ""), bin / "kopt-fake-cuda-tool");
+}
+
+TEST(FindCudaTool, SaysWhereItLookedAndHowToGetIt) {
+  ScopedEnv xdg("XDG_DATA_HOME", "/data/home");
+  try {
+    (void)find_cuda_tool("kopt-no-such-tool", "KOPT_NO_SUCH_VARIABLE", "install it");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("kopt-no-such-tool not found (looked on PATH, "));
+    EXPECT_THAT(e.what(), HasSubstr("/data/home/kopt/cuda-tools/bin): install it"));
+    EXPECT_EQ(e.code(), ExitCode::environment);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,21 @@
+# `cmake --install build [--prefix DIR]`: kopt on PATH (DIR/bin), the agent skill and the
+# README beside it. Everything kopt reads at run time (data/, the Python runner, the shim) is
+# embedded in the binary, so nothing else needs to travel.
+# `cpack --config build/CPackConfig.cmake`: the same as a .deb.
+include(GNUInstallDirs)
+install(TARGETS kopt RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES skill/SKILL.md DESTINATION ${CMAKE_INSTALL_DATADIR}/kopt/skill)
+install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME kopt)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT "kopt developers")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Checks, times, profiles and optimizes CUDA kernels")
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+# The binary links only glibc dynamically; dpkg-shlibdeps states that dependency. The CUDA
+# toolkit is not a dependency: NVIDIA's installers, not Debian's package, usually provide it.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3, python3-numpy")
+include(CPack)
