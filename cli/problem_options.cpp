@@ -1,6 +1,7 @@
 #include "problem_options.hpp"
 
 #include "common_options.hpp"
+#include "kopt/spec/tool_arguments.hpp"
 
 namespace kopt::cli {
 
@@ -11,7 +12,7 @@ void add_problem_options(CLI::App& app, ProblemOptions& o) {
   app.add_option("-D,--define", o.defines, "Compile with -DNAME=VALUE (repeatable)");
   app.add_option("--arch", o.arch, "Target, e.g. sm_90a (default: [build] arch, else the GPU's)");
   app.add_option("--seeds", o.seeds, "How many seeds of fresh random inputs per case")->check(CLI::Range(1, 1000));
-  app.add_option("--seed", o.first_seed, "The first seed");
+  app.add_option("--seed", o.first_seed, "The first seed")->check(unsigned_integer());
 }
 
 spec::Problem load_problem_with(const std::string& target, const ProblemOptions& o) {
@@ -24,7 +25,10 @@ spec::Problem load_problem_with(const std::string& target, const ProblemOptions&
 
 verify::CheckOptions check_options_of(const ProblemOptions& o) {
   verify::CheckOptions options{.seed_count = o.seeds, .first_seed = o.first_seed};
-  if (!o.arch.empty()) options.arch = o.arch;
+  if (!o.arch.empty()) {
+    spec::check_arch(o.arch, "--arch");
+    options.arch = o.arch;
+  }
   options.defines = parse_defines(o.defines);
   return options;
 }
