@@ -160,9 +160,8 @@ void write_file_atomic(const fs::path& path, std::string_view content) {
   require_writable_path(path);
   if (path.has_parent_path()) create_folders(path.parent_path());
   std::string temp = path.string() + ".tmp.XXXXXX";
-  int fd = mkstemp(temp.data());
+  int fd = make_tracked_temporary_file(temp);
   if (fd < 0) throw unwritable(path, errno);
-  track_temporary(temp);
   auto fail = [&](int error) {
     ::close(fd);
     ::unlink(temp.c_str());
@@ -209,12 +208,11 @@ TempDir::TempDir(std::string_view prefix, const fs::path& parent) {
   fs::path base = parent.empty() ? fs::temp_directory_path() : parent;
   create_folders(base);
   std::string pattern = (base / (std::string(prefix) + ".XXXXXX")).string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
+  if (!make_tracked_temporary_folder(pattern)) {
     throw Error(is_environment_error(errno) ? ExitCode::environment : ExitCode::bad_input,
                 fmt::format("cannot create a temporary folder in {}: {}", base.string(), std::strerror(errno)));
   }
   path_ = pattern;
-  track_temporary(path_);
 }
 
 TempDir::TempDir(TempDir&& other) noexcept : path_(std::move(other.path_)), keep_(other.keep_) {

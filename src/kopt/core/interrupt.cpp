@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <stdlib.h>
+
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -43,6 +45,8 @@ const char* signal_name(int signal) {
   }
 }
 
+// Holds the registry's lock until _exit: no thread registers a child or creates a temporary
+// after the cleanup has passed it.
 [[noreturn]] void stop_everything(int signal) {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
@@ -94,6 +98,20 @@ void untrack_child_group(pid_t group) {
 void track_temporary(const std::filesystem::path& path) {
   std::lock_guard lock(registry().mutex);
   registry().temporaries.insert(path);
+}
+
+int make_tracked_temporary_file(std::string& pattern) {
+  std::lock_guard lock(registry().mutex);
+  const int fd = ::mkstemp(pattern.data());
+  if (fd >= 0) registry().temporaries.insert(pattern);
+  return fd;
+}
+
+bool make_tracked_temporary_folder(std::string& pattern) {
+  std::lock_guard lock(registry().mutex);
+  if (::mkdtemp(pattern.data()) == nullptr) return false;
+  registry().temporaries.insert(pattern);
+  return true;
 }
 
 void untrack_temporary(const std::filesystem::path& path) {

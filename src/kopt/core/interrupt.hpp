@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <string>
 
 namespace kopt {
 
@@ -29,6 +30,11 @@ void untrack_child_group(pid_t group);
 
 // Registered while alive; removed (recursively) on an interrupt.
 void track_temporary(const std::filesystem::path& path);
+// mkstemp / mkdtemp on `pattern` (…XXXXXX, replaced by the name), registered in the same step:
+// an interrupt never finds the file created but not yet registered. -1 / false on failure,
+// with errno set.
+int make_tracked_temporary_file(std::string& pattern);
+bool make_tracked_temporary_folder(std::string& pattern);
 void untrack_temporary(const std::filesystem::path& path);
 
 }  // namespace kopt
