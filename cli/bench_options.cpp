@@ -15,16 +15,17 @@ void add_bench_options(CLI::App& app, BenchConfig& c) {
                  "write one of its size (as nvbench does; the kernel then pays for writing dirty lines back)")
       ->check(CLI::IsMember({"read", "write"}));
   app.add_option("--noise", c.noise_percent, "Stop when the relative stdev is under this many percent")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   app.add_option("--min-samples", c.min_samples, "Take at least this many samples")->check(CLI::Range(2, 1000000));
   app.add_option("--min-time", c.min_time, "Accumulate at least this many seconds of GPU time")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--max-time", c.max_time, "Stop sampling a case after this many seconds")->check(CLI::PositiveNumber);
+      ->check(non_negative_number());
+  app.add_option("--max-time", c.max_time, "Stop sampling a case after this many seconds")->check(positive_number());
   app.add_option("--min-effect", c.min_effect_percent, "Smallest difference, in percent, called faster or slower")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   app.add_flag("--no-reference", c.no_reference,
                "Do not time the reference (a .cu one beside the kernels, a .py one after them)");
-  app.add_option("--out", c.out, "Where to write bench.json (default: beside the first kernel)");
+  app.add_option("--out", c.out, "Where to write bench.json (default: beside the first kernel)")
+      ->check(output_file());
   add_common_options(app, c.common);
 }
 

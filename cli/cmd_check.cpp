@@ -48,7 +48,8 @@ Command check_command() {
             auto config = std::make_shared<CheckConfig>();
             app.add_option("KERNEL", config->target, "A .cu file, a folder with kopt.toml, or a kopt.toml (default: .)");
             add_problem_options(app, config->problem);
-            app.add_option("--out", config->out, "Where to write check.json (default: beside the kernel)");
+            app.add_option("--out", config->out, "Where to write check.json (default: beside the kernel)")
+                ->check(output_file());
             add_common_options(app, config->common);
             return [config] { return run_check_command(*config); };
           }};

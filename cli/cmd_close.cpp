@@ -43,7 +43,7 @@ Command close_command() {
             auto config = std::make_shared<CloseConfig>();
             app.add_option("RUN", config->run, "The run folder (default: .)");
             app.add_option("--iter", config->iteration, "The iteration to close (default: the current one)")
-                ->check(CLI::PositiveNumber);
+                ->check(positive_number());
             add_loop_options(app, config->loop);
             return [config] {
               const loop::RunFolder run(config->run);

@@ -8,6 +8,7 @@
 #include "loop_options.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/loop/optimize.hpp"
+#include "kopt/loop/tuner.hpp"
 #include "kopt/report/run_summary.hpp"
 
 namespace kopt::cli {
@@ -32,8 +33,8 @@ Command optimize_command() {
                            "A command that writes each iteration's branches; it gets the context file's path "
                            "(kopt.generator_context/1) as its last argument");
             app.add_option("--budget", config->budget_minutes, "Stop starting iterations after this many minutes")
-                ->check(CLI::PositiveNumber);
-            app.add_option("--seed", config->seed, "The tuner's random seed");
+                ->check(positive_number());
+            app.add_option("--seed", config->seed, "The tuner's random seed")->check(unsigned_integer());
             add_loop_options(app, config->loop);
             return [config] {
               loop::OptimizeRequest request{.init = init_request(config->target),
@@ -42,8 +43,10 @@ Command optimize_command() {
               if (!config->generator.empty()) request.generator = config->generator;
               SystemProcessRunner runner;
               const loop::RunFolder run(request.init.run_dir);
-              std::unique_ptr<loop::Lab> lab =
-                  make_lab(config->loop, run.exists() ? run.load() : provisional_state(request.init), runner);
+              const loop::RunState start = run.exists() ? run.load() : provisional_state(request.init);
+              // The tuner's question is asked before any run folder exists.
+              if (!request.generator && !run.exists()) loop::tunable_space(start.kernel, start.spec);
+              std::unique_ptr<loop::Lab> lab = make_lab(config->loop, start, runner);
               const std::unique_ptr<ResultCache> cache = open_result_cache(config->loop);
               loop::LoopContext context = progress_hooks(config->loop.common, run.root());
               context.cache = cache.get();

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "common_options.hpp"
 #include "kopt/catalog/methods_validator.hpp"
 #include "kopt/catalog/planner.hpp"
 #include "kopt/core/error.hpp"
@@ -103,7 +104,8 @@ Command plan_command() {
                                   "Exact FP32 results are required (default when --dtype is fp32)");
             app.add_flag_callback("--no-fp32-exact", [config] { config->fp32_exact = false; },
                                   "TF32 and fast math are acceptable");
-            app.add_option("--out", config->out, "Where to write plan.json (default: DIR/plan.json)");
+            app.add_option("--out", config->out, "Where to write plan.json (default: DIR/plan.json)")
+                ->check(output_file());
             app.add_option("--validate", config->validate, "Check this methods.json against the rules instead; exit 2 on violations");
             app.add_flag("--json", config->json, "Print one JSON document");
             return [config] { return run_plan_command(*config); };

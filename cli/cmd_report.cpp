@@ -48,7 +48,8 @@ Command report_command() {
                     ->type_name("RUN_A RUN_B")
                     ->excludes(run);
             app.add_option("--out", config->out_dir, "With --compare: the folder the comparison is written in (default: .)")
-                ->needs(compare);
+                ->needs(compare)
+                ->check(output_folder());
             return [config] {
               if (!config->compare.empty()) return write_comparison(*config);
               return write_summary(config->run_dir, config->json, SummaryOutput::html);

@@ -133,7 +133,8 @@ Command sass_command() {
             auto config = std::make_shared<SassConfig>();
             app.add_option("KERNEL", config->target, "A .cu file, a folder with kopt.toml, or a kopt.toml (default: .)");
             app.add_option("--vs", config->vs, "Another kernel to compare opcode counts with");
-            app.add_option("--out", config->out, "Where to write sass.json (default: beside the kernel)");
+            app.add_option("--out", config->out, "Where to write sass.json (default: beside the kernel)")
+                ->check(output_file());
             app.add_option("--method", config->methods,
                            "A catalog method whose SASS signature to look for, besides those the source declares "
                            "(repeatable)");

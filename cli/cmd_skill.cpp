@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "common_options.hpp"
 #include "kopt/core/embedded_files.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
@@ -28,7 +29,7 @@ Command skill_command() {
           [](CLI::App& app) {
             auto dest = std::make_shared<std::string>();
             CLI::App* install = app.add_subcommand("install", "Copy SKILL.md into DIR (default: ~/.claude/skills/kopt)");
-            install->add_option("--dest", *dest, "The folder to write SKILL.md into");
+            install->add_option("--dest", *dest, "The folder to write SKILL.md into")->check(output_folder());
             app.require_subcommand(1);
             return [dest] {
               const fs::path dir = dest->empty() ? default_skill_dir() : fs::path(*dest);

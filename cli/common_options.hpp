@@ -16,6 +16,17 @@
 
 namespace kopt::cli {
 
+// Numeric option checks that refuse NaN and infinity (CLI11's PositiveNumber and Range let
+// NaN through, and print an unbounded side as a 300-digit number).
+CLI::Validator positive_number();                        // finite, > 0
+CLI::Validator non_negative_number();                    // finite, >= 0
+CLI::Validator number_between(double low, double high);  // finite, low <= x <= high
+CLI::Validator unsigned_integer();                       // digits only: no sign, no exponent
+// Paths kopt will write, checked before any work (core/files.hpp's check_output_*): a file
+// that is new or regular under a writable folder; a folder that is one or can be created.
+CLI::Validator output_file();
+CLI::Validator output_folder();
+
 struct CommonOptions {
   bool json = false;
   std::string cache_dir;          // empty: default_cache_dir()

@@ -12,6 +12,7 @@
 #include "kopt/report/html_report.hpp"
 #include "kopt/report/run_summary.hpp"
 #include "kopt/spec/problem_spec.hpp"
+#include "kopt/spec/tool_arguments.hpp"
 
 namespace kopt::cli {
 namespace fs = std::filesystem;
@@ -91,14 +92,14 @@ void add_run_target_options(CLI::App& app, RunTarget& t) {
   app.add_option("--spec", t.spec, "Use this kopt.toml");
   app.add_option("--dim", t.dims, "Set a dim in every case: NAME=VALUE (repeatable)");
   app.add_option("-D,--define", t.defines, "The baseline's -DNAME=VALUE (repeatable)");
-  app.add_option("--run", t.run, "The run folder (default: run_<UTC time> here)");
+  app.add_option("--run", t.run, "The run folder (default: run_<UTC time> here)")->check(output_folder());
   loop::RunSettings& settings = t.settings;
   app.add_option("--iterations", settings.iterations, "At most this many iterations")->check(CLI::Range(1, 1000));
   app.add_option("--branches", settings.branches, "K: branches per iteration")->check(CLI::Range(1, 256));
   app.add_option("--finalists", settings.finalists, "Re-measure this many of the best branches interleaved")
       ->check(CLI::Range(1, 16));
   app.add_option("--min-effect", settings.min_effect, "Smallest speedup called significant, as a fraction (0.01 = 1 %)")
-      ->check(CLI::Range(0.0001, 0.5));
+      ->check(number_between(0.0001, 0.5));
   app.add_option("--case", settings.timed_case, "The case timed and profiled (default: the first); correctness on all");
   app.add_option("--seeds", settings.seeds, "Seeds of fresh random inputs per case in each check")->check(CLI::Range(1, 100));
 }
@@ -113,6 +114,10 @@ loop::InitRequest init_request(const RunTarget& t) {
 }
 
 loop::RunState provisional_state(const loop::InitRequest& request) {
+  // The whole problem is read and bound (spec, kernel signature, cases, dims) here, so that a
+  // bad input is refused before init creates the run folder.
+  spec::load_problem(request.kernel, request.spec, parse_dims(request.dims));
+  for (const auto& [name, value] : request.defines) spec::check_define(name, value, "-D");
   const spec::ProblemSpec located = spec::locate_problem(request.kernel, request.spec);
   loop::RunState state{.kernel = fs::absolute(located.kernel), .dims = request.dims, .settings = request.settings};
   if (located.spec_file) state.spec = fs::absolute(*located.spec_file);

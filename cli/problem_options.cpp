@@ -1,6 +1,7 @@
 #include "problem_options.hpp"
 
 #include "common_options.hpp"
+#include "kopt/spec/tool_arguments.hpp"
 
 namespace kopt::cli {
 
@@ -13,6 +14,7 @@ void add_problem_options(CLI::App& app, ProblemOptions& o) {
   app.add_option("--seeds", o.seeds, "How many seeds of fresh random inputs per case")->check(CLI::Range(1, 1000));
   app.add_option("--seed", o.first_seed,
                  "The first seed, to repeat a run (default: secret random seeds, recorded in the output)")
+      ->check(unsigned_integer())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 53));
   app.add_flag("--strict", o.strict, "Fail when the source audit finds anything (docs/integrity.md)");
 }
@@ -27,7 +29,10 @@ spec::Problem load_problem_with(const std::string& target, const ProblemOptions&
 
 verify::CheckOptions check_options_of(const ProblemOptions& o) {
   verify::CheckOptions options{.seed_count = o.seeds, .first_seed = o.first_seed, .strict = o.strict};
-  if (!o.arch.empty()) options.arch = o.arch;
+  if (!o.arch.empty()) {
+    spec::check_arch(o.arch, "--arch");
+    options.arch = o.arch;
+  }
   options.defines = parse_defines(o.defines);
   return options;
 }

@@ -5,7 +5,8 @@ namespace kopt::cli {
 void add_profile_options(CLI::App& app, ProfileConfig& config) {
   app.add_option("KERNEL", config.target, "A .cu file, a folder with kopt.toml, or a kopt.toml (default: .)");
   add_problem_options(app, config.problem);
-  app.add_option("--out", config.out, "Folder for the report and the JSON files (default: profile/ beside the kernel)");
+  app.add_option("--out", config.out, "Folder for the report and the JSON files (default: profile/ beside the kernel)")
+      ->check(output_folder());
   app.add_option("--clock-control", config.clock_control,
                  "ncu --clock-control: none (the clocks a normal run sees) or base (locked to base clocks)")
       ->check(CLI::IsMember({"none", "base"}));

@@ -713,6 +713,12 @@ def reference_errors(path):
         yield
     except RunnerError:
         raise
+    except ModuleNotFoundError as error:
+        # A package the reference imports is not installed (torch, say): the environment's
+        # failure (exit 3), not the reference's.
+        traceback.print_exc(file=sys.stderr)
+        raise RunnerError(reference_error_line(error, path) + " (install it for this Python)",
+                          EXIT_ENVIRONMENT)
     except BaseException as error:  # SystemExit and KeyboardInterrupt from a reference, too
         traceback.print_exc(file=sys.stderr)
         raise RunnerError(reference_error_line(error, path))

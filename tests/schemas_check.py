@@ -148,6 +148,10 @@ def kopt_json(*args, name=None, ok=(0,)):
     return document, path
 
 
+# ---- a failing command's --json error document (kopt.error/1) ----
+kopt_json("check", f"{planted}/good", "--timeout", "nan", name="error", ok=(2,))
+kopt_json("status", f"{work}/no_such_run", name="error", ok=(2,))
+
 # ---- the loop on the simulated lab ----
 run = f"{work}/run"
 nxt, _ = kopt_json("init", f"{repo}/examples/sgemm_tiled", "--run", run, "--iterations", "2", "--simulate", model,

@@ -188,6 +188,17 @@ def test_reference_raising(tmp_path):
     assert not (tmp_path / "out" / "C.npy").exists()
 
 
+def test_reference_importing_a_missing_package_is_the_environment(tmp_path):
+    case, _ = vector_add(tmp_path, """
+        import kopt_no_such_package_anywhere
+
+        def reference(A, B, C, N):
+            C[:] = A + B
+        """)
+    assert failed(case.run(), code=3).startswith(
+        "REFERENCE_ERROR: ref.py:1: ModuleNotFoundError: No module named 'kopt_no_such_package_anywhere'")
+
+
 def test_reference_with_syntax_error(tmp_path):
     case, _ = vector_add(tmp_path, """
         def reference(A, B, C, N):

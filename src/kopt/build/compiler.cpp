@@ -11,6 +11,7 @@
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
+#include "kopt/spec/tool_arguments.hpp"
 
 namespace kopt::build {
 namespace fs = std::filesystem;
@@ -78,12 +79,8 @@ std::vector<fs::path> include_dirs_of(const std::vector<std::string>& flags) {
 }  // namespace
 
 std::vector<std::string> arch_flags(const std::string& arch) {
-  static const std::regex kArch(R"(sm_(\d+)([af]?))");
-  std::smatch match;
-  if (!std::regex_match(arch, match, kArch)) {
-    throw input_error("unknown target architecture \"{}\" (expected sm_XX, e.g. sm_90 or sm_90a)", arch);
-  }
-  std::string number = match[1].str() + match[2].str();
+  spec::check_arch(arch, "target");
+  const std::string number = arch.substr(3);
   return {"-gencode=arch=compute_" + number + ",code=sm_" + number};
 }
 
@@ -153,6 +150,10 @@ fs::path Compiler::shim_object(const std::string& arch) {
 }
 
 BuildOutcome Compiler::compile(const CompileRequest& request) {
+  // Every caller checks its own arguments where it can name their source; this is the last
+  // line before nvcc, whose shell would run what they hold.
+  spec::check_compiler_flags(request.flags, "compiler flags");
+  for (const auto& [name, value] : request.defines) spec::check_define(name, value, "-D");
   const std::string key = cache_key(request);
   const fs::path entry = cache_dir_ / "build" / key;
   if (fs::exists(entry / "build.json") && fs::exists(entry / "lib.so")) {

@@ -8,63 +8,209 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/interrupt.hpp"
 
 namespace kopt {
 namespace fs = std::filesystem;
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::error_code ec;
-    const char* why = fs::exists(path, ec) ? "cannot be read" : "does not exist";
-    throw input_error("{} {}", path.string(), why);
+namespace {
+
+// "a FIFO", "a character device", ...: what a path that is not a regular file is.
+std::string kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISREG(mode)) return "a regular file";
+  return "not a regular file";
+}
+
+// The input_error for a path stat() or open() refused with `error`.
+Error unreadable(const fs::path& path, int error) {
+  if (error == ENOENT) return input_error("{} does not exist", path.string());
+  if (error == ELOOP) return input_error("{}: symbolic link loop (too many levels of links)", path.string());
+  if (error == ENOTDIR) return input_error("{}: a part of this path is a file, not a folder", path.string());
+  return input_error("{} cannot be read: {}", path.string(), std::strerror(error));
+}
+
+// Errors of writing that are the machine's, not the user's.
+bool is_environment_error(int error) { return error == ENOSPC || error == EDQUOT || error == EIO; }
+
+Error unwritable(const fs::path& path, int error) {
+  std::string message = fmt::format("cannot write {}: {}", path.string(), std::strerror(error));
+  return Error(is_environment_error(error) ? ExitCode::environment : ExitCode::bad_input, std::move(message));
+}
+
+// Closes a file descriptor on scope exit.
+struct FdCloser {
+  int fd;
+  ~FdCloser() {
+    if (fd >= 0) ::close(fd);
   }
-  std::ostringstream content;
-  content << in.rdbuf();
-  return std::move(content).str();
+};
+
+}  // namespace
+
+void require_regular_file(const fs::path& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) throw unreadable(path, errno);
+  if (!S_ISREG(info.st_mode)) throw input_error("{} is {}, not a regular file", path.string(), kind_of(info.st_mode));
+}
+
+std::string read_file(const fs::path& path, std::uintmax_t max_bytes) {
+  require_regular_file(path);
+  // O_NONBLOCK: should the path become a FIFO between the check and the open, the open does
+  // not wait for a writer; the fstat below then refuses it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw unreadable(path, errno);
+  FdCloser closer{fd};
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) throw unreadable(path, errno);
+  if (!S_ISREG(info.st_mode)) throw input_error("{} is {}, not a regular file", path.string(), kind_of(info.st_mode));
+  if (static_cast<std::uintmax_t>(info.st_size) > max_bytes) {
+    throw input_error("{} is {} MiB, more than the {} MiB kopt reads", path.string(), info.st_size >> 20,
+                      max_bytes >> 20);
+  }
+  std::string content;
+  char buffer[65536];
+  while (true) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw unreadable(path, errno);
+    if (n == 0) break;
+    content.append(buffer, static_cast<std::size_t>(n));
+    // A file that grows while read (a log being written) is still capped.
+    if (content.size() > max_bytes) {
+      throw input_error("{} is more than the {} MiB kopt reads", path.string(), max_bytes >> 20);
+    }
+  }
+  return content;
+}
+
+void require_writable_path(const fs::path& path) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) == 0) {
+    if (!S_ISREG(info.st_mode)) {
+      throw input_error("{} is {}; kopt writes only regular files or new paths, and will not replace it",
+                        path.string(), kind_of(info.st_mode));
+    }
+    return;
+  }
+  // ENOTDIR: a part of the path is a file; check_output_file and create_folders name it.
+  if (errno != ENOENT && errno != ENOTDIR) throw unwritable(path, errno);
+}
+
+namespace {
+
+// The nearest part of `dir` (itself included) that exists; throws input_error when it is not
+// a folder or the path holds a symlink loop.
+fs::path existing_folder_above(const fs::path& dir) {
+  fs::path existing = dir.empty() ? fs::path(".") : dir;
+  struct stat info {};
+  while (::stat(existing.c_str(), &info) != 0) {
+    if (errno == ELOOP) throw input_error("{}: symbolic link loop (too many levels of links)", existing.string());
+    if (errno != ENOENT && errno != ENOTDIR) throw unwritable(dir, errno);
+    existing = existing.has_parent_path() && existing.parent_path() != existing ? existing.parent_path() : fs::path(".");
+  }
+  if (!S_ISDIR(info.st_mode)) {
+    throw input_error("cannot create folder {}: {} is {}, not a folder", dir.string(), existing.string(),
+                      kind_of(info.st_mode));
+  }
+  return existing;
+}
+
+void require_writable_folder(const fs::path& dir) {
+  const fs::path folder = existing_folder_above(dir);
+  if (::access(folder.c_str(), W_OK) != 0) {
+    throw input_error("cannot write in {}: {}", folder.string(), std::strerror(errno));
+  }
+}
+
+}  // namespace
+
+void check_output_file(const fs::path& path) {
+  require_writable_path(path);
+  require_writable_folder(path.has_parent_path() ? path.parent_path() : fs::path("."));
+}
+
+void check_output_folder(const fs::path& dir) {
+  struct stat info {};
+  if (::stat(dir.c_str(), &info) == 0 && !S_ISDIR(info.st_mode)) {
+    throw input_error("{} is {}, not a folder", dir.string(), kind_of(info.st_mode));
+  }
+  require_writable_folder(dir);
+}
+
+void create_folders(const fs::path& dir) {
+  if (dir.empty()) return;
+  existing_folder_above(dir);
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) {
+    throw Error(is_environment_error(error.value()) ? ExitCode::environment : ExitCode::bad_input,
+                fmt::format("cannot create folder {}: {}", dir.string(), error.message()));
+  }
 }
 
 void write_file_atomic(const fs::path& path, std::string_view content) {
-  if (path.has_parent_path()) fs::create_directories(path.parent_path());
+  require_writable_path(path);
+  if (path.has_parent_path()) create_folders(path.parent_path());
   std::string temp = path.string() + ".tmp.XXXXXX";
-  int fd = mkstemp(temp.data());
-  if (fd < 0) throw input_error("cannot write {}: {}", path.string(), std::strerror(errno));
+  int fd = make_tracked_temporary_file(temp);
+  if (fd < 0) throw unwritable(path, errno);
+  auto fail = [&](int error) {
+    ::close(fd);
+    ::unlink(temp.c_str());
+    untrack_temporary(temp);
+    return unwritable(path, error);
+  };
   const char* data = content.data();
   std::size_t left = content.size();
   while (left > 0) {
     ssize_t written = ::write(fd, data, left);
     if (written < 0 && errno == EINTR) continue;
-    if (written <= 0) {
-      int saved = errno;
-      ::close(fd);
-      ::unlink(temp.c_str());
-      throw input_error("cannot write {}: {}", path.string(), std::strerror(saved));
-    }
+    if (written <= 0) throw fail(written < 0 ? errno : EIO);
     data += written;
     left -= static_cast<std::size_t>(written);
   }
   // mkstemp creates 0600; kopt's outputs are ordinary files.
   ::fchmod(fd, 0644);
-  ::fsync(fd);
+  if (::fsync(fd) != 0 && errno != EINVAL) throw fail(errno);
   ::close(fd);
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     int saved = errno;
     ::unlink(temp.c_str());
-    throw input_error("cannot write {}: {}", path.string(), std::strerror(saved));
+    untrack_temporary(temp);
+    throw unwritable(path, saved);
   }
+  untrack_temporary(temp);
+}
+
+int remove_stale_temporaries(const fs::path& dir) {
+  int removed = 0;
+  std::error_code error;
+  for (auto it = fs::recursive_directory_iterator(dir, error); !error && it != fs::recursive_directory_iterator();
+       it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    // write_file_atomic's temporaries: NAME.tmp.XXXXXX (six characters from mkstemp).
+    const auto at = name.rfind(".tmp.");
+    if (at == std::string::npos || name.size() - at != 11 || !it->is_regular_file(error)) continue;
+    if (fs::remove(it->path(), error)) ++removed;
+  }
+  return removed;
 }
 
 TempDir::TempDir(std::string_view prefix, const fs::path& parent) {
   fs::path base = parent.empty() ? fs::temp_directory_path() : parent;
-  fs::create_directories(base);
+  create_folders(base);
   std::string pattern = (base / (std::string(prefix) + ".XXXXXX")).string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    throw environment_error("cannot create a temporary folder in {}: {}", base.string(),
-                            std::strerror(errno));
+  if (!make_tracked_temporary_folder(pattern)) {
+    throw Error(is_environment_error(errno) ? ExitCode::environment : ExitCode::bad_input,
+                fmt::format("cannot create a temporary folder in {}: {}", base.string(), std::strerror(errno)));
   }
   path_ = pattern;
 }
@@ -73,8 +219,15 @@ TempDir::TempDir(TempDir&& other) noexcept : path_(std::move(other.path_)), keep
   other.path_.clear();
 }
 
+void TempDir::keep() {
+  keep_ = true;
+  untrack_temporary(path_);
+}
+
 TempDir::~TempDir() {
-  if (keep_ || path_.empty()) return;
+  if (path_.empty()) return;
+  untrack_temporary(path_);
+  if (keep_) return;
   std::error_code ignored;
   fs::remove_all(path_, ignored);
 }

@@ -2,18 +2,52 @@
 // File-system helpers. Every file kopt writes goes through write_file_atomic, so a reader
 // (or a kopt killed mid-write) never sees half a file.
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
 
 namespace kopt {
 
-// The whole file; throws input_error naming the path when it cannot be read.
-std::string read_file(const std::filesystem::path& path);
+// Inputs larger than this are refused: every file kopt reads whole (kernels, specs, JSON run
+// files, references, the worker's results) is far smaller, and a bigger one is a mistake
+// (a .cu linked to /dev/zero) that would otherwise fill memory.
+inline constexpr std::uintmax_t kMaxInputBytes = std::uintmax_t{256} << 20;
+
+// The whole file; throws input_error naming the path and the cause when it cannot be read:
+// missing, a folder, a symlink loop, not a regular file (a FIFO or a device, which could
+// block or never end) or larger than `max_bytes`.
+std::string read_file(const std::filesystem::path& path, std::uintmax_t max_bytes = kMaxInputBytes);
+
+// Throws input_error unless `path` names a regular file (following symlinks) that can be
+// opened; says what it is otherwise. For inputs handed to other programs by name.
+void require_regular_file(const std::filesystem::path& path);
+
+// Throws input_error unless kopt may write `path`: it is absent (its parent may be created)
+// or a regular file. A symlink, FIFO, device, socket or folder is never replaced, and a
+// parent that is a file is named.
+void require_writable_path(const std::filesystem::path& path);
 
 // Writes to a temporary file beside `path`, flushes it to disk, then renames it over `path`.
-// Creates missing parent folders.
+// Creates missing parent folders. Checks `path` with require_writable_path first; a failure
+// to create, write or rename is an input_error naming the path and the system's reason
+// (an environment error when the disk is full).
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
+
+// Creates `dir` and its missing parents, or throws input_error naming the part that is in
+// the way (a file, a read-only folder).
+void create_folders(const std::filesystem::path& dir);
+
+// Checks, before any work, that kopt will be able to write the file `path` (an --out):
+// require_writable_path, and the nearest existing folder above it is a folder kopt may
+// write in (not a file, not read-only). Throws input_error naming the cause.
+void check_output_file(const std::filesystem::path& path);
+// The same for a folder kopt will create or write in (--cache-dir, --run, --dest).
+void check_output_folder(const std::filesystem::path& dir);
+
+// Removes `*.tmp.*` files that write_file_atomic left in `dir` and its sub-folders when
+// kopt was killed mid-write; returns how many it removed.
+int remove_stale_temporaries(const std::filesystem::path& dir);
 
 // A fresh folder under `parent` (the system temp folder when empty), removed with its
 // contents on destruction unless keep() was called.
@@ -27,7 +61,8 @@ class TempDir {
   TempDir& operator=(const TempDir&) = delete;
 
   const std::filesystem::path& path() const { return path_; }
-  void keep() { keep_ = true; }
+  // Leaves the folder in place, also when kopt is interrupted (see core/interrupt.hpp).
+  void keep();
 
  private:
   std::filesystem::path path_;

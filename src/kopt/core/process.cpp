@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include <sstream>
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/interrupt.hpp"
 
 namespace kopt {
 namespace fs = std::filesystem;
@@ -137,8 +139,13 @@ class Fd {
 
 // In the child after fork(): only async-signal-safe calls until exec.
 [[noreturn]] void exec_child(const ProcessSpec& spec, const std::vector<char*>& argv, int out_fd,
-                             int err_fd, int report_fd) {
+                             int err_fd, int report_fd, pid_t parent) {
   ::setpgid(0, 0);
+  // Dies with kopt even when kopt is killed outright (SIGKILL, where it cleans nothing up);
+  // the getppid check covers a parent that died before the prctl.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(127);
+  unblock_interrupt_signals_in_child();
   ::dup2(out_fd, STDOUT_FILENO);
   ::dup2(err_fd, STDERR_FILENO);
   int devnull = ::open("/dev/null", O_RDONLY);
@@ -202,6 +209,7 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   argv.push_back(nullptr);
 
   const auto start = Clock::now();
+  const pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) {
     result.start_error = std::strerror(errno);
@@ -209,9 +217,15 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   }
   if (pid == 0) {
     environ = envp.data();
-    exec_child(spec, argv, out_write.get(), err_write.get(), report_write.get());
+    exec_child(spec, argv, out_write.get(), err_write.get(), report_write.get(), parent);
   }
   ::setpgid(pid, pid);  // also in the parent, so the group exists before any kill below
+  // Ended with kopt on SIGINT/SIGTERM/SIGHUP (core/interrupt.hpp) while it runs.
+  track_child_group(pid);
+  struct Untrack {
+    pid_t group;
+    ~Untrack() { untrack_child_group(group); }
+  } untrack{pid};
   out_write.reset();
   err_write.reset();
   report_write.reset();

@@ -81,6 +81,9 @@ RunState optimize(Lab& lab, ProcessRunner& runner, const OptimizeRequest& reques
   const auto start = std::chrono::steady_clock::now();
   const RunFolder run(request.init.run_dir);
   if (!run.exists()) init_run(lab, request.init, hooks);
+  // A kopt killed outright may have left temporaries, also in a finished run (its summary);
+  // taking the lock removes them (the loop's steps take it again, one at a time).
+  { const RunLock cleaning(run); }
   for (;;) {
     RunState state = run.load();
     if (state.finished) return state;

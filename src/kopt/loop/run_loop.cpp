@@ -17,6 +17,7 @@
 #include "kopt/core/hash.hpp"
 #include "kopt/spec/kernel_signature.hpp"
 #include "kopt/spec/problem_spec.hpp"
+#include "kopt/spec/tool_arguments.hpp"
 
 namespace kopt::loop {
 namespace fs = std::filesystem;
@@ -117,9 +118,13 @@ std::vector<Branch> read_branches(const RunFolder& run, int i, const RunState& s
     // A branch without its own kernel is the best kernel with its defines changed.
     if (!b.own_kernel) b.variant.defines = state.best.defines;
     if (fs::exists(dir / "variant.json")) {
-      const json defines = read_json(dir / "variant.json").value("defines", json::object());
+      const fs::path file = dir / "variant.json";
+      const json document = read_json(file);
+      const json defines = document.is_object() ? document.value("defines", json::object()) : json();
+      if (!defines.is_object()) throw input_error("{}: \"defines\" must be an object of NAME: value", file.string());
       for (const auto& [name_, value] : defines.items()) {
         b.variant.defines[name_] = value.is_string() ? value.get<std::string>() : value.dump();
+        spec::check_define(name_, b.variant.defines[name_], file.string());
       }
     }
     if (!b.own_kernel && !fs::exists(dir / "variant.json")) {

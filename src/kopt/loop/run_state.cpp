@@ -91,7 +91,7 @@ void write_json(const fs::path& path, const json& document) { write_file_atomic(
 RunState RunFolder::load() const {
   if (!exists()) throw input_error("{}: not a kopt run (no state.json); start one with kopt init", root_.string());
   const json document = read_json(state_file());
-  if (document.value("schema", "") != kStateSchema) {
+  if (!document.is_object() || document.value("schema", "") != kStateSchema) {
     throw input_error("{}: schema is not {}", state_file().string(), kStateSchema);
   }
   try {
@@ -104,7 +104,7 @@ RunState RunFolder::load() const {
 void RunFolder::save(const RunState& state) const { write_json(state_file(), state); }
 
 RunLock::RunLock(const RunFolder& run) {
-  fs::create_directories(run.root());
+  create_folders(run.root());
   const fs::path file = run.root() / ".lock";
   fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) throw input_error("{}: cannot open the run's lock file", file.string());
@@ -112,6 +112,9 @@ RunLock::RunLock(const RunFolder& run) {
     ::close(fd_);
     throw input_error("{}: another kopt is working on this run", run.root().string());
   }
+  // Holding the lock, no other kopt writes here: a temporary left now was left by a kopt
+  // killed mid-write, and is removed before anything reads the folder.
+  remove_stale_temporaries(run.root());
 }
 
 RunLock::~RunLock() {

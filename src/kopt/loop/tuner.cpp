@@ -128,7 +128,10 @@ namespace {
 
 std::set<Defines> tried_configurations(const RunFolder& run, const RunState& state, const SearchSpace& space) {
   std::set<Defines> tried = {space.configuration(state.baseline.defines), space.configuration(state.best.defines)};
-  for (int i = 1; i <= state.current; ++i) {
+  // Iterations before the current one: the current one's branches are being written (or were,
+  // by a kopt killed before methods.json), and counting them would change what a resumed run
+  // proposes.
+  for (int i = 1; i < state.current; ++i) {
     for (const std::string& name : branch_names(run, i)) {
       const fs::path file = run.branches(i) / name / "variant.json";
       if (fs::exists(file)) tried.insert(space.configuration(read_json(file).value("defines", Defines{})));
@@ -149,16 +152,23 @@ std::vector<std::string> planned_methods(const fs::path& plan_file) {
 
 }  // namespace
 
-int write_tuner_branches(const RunFolder& run, const RunState& state, std::uint64_t seed) {
-  const fs::path kernel = run.absolute(state.best.kernel);
-  const spec::ProblemSpec problem = spec::locate_problem(kernel, state.spec);
-  const SearchSpace space = search_space(problem, spec::parse_source_annotations(read_file(kernel), kernel.string()));
+SearchSpace tunable_space(const fs::path& kernel, const std::optional<fs::path>& spec) {
+  const spec::ProblemSpec problem = spec::locate_problem(kernel, spec);
+  SearchSpace space = search_space(problem, spec::parse_source_annotations(read_file(kernel), kernel.string()));
   if (space.empty()) {
     throw input_error("{}: declares no tunable parameters ([tune] or kopt:param): the built-in tuner has nothing "
                       "to search; use --generator CMD", kernel.string());
   }
+  return space;
+}
+
+int write_tuner_branches(const RunFolder& run, const RunState& state, std::uint64_t seed) {
+  const fs::path kernel = run.absolute(state.best.kernel);
+  const SearchSpace space = tunable_space(kernel, state.spec);
   const int i = state.current;
   const bool local = state.best_iteration > 0 || i > 1;
+  // Branches a killed write left behind are replaced, not added to.
+  fs::remove_all(run.branches(i));
   const Proposal proposal = propose_configurations(space, state.best.defines, tried_configurations(run, state, space),
                                                    state.settings.branches, local, seed * 1000003 + static_cast<std::uint64_t>(i));
   // The plan's methods, where the kernel has a switch for them, are switched on in every branch.

@@ -38,6 +38,10 @@ struct SearchSpace {
 // [tune] where the spec has it, else the source's kopt:param declarations.
 SearchSpace search_space(const spec::ProblemSpec& problem, const spec::SourceAnnotations& annotations);
 
+// The search space of `kernel` (under `spec`, when given); input_error when it declares no
+// tunable parameter. optimize asks before it creates a run folder.
+SearchSpace tunable_space(const std::filesystem::path& kernel, const std::optional<std::filesystem::path>& spec);
+
 struct Proposal {
   std::vector<Defines> configurations;  // full parameter assignments
   std::vector<std::string> kinds;       // "random" | "neighbour", per configuration

@@ -46,7 +46,11 @@ ProblemSpec spec_less_problem(const fs::path& kernel) {
 ProblemSpec locate_problem(const fs::path& target, const std::optional<fs::path>& spec_override) {
   const fs::path path = target.empty() ? fs::path(".") : target;
   std::error_code error;
-  if (!fs::exists(path, error)) throw input_error("{}: no such file or folder", path.string());
+  if (!fs::exists(path, error)) {
+    // A symlink loop or an unreadable parent is not "no such file": say what it is.
+    if (error) throw input_error("{}: {}", path.string(), error.message());
+    throw input_error("{}: no such file or folder", path.string());
+  }
   const bool is_folder = fs::is_directory(path, error);
   if (spec_override) {
     if (is_folder) return load_problem_spec(*spec_override);

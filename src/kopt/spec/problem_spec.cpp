@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <set>
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/spec/tool_arguments.hpp"
 #include "kopt/spec/toml_fields.hpp"
 
 namespace kopt::spec {
@@ -20,13 +22,6 @@ bool is_identifier(std::string_view word) {
   return !word.empty() && !std::isdigit(static_cast<unsigned char>(word[0])) &&
          std::ranges::all_of(word,
                              [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
-
-// "sm_90", "sm_90a", "sm_100f"
-bool is_sm_arch(std::string_view arch) {
-  return arch.starts_with("sm_") && arch.size() > 3 && std::isdigit(static_cast<unsigned char>(arch[3])) &&
-         std::ranges::all_of(arch.substr(3),
-                             [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
 }
 
 std::string label_of_case(const std::vector<TomlEntry>& own_dims, const Dims& dims) {
@@ -112,6 +107,14 @@ class SpecReader : private TomlFields {
       entries.erase(named);
     }
     ProblemCase problem_case{.name = {}, .dims = defaults};
+    for (const TomlEntry& entry : entries) {
+      // With [dims] declared, a case only changes them: a name not among them is a typo.
+      if (!defaults.empty() && !defaults.contains(entry.key)) {
+        std::string known;
+        for (const auto& [dim, value] : defaults) known += (known.empty() ? "" : ", ") + dim;
+        throw failure(entry.line, fmt::format("[[cases]] {} is not a dim declared in [dims] ({})", entry.key, known));
+      }
+    }
     for (auto& [dim, value] : read_dims(entries, "[[cases]]")) problem_case.dims[dim] = value;
     problem_case.name = name ? *name : label_of_case(entries, problem_case.dims);
     if (problem_case.name.empty()) throw failure(table, "a [[cases]] entry sets no dims");
@@ -128,6 +131,9 @@ class SpecReader : private TomlFields {
       if (!value) {
         throw failure(entry.line, fmt::format("{} {} must be a number, not {}", where, entry.key,
                                               toml_type_name(*entry.node)));
+      }
+      if (const double* real = std::get_if<double>(&*value); real && !std::isfinite(*real)) {
+        throw failure(entry.line, fmt::format("{} {} must be a finite number", where, entry.key));
       }
       dims[entry.key] = *value;
     }
@@ -203,7 +209,14 @@ class SpecReader : private TomlFields {
   BuildSpec read_build(const toml::table& table) {
     reject_unknown_keys(table, "[build]", {"flags", "arch"});
     BuildSpec build;
-    if (table.contains("flags")) build.flags = strings_at(*table.get("flags"), "[build] flags");
+    if (table.contains("flags")) {
+      build.flags = strings_at(*table.get("flags"), "[build] flags");
+      try {
+        check_compiler_flags(build.flags, "[build] flags");
+      } catch (const Error& refused) {
+        throw failure(*table.get("flags"), refused.what());
+      }
+    }
     if (table.contains("arch")) {
       build.arch = string_at(table, "arch");
       if (build.arch != "native" && !is_sm_arch(build.arch)) {
@@ -223,6 +236,13 @@ class SpecReader : private TomlFields {
         throw failure(entry.line, fmt::format("[tune] {} is not a macro name", entry.key));
       }
       std::vector<std::string> values = values_at(*entry.node, fmt::format("[tune] {}", entry.key));
+      for (const std::string& value : values) {
+        try {
+          check_define(entry.key, value, "[tune]");
+        } catch (const Error& refused) {
+          throw failure(entry.line, refused.what());
+        }
+      }
       tune.params.emplace_back(entry.key, std::move(values));
     }
     if (!table.contains("restrict")) return tune;

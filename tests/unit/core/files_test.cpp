@@ -2,6 +2,9 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <functional>
 
 #include "kopt/core/error.hpp"
 
@@ -26,6 +29,61 @@ TEST(Files, ReadingAMissingFileNamesIt) {
     EXPECT_EQ(e.code(), ExitCode::bad_input);
     EXPECT_THAT(e.what(), ::testing::HasSubstr("/no/such/kopt/file.cu does not exist"));
   }
+}
+
+std::string refusal_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::bad_input);
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Files, InputsAreReadOnlyFromRegularFilesUnderTheCap) {
+  TempDir dir("files-test");
+  const std::filesystem::path fifo = dir.path() / "kernel.cu", loop = dir.path() / "loop.cu",
+                              zero = dir.path() / "zero.cu", big = dir.path() / "big.cu";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  std::filesystem::create_symlink("loop.cu", loop);
+  std::filesystem::create_symlink("/dev/zero", zero);
+  write_file_atomic(big, std::string(2048, 'x'));
+  // A FIFO without a writer would block a plain read forever.
+  EXPECT_THAT(refusal_of([&] { read_file(fifo); }), ::testing::HasSubstr("kernel.cu is a FIFO, not a regular file"));
+  EXPECT_THAT(refusal_of([&] { read_file(loop); }), ::testing::HasSubstr("symbolic link loop"));
+  EXPECT_THAT(refusal_of([&] { read_file(zero); }), ::testing::HasSubstr("is a character device"));
+  EXPECT_THAT(refusal_of([&] { read_file(dir.path()); }), ::testing::HasSubstr("is a folder, not a regular file"));
+  EXPECT_THAT(refusal_of([&] { read_file(big, 1024); }), ::testing::HasSubstr("more than the"));
+  EXPECT_EQ(read_file(big, 4096).size(), 2048u);
+}
+
+TEST(Files, OutputsNeverReplaceWhatIsNotARegularFile) {
+  TempDir dir("files-test");
+  const std::filesystem::path fifo = dir.path() / "out.fifo", link = dir.path() / "link.json",
+                              target = dir.path() / "target.json", file = dir.path() / "a.cu";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  write_file_atomic(target, "kept");
+  std::filesystem::create_symlink(target, link);
+  write_file_atomic(file, "text");
+  EXPECT_THAT(refusal_of([&] { write_file_atomic(fifo, "x"); }), ::testing::HasSubstr("out.fifo is a FIFO; kopt writes only"));
+  EXPECT_THAT(refusal_of([&] { write_file_atomic(link, "x"); }), ::testing::HasSubstr("is a symbolic link"));
+  EXPECT_THAT(refusal_of([&] { write_file_atomic(file / "x.json", "x"); }),
+              ::testing::HasSubstr("a.cu is a regular file, not a folder"));
+  EXPECT_THAT(refusal_of([&] { check_output_folder(file); }), ::testing::HasSubstr("a.cu is a regular file, not a folder"));
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(read_file(target), "kept");
+}
+
+TEST(Files, StaleTemporariesAreRemovedAndNothingElse) {
+  TempDir dir("files-test");
+  write_file_atomic(dir.path() / "a" / "state.json", "{}");
+  write_file_atomic(dir.path() / "a" / "state.json.tmp.Ab12Cd", "{");
+  write_file_atomic(dir.path() / "notes.tmp.txt", "mine");
+  EXPECT_EQ(remove_stale_temporaries(dir.path()), 1);
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "a" / "state.json"));
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "notes.tmp.txt"));
 }
 
 TEST(Files, TempDirIsRemovedUnlessKept) {

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <algorithm>
 #include <map>
 
@@ -267,6 +269,29 @@ TEST_F(RunLoop, AnInterruptedOptimizeResumesWhereItStopped) {
     EXPECT_TRUE(state.finished);
     EXPECT_EQ(snapshot(killed_request.init.run_dir), expected);
   }
+}
+
+TEST_F(RunLoop, ATunerStepKilledMidWriteResumesWithTheSameBranches) {
+  SimulatedLab lab(kModel);
+  const RunFolder run(path("run"));
+  init_run(lab, request_for(path("run")));
+  const int i = run.load().current;
+  ASSERT_GT(write_tuner_branches(run, run.load(), 7), 1);
+  const auto written = snapshot(run.iteration(i));
+  // Killed while writing: only b1 is complete, methods.json is missing, and b2's write left
+  // its temporary behind.
+  fs::remove(run.iteration(i) / "methods.json");
+  for (const std::string& name : branch_names(run, i)) {
+    if (name != "b1") fs::remove_all(run.branches(i) / name);
+  }
+  fs::create_directories(run.branches(i) / "b2");
+  std::ofstream(run.branches(i) / "b2" / "variant.json.tmp.Ab3dE9") << "{\"defines\": {\"BM\"";
+  {
+    const RunLock resuming(run);  // what a resuming command takes first
+  }
+  EXPECT_FALSE(fs::exists(run.branches(i) / "b2" / "variant.json.tmp.Ab3dE9"));
+  write_tuner_branches(run, run.load(), 7);
+  EXPECT_EQ(snapshot(run.iteration(i)), written);
 }
 
 TEST_F(RunLoop, OptimizeWithTheTunerImprovesEveryIterationAndStopsAtTheLimit) {
