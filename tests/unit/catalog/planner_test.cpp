@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kopt/catalog/methods_validator.hpp"
+#include "kopt/catalog/trigger.hpp"
 #include "kopt/core/files.hpp"
 
 namespace kopt::catalog {
@@ -146,6 +147,39 @@ TEST(Planner, DegradedEvidenceUsesNoCounters) {
   nlohmann::json document = plan;
   EXPECT_EQ(document["degraded_evidence"], true);
   EXPECT_EQ(document["schema"], "kopt.plan/1");
+}
+
+TEST(Planner, PassesOverAMethodThatConflictsWithOneChosenInTheSamePlan) {
+  // With TF32 allowed and room for two compute methods, wgmma comes first; the TF32 mma.sync
+  // path conflicts with it and is passed over, naming it, though its trigger holds.
+  PlanInputs inputs = h200_inputs("sgemm_naive");
+  inputs.fp32_exact = false;
+  inputs.roofline.budget.methods[static_cast<size_t>(Axis::compute)] = 2;
+  const Plan plan = plan_methods(catalog(), inputs);
+  const AxisPlan& compute = plan.axes[static_cast<size_t>(Axis::compute)];
+  EXPECT_THAT(chosen_ids(compute), testing::Contains("compute.tensor_core_wgmma"));
+  EXPECT_THAT(chosen_ids(compute), testing::Not(testing::Contains("compute.tensor_core_tf32")));
+  const PassedOver* tf32 = passed(compute, "compute.tensor_core_tf32");
+  ASSERT_NE(tf32, nullptr);
+  EXPECT_EQ(tf32->reason, "conflict");
+  EXPECT_EQ(tf32->detail, "compute.tensor_core_wgmma");
+}
+
+TEST(Planner, SkipsOnlyOnASkipConditionThatHolds) {
+  // Without counters the latency methods' skip conditions (memory_throughput > 0.9) cannot be
+  // evaluated: unknown is no reason to skip, so every "skip" must be a condition that holds.
+  PlanInputs inputs = h200_inputs("sgemm_naive");
+  inputs.profile.degraded = true;
+  const Facts facts = plan_facts(inputs);
+  int skips = 0;
+  for (const AxisPlan& axis : plan_methods(catalog(), inputs).axes) {
+    for (const PassedOver& p : axis.passed_over) {
+      if (p.reason != "skip") continue;
+      ++skips;
+      EXPECT_EQ(Condition::parse(p.detail).evaluate(facts).truth, Truth::yes) << p.id << " skipped on " << p.detail;
+    }
+  }
+  EXPECT_GT(skips, 0);  // the tensor-core methods, on spec.fp32_exact
 }
 
 TEST(MethodsValidator, NamesEachViolation) {
