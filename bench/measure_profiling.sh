@@ -71,7 +71,7 @@ c = p["whole"]["concepts"]; value = lambda k: c[k]["value"]
 achieved, peak = r["achieved"]["bytes_per_second"], r["peaks"]["bytes_per_second"]  # not the clamped utilization
 print(f"{sys.argv[1].rsplit('/', 1)[1]}: {value('dram_bytes')/1e6:.1f} MB in {p['whole']['duration_s']*1e6:.2f} us = "
       f"{achieved/1e12:.3f} TB/s = {100*achieved/peak:.1f} % of "
-      f"{peak/1e12:.3f} TB/s ({r['peaks']['source']}); bound {r['bound']}; "
+      f"{peak/1e12:.3f} TB/s ({r['peaks']['bytes_source']}); bound {r['bound']}; "
       f"occupancy {value('achieved_occupancy'):.2f}, long scoreboard {value('stall_long_scoreboard'):.2f}, "
       f"registers {value('registers_per_thread'):.0f}, waves {value('waves_per_sm'):.1f}")
 PY

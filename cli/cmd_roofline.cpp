@@ -25,18 +25,15 @@ struct RooflineConfig {
   bool analytic = false;
 };
 
-struct Ceilings {
-  measure::DevicePeaks peaks;
-  bool measured = false;
-};
-
-Ceilings ceilings_for(const nlohmann::json& device_json, const fs::path& cache_dir) {
+// Measured where `kopt doctor --peaks` reached the rate, the datasheet's elsewhere: each
+// ceiling says which (DevicePeaks::measured).
+measure::DevicePeaks ceilings_for(const nlohmann::json& device_json, const fs::path& cache_dir) {
   const run::DeviceInfo device = device_json.get<run::DeviceInfo>();
   std::optional<measure::DevicePeaks> peaks = measure::best_known_peaks(cache_dir, device);
   if (!peaks) {
     throw environment_error("no peaks are known for {}: run kopt doctor --peaks to measure them", device.name);
   }
-  return {*peaks, measure::load_measured_peaks(cache_dir, device).has_value()};
+  return *peaks;
 }
 
 // Degraded: time the kernel and divide the spec's work by the median.
@@ -56,11 +53,11 @@ roofline::RooflineAnalysis analytic_roofline(const RooflineConfig& config, const
     throw Error(ExitCode::kernel_failed, fmt::format("timing for the analytic roofline failed: {}",
                                                      bench.flags.empty() ? "no samples" : bench.flags.front()));
   }
-  const Ceilings ceilings = ceilings_for(bench.device, cache_dir_of(config.profile.common));
+  const measure::DevicePeaks peaks = ceilings_for(bench.device, cache_dir_of(config.profile.common));
   return roofline::roofline_from_timing(bench.variants.front().summary.median,
                                         spec::work_value(problem.spec.work.flops, bound_case),
-                                        spec::work_value(problem.spec.work.bytes, bound_case), ceilings.peaks,
-                                        ceilings.measured, spec::first_output_dtype(bound_case), reason);
+                                        spec::work_value(problem.spec.work.bytes, bound_case), peaks,
+                                        spec::first_output_dtype(bound_case), reason);
 }
 
 void write_roofline_files(const roofline::RooflineAnalysis& analysis, const std::string& label, const fs::path& dir) {
@@ -90,9 +87,8 @@ int run_roofline_command(const RooflineConfig& config) {
     if (run.report.evidence()) {
       const spec::BoundCase* found = problem.find_case(run.report.case_name);
       const spec::BoundCase& bound_case = found != nullptr ? *found : problem.cases.front();
-      const Ceilings ceilings = ceilings_for(run.report.check.device, cache_dir_of(config.profile.common));
-      analysis = roofline::roofline_from_profile(*run.report.whole, ceilings.peaks, ceilings.measured,
-                                                 spec::first_output_dtype(bound_case),
+      const measure::DevicePeaks peaks = ceilings_for(run.report.check.device, cache_dir_of(config.profile.common));
+      analysis = roofline::roofline_from_profile(*run.report.whole, peaks, spec::first_output_dtype(bound_case),
                                                  spec::work_value(problem.spec.work.flops, bound_case));
     } else {
       reason = run.report.reason;
@@ -104,7 +100,7 @@ int run_roofline_command(const RooflineConfig& config) {
     std::cout << roofline::roofline_analysis_json(*analysis).dump(2) << "\n";
   } else {
     std::cout << fmt::format("kopt roofline {}\n", problem.spec.kernel.string())
-              << report::format_roofline(*analysis, std::string(roofline::to_string(analysis->sources.peaks)))
+              << report::format_roofline(*analysis)
               << fmt::format("  wrote {}\n", (out_dir / "roofline.json").string());
   }
   return 0;

@@ -4,8 +4,13 @@
 #
 #   expect_kopt.sh KOPT [--gpu | --no-gpu] [--exit N] [--match REGEX]... [--one-line-error] -- ARGS...
 #
-#   --gpu             skip (exit 77) unless `kopt doctor` finds a usable GPU and nvcc
-#   --no-gpu          skip (exit 77) when it does (tests of what happens without one)
+#   --gpu             skip (exit 77) where the machine has no GPU (nvidia-smi -L lists none and
+#                     /dev/nvidia0 is absent); FAIL where it has one but `kopt doctor --no-ncu`
+#                     does not pass: a broken probe must not turn the GPU suite into skips
+#   --no-gpu          skip (exit 77) where the machine has a GPU or kopt doctor finds one
+#                     (tests of what happens without one)
+#   --fresh PATH      remove PATH before the command, so that what later tests read there
+#                     is this run's output, never an earlier run's (repeatable)
 #   --exit N          the exit code kopt must return
 #   --match REGEX     stdout+stderr must match this extended regex (repeatable)
 #   --one-line-error  stderr must be exactly one line, starting with "kopt: "
@@ -15,7 +20,7 @@ set -u
 kopt=$1
 shift
 want_exit=0 gpu="" one_line=0 needs=""
-matches=()
+matches=() fresh=()
 while [ $# -gt 0 ]; do
   case $1 in
     --gpu) gpu=need ;;
@@ -24,23 +29,40 @@ while [ $# -gt 0 ]; do
     --match) matches+=("$2"); shift ;;
     --one-line-error) one_line=1 ;;
     --needs) needs=$2; shift ;;
+    --fresh) fresh+=("$2"); shift ;;
     --) shift; break ;;
     *) echo "expect_kopt.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
 
+# Whether the machine has an NVIDIA GPU, asked of the driver, not of kopt.
+machine_has_gpu() {
+  { command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; } || [ -e /dev/nvidia0 ]
+}
+
 if [ -n "$gpu" ]; then
-  "$kopt" doctor --no-ncu >/dev/null 2>&1
-  has_gpu=$?
-  if [ "$gpu" = need ] && [ $has_gpu -ne 0 ]; then echo "SKIPPED: no usable GPU and nvcc here (kopt doctor)"; exit 77; fi
-  if [ "$gpu" = absent ] && [ $has_gpu -eq 0 ]; then echo "SKIPPED: this machine has a GPU"; exit 77; fi
+  doctor_out=$("$kopt" doctor --no-ncu 2>&1)
+  doctor_rc=$?
+  if [ "$gpu" = need ] && [ $doctor_rc -ne 0 ]; then
+    if machine_has_gpu; then
+      echo "$doctor_out"
+      echo "FAILED: this machine has a GPU but kopt doctor --no-ncu exits $doctor_rc"
+      exit 1
+    fi
+    echo "SKIPPED: no GPU here (nvidia-smi -L lists none, no /dev/nvidia0)"; exit 77
+  fi
+  if [ "$gpu" = absent ] && { [ $doctor_rc -eq 0 ] || machine_has_gpu; }; then
+    echo "SKIPPED: this machine has a GPU"; exit 77
+  fi
 fi
 
 # Asked of kopt itself: it also looks where ./setup installs the tools the toolkit lacks.
 if [ -n "$needs" ] && ! "$kopt" doctor --no-ncu 2>/dev/null | grep -qE "^$needs +ok "; then
   echo "SKIPPED: kopt doctor does not find $needs (./setup installs it)"; exit 77
 fi
+
+for path in "${fresh[@]+"${fresh[@]}"}"; do rm -rf -- "$path"; done
 
 args=()
 for arg in "$@"; do args+=("${arg//@KOPT@/$kopt}"); done

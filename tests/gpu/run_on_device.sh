@@ -2,7 +2,8 @@
 # Runs the GPU tests on the GPU machine with a build folder made on a CPU machine and carried
 # there (see docs/development.md). CTest files name absolute paths, so the checkout is linked
 # at the path it was built in. Writes logs and check.json files under $OUT when it is set.
-set -uo pipefail
+# Exits non-zero when any GPU test or any example's check fails (after running them all).
+set -euo pipefail
 repo=$(pwd)
 built_in=${KOPT_BUILT_IN:-/work/main}
 if [ "$repo" != "$built_in" ] && [ ! -e "$built_in" ]; then
@@ -15,12 +16,20 @@ export PATH="$PATH:/usr/local/cuda/bin"
 ctest=$(command -v ctest || true)
 [ -n "$ctest" ] || { echo "no ctest on this machine"; exit 3; }
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
-build/cli/kopt doctor | tee "$out/doctor.txt"
-"$ctest" --test-dir build -L gpu --output-on-failure --timeout 600 2>&1 | tee "$out/ctest_gpu.log" | tail -60
+failed=()
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv || failed+=("nvidia-smi")
+build/cli/kopt doctor | tee "$out/doctor.txt" || failed+=("kopt doctor")
+"$ctest" --test-dir build -L gpu --output-on-failure --timeout 600 2>&1 | tee "$out/ctest_gpu.log" | tail -60 \
+  || failed+=("ctest -L gpu")
 for example in examples/*/; do
   name=$(basename "$example")
-  build/cli/kopt check "$example" --out "$out/check_$name.json" > "$out/check_$name.txt" 2>&1
-  echo "kopt check $example: exit $?"
+  rc=0
+  build/cli/kopt check "$example" --out "$out/check_$name.json" > "$out/check_$name.txt" 2>&1 || rc=$?
+  echo "kopt check $example: exit $rc"
+  [ "$rc" -eq 0 ] || failed+=("kopt check $example")
 done
 cat "$out"/check_*.txt
+if [ ${#failed[@]} -gt 0 ]; then
+  printf 'run_on_device.sh: FAILED: %s\n' "${failed[@]}"
+  exit 1
+fi

@@ -28,6 +28,17 @@ void check_schema(const json& document, std::string_view schema, const std::stri
   }
 }
 
+// Each ceiling's source; a file written before they had one each gives "source" for both.
+roofline::RooflineSources peaks_sources(const json& peaks, const std::string& file) {
+  auto source = [&](const char* key) {
+    const json& value = field(peaks, peaks.contains("flop_source") ? key : "source", file + ": peaks");
+    if (value == "measured") return roofline::PeaksSource::measured;
+    if (value == "datasheet") return roofline::PeaksSource::datasheet;
+    throw input_error("{}: peaks: \"{}\" must be \"measured\" or \"datasheet\", not {}", file, key, value.dump());
+  };
+  return {.flop_peak = source("flop_source"), .bytes_peak = source("bytes_source")};
+}
+
 }  // namespace
 
 ProfileEvidence profile_evidence(const std::map<std::string, profile::ResolvedConcept>& concepts, std::string arch) {
@@ -36,7 +47,7 @@ ProfileEvidence profile_evidence(const std::map<std::string, profile::ResolvedCo
   return evidence;
 }
 
-RooflineEvidence roofline_evidence(const roofline::RooflinePoint& point) {
+RooflineEvidence roofline_evidence(const roofline::RooflinePoint& point, const roofline::RooflineSources& sources) {
   return RooflineEvidence{.arithmetic_intensity = point.arithmetic_intensity,
                           .ridge_point = point.ridge_point,
                           .compute_utilization = point.compute_utilization,
@@ -45,7 +56,8 @@ RooflineEvidence roofline_evidence(const roofline::RooflinePoint& point) {
                           .bound = std::string(roofline::to_string(point.bound)),
                           .high_throughput = point.high_throughput,
                           .near_peak = point.near_peak,
-                          .budget = roofline::split_axis_budget(point.gaps)};
+                          .budget = roofline::split_axis_budget(point.gaps),
+                          .sources = sources};
 }
 
 std::string catalog_dtype(std::string_view spec_dtype) {
@@ -96,6 +108,7 @@ RooflineEvidence parse_roofline_json(const json& document, const std::string& fi
     const std::string name(roofline::to_string(axis));
     evidence.budget.methods[static_cast<size_t>(axis)] = static_cast<int>(number(budget, name.c_str(), file + ": budget"));
   }
+  evidence.sources = peaks_sources(field(document, "peaks", file), file);
   return evidence;
 }
 

@@ -15,6 +15,7 @@
 
 #include "kopt/profile/metric_map.hpp"
 #include "kopt/roofline/roofline.hpp"
+#include "kopt/roofline/roofline_json.hpp"
 
 namespace kopt::catalog {
 
@@ -39,6 +40,7 @@ struct RooflineEvidence {
   bool high_throughput = false;
   bool near_peak = false;
   roofline::AxisBudget budget;
+  roofline::RooflineSources sources;  // whether each ceiling was measured or is the datasheet's
 };
 
 struct HistoryEntry {
@@ -48,7 +50,7 @@ struct HistoryEntry {
 };
 
 ProfileEvidence profile_evidence(const std::map<std::string, profile::ResolvedConcept>& concepts, std::string arch);
-RooflineEvidence roofline_evidence(const roofline::RooflinePoint& point);
+RooflineEvidence roofline_evidence(const roofline::RooflinePoint& point, const roofline::RooflineSources& sources);
 
 // Parsers of the run folder's files; an input_error names the file and the field.
 ProfileEvidence parse_profile_json(const nlohmann::json& document, const std::string& file);

@@ -98,12 +98,18 @@ std::vector<Axis> receiving_axes(const std::string& bound) {
   return {Axis::latency};  // latency, small_grid
 }
 
+// Where a ceiling came from, as the sentence says it.
+std::string_view ceiling_origin(roofline::PeaksSource source) {
+  return source == roofline::PeaksSource::measured ? "measured by kopt doctor --peaks" : "from the datasheet";
+}
+
 std::string ceiling_sentence(const PlanInputs& inputs) {
   const RooflineEvidence& r = inputs.roofline;
   auto percent = [](double ratio) { return static_cast<int>(std::lround(ratio * 100)); };
   if (r.bound == "memory" || r.bound == "compute_and_memory") {
-    std::string text = fmt::format("memory-bound at {} % of the nearest measured memory ceiling ({} % headroom)",
-                                   percent(r.memory_utilization), 100 - percent(r.memory_utilization));
+    std::string text = fmt::format("memory-bound at {} % of the nearest memory ceiling ({} % headroom; DRAM ceiling {})",
+                                   percent(r.memory_utilization), 100 - percent(r.memory_utilization),
+                                   ceiling_origin(r.sources.bytes_peak));
     auto dram = inputs.profile.concepts.find("dram_throughput");
     if (dram != inputs.profile.concepts.end() && dram->second) {
       text += fmt::format("; DRAM throughput {} % of peak", percent(*dram->second));
@@ -111,7 +117,8 @@ std::string ceiling_sentence(const PlanInputs& inputs) {
     return text + ".";
   }
   if (r.bound == "compute") {
-    return fmt::format("compute-bound at {} % of the nearest compute ceiling.", percent(r.compute_utilization));
+    return fmt::format("compute-bound at {} % of the nearest compute ceiling (the {}).", percent(r.compute_utilization),
+                       r.sources.flop_peak == roofline::PeaksSource::measured ? "measured one" : "datasheet's");
   }
   return fmt::format("{}-bound: compute at {} %, memory at {} % of their ceilings.", r.bound,
                      percent(r.compute_utilization), percent(r.memory_utilization));

@@ -220,8 +220,7 @@ Evidence GpuLab::profile(const Variant& variant, const fs::path& dir) {
   if (!peaks) return {.ok = false, .reason = "no peaks are known for " + device.name};
   const spec::BoundCase& bound_case = problem.cases.front();
   const roofline::RooflineAnalysis analysis = roofline::roofline_from_profile(
-      *report.whole, *peaks, measure::load_measured_peaks(settings_.cache_dir, device).has_value(),
-      spec::first_output_dtype(bound_case), spec::work_value(problem.spec.work.flops, bound_case));
+      *report.whole, *peaks, spec::first_output_dtype(bound_case), spec::work_value(problem.spec.work.flops, bound_case));
   Evidence evidence{.ok = true, .roofline = roofline::roofline_analysis_json(analysis)};
   write_file_atomic(dir / "roofline.json", evidence.roofline.dump(2) + "\n");
   return evidence;

@@ -302,7 +302,8 @@ json bench_report_to_json(const BenchReport& report) {
   json peaks = nullptr;
   if (report.peaks) {
     peaks = {{"name", report.peaks->name}, {"source", report.peaks->source},
-             {"dram_bytes_per_second", report.peaks->dram_bytes_per_second}, {"flops", report.peaks->flops}};
+             {"dram_bytes_per_second", report.peaks->dram_bytes_per_second}, {"flops", report.peaks->flops},
+             {"measured", report.peaks->measured}};
   }
   const StoppingSettings& s = report.settings.stopping;
   return {{"schema_version", 1},

@@ -55,6 +55,18 @@ build::BuildArtifact build_peaks_library(verify::CheckContext& context, const ru
 
 }  // namespace
 
+namespace {
+// The rates a measurement reached: those with a positive value (a failed one is 0 or absent).
+std::set<std::string> rates_reached(const DevicePeaks& peaks) {
+  std::set<std::string> reached;
+  if (peaks.dram_bytes_per_second > 0) reached.insert("dram");
+  for (const auto& [rate, value] : peaks.flops) {
+    if (value > 0) reached.insert(rate);
+  }
+  return reached;
+}
+}  // namespace
+
 fs::path measured_peaks_path(const fs::path& cache_dir, const run::DeviceInfo& device) {
   return cache_dir / "peaks" / fmt::format("{}-driver{}.json", device.uuid.empty() ? device.name : device.uuid,
                                            device.driver_api_version);
@@ -83,7 +95,9 @@ std::optional<DevicePeaks> best_known_peaks(const fs::path& cache_dir, const run
     filled.push_back("dram");
   }
   for (const auto& [rate, value] : datasheet->flops) {
-    if (best.flops.emplace(rate, value).second) filled.push_back(rate);
+    if (best.is_measured(rate)) continue;
+    best.flops[rate] = value;
+    filled.push_back(rate);
   }
   if (!filled.empty()) best.source += fmt::format("; datasheet for {}", fmt::join(filled, ", "));
   return best;
@@ -112,6 +126,7 @@ MeasuredPeaks measure_peaks(verify::CheckContext& context, const run::DeviceInfo
   measured.peaks.dram_bytes_per_second = r.at("dram_bytes_per_second");
   measured.peaks.flops = r.at("flops").get<std::map<std::string, double>>();
   measured.failures = r.at("failures").get<std::map<std::string, std::string>>();
+  measured.peaks.measured = rates_reached(measured.peaks);
   const fs::path path = measured_peaks_path(context.cache_dir, device);
   fs::create_directories(path.parent_path());
   write_file_atomic(path, measured_peaks_to_json(measured).dump(2));
@@ -139,6 +154,7 @@ MeasuredPeaks measured_peaks_from_json(const json& in) {
   m.peaks.source = in.at("source");
   m.peaks.dram_bytes_per_second = in.at("dram_bytes_per_second");
   m.peaks.flops = in.at("flops").get<std::map<std::string, double>>();
+  m.peaks.measured = rates_reached(m.peaks);
   return m;
 }
 

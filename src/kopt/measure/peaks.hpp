@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,12 @@ struct DevicePeaks {
   std::string source;                    // "datasheet (data/peaks.toml)"
   double dram_bytes_per_second = 0;
   std::map<std::string, double> flops;   // "fp32", "tf32_tensor", "fp16_tensor", ... in FLOP/s
+  // The rates measured on this device ("dram" and names of `flops`); every other rate is the
+  // datasheet's. A measurement fills only what it reached, so one set of peaks mixes the two.
+  std::set<std::string> measured;
+
+  bool is_measured(std::string_view rate) const { return measured.contains(std::string(rate)); }
+  std::string_view source_of(std::string_view rate) const { return is_measured(rate) ? "measured" : "datasheet"; }
 };
 
 // The first entry of data/peaks.toml whose `match` is in `device_name`; nullopt if none.

@@ -56,18 +56,21 @@ std::string top_rows(const profile::ProfiledLaunch& dominant) {
 // A rate above its ceiling is information, not rounding: a measured ceiling that a kernel
 // beats understates what that kernel's mix of work can get, and a datasheet one means the work
 // or the counters are off. The utilization printed above is clamped to 100 %.
-std::string above_ceiling_lines(const roofline::RooflineAnalysis& a, const std::string& peaks_source) {
-  const bool measured = a.sources.peaks == roofline::PeaksSource::measured;
+std::string above_ceiling_lines(const roofline::RooflineAnalysis& a) {
+  using roofline::PeaksSource;
   std::string out;
   if (const auto ratio = roofline::above_ceiling(a.inputs.achieved_bytes_per_second, a.inputs.peak_bytes_per_second)) {
-    out += fmt::format("  above      DRAM traffic at {:.1f}% of the {} ceiling: {}\n", 100 * *ratio, peaks_source,
+    const bool measured = a.sources.bytes_peak == PeaksSource::measured;
+    out += fmt::format("  above      DRAM traffic at {:.1f}% of the {} ceiling: {}\n", 100 * *ratio,
+                       roofline::to_string(a.sources.bytes_peak),
                        measured ? "that ceiling (a device-to-device copy) understates this kernel's mix of reads "
                                   "and writes"
                                 : "check the spec's [work] bytes and the counters");
   }
   if (const auto ratio = roofline::above_ceiling(a.inputs.achieved_flop_per_second, a.inputs.peak_flop_per_second)) {
+    const bool measured = a.sources.flop_peak == PeaksSource::measured;
     out += fmt::format("  above      {} work at {:.1f}% of the {} ceiling: {}\n", a.compute_ceiling, 100 * *ratio,
-                       peaks_source,
+                       roofline::to_string(a.sources.flop_peak),
                        measured ? "that ceiling understates this kernel's instruction mix"
                                 : "check the spec's [work] flops and the compute ceiling it is held against");
   }
@@ -96,14 +99,15 @@ std::string format_profile_report(const profile::ProfileReport& report) {
   return out;
 }
 
-std::string format_roofline(const roofline::RooflineAnalysis& a, const std::string& peaks_source) {
+std::string format_roofline(const roofline::RooflineAnalysis& a) {
   const roofline::RooflinePoint& p = a.point;
   std::string out;
   if (a.degraded) out += fmt::format("  degraded: {}\n", a.reason.value_or(""));
   out += fmt::format("  achieved   {} ({}), {} DRAM\n", format_rate(a.inputs.achieved_flop_per_second, "FLOP/s"),
                      roofline::to_string(a.sources.achieved), format_rate(a.inputs.achieved_bytes_per_second, "B/s"));
-  out += fmt::format("  ceilings   {} {}, {} DRAM ({})\n", format_rate(a.inputs.peak_flop_per_second, "FLOP/s"),
-                     a.compute_ceiling, format_rate(a.inputs.peak_bytes_per_second, "B/s"), peaks_source);
+  out += fmt::format("  ceilings   {} {} ({}), {} DRAM ({})\n", format_rate(a.inputs.peak_flop_per_second, "FLOP/s"),
+                     a.compute_ceiling, roofline::to_string(a.sources.flop_peak),
+                     format_rate(a.inputs.peak_bytes_per_second, "B/s"), roofline::to_string(a.sources.bytes_peak));
   out += fmt::format("  intensity  {} FLOP/byte; ridge {:.3g} FLOP/byte\n",
                      p.arithmetic_intensity ? fmt::format("{:.3g}", *p.arithmetic_intensity) : std::string("-"),
                      p.ridge_point);
@@ -112,7 +116,7 @@ std::string format_roofline(const roofline::RooflineAnalysis& a, const std::stri
   out += fmt::format("  bound      {}{}{}; compute at {:.0f}%, memory at {:.0f}% of its ceiling\n",
                      roofline::to_string(p.bound), p.high_throughput ? " (high throughput)" : "",
                      p.near_peak ? ", near peak" : "", 100 * p.compute_utilization, 100 * p.memory_utilization);
-  out += above_ceiling_lines(a, peaks_source);
+  out += above_ceiling_lines(a);
   out += fmt::format("  budget     compute {}  memory {}  latency {}\n", a.budget.of(roofline::Axis::compute),
                      a.budget.of(roofline::Axis::memory), a.budget.of(roofline::Axis::latency));
   return out;

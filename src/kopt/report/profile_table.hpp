@@ -12,7 +12,7 @@ namespace kopt::report {
 
 std::string format_profile_report(const profile::ProfileReport& report);
 
-std::string format_roofline(const roofline::RooflineAnalysis& analysis, const std::string& peaks_source);
+std::string format_roofline(const roofline::RooflineAnalysis& analysis);
 
 // "12.3 ms", "850 µs", "4.1 ns".
 std::string format_seconds(double seconds);

@@ -26,8 +26,7 @@ double peak_of(const measure::DevicePeaks& peaks, const std::string& rate) {
   return it == peaks.flops.end() ? 0.0 : it->second;
 }
 
-RooflineAnalysis place(RooflineInputs inputs, const measure::DevicePeaks& peaks, bool peaks_measured,
-                       const spec::DType& dtype) {
+RooflineAnalysis place(RooflineInputs inputs, const measure::DevicePeaks& peaks, const spec::DType& dtype) {
   RooflineAnalysis analysis;
   analysis.compute_ceiling = compute_ceiling_for(dtype, peaks);
   inputs.peak_flop_per_second = peak_of(peaks, analysis.compute_ceiling);
@@ -39,7 +38,11 @@ RooflineAnalysis place(RooflineInputs inputs, const measure::DevicePeaks& peaks,
   analysis.inputs = inputs;
   analysis.point = place_on_roofline(inputs);
   analysis.budget = split_axis_budget(analysis.point.gaps);
-  analysis.sources.peaks = peaks_measured ? PeaksSource::measured : PeaksSource::datasheet;
+  auto source = [&](const std::string& rate) {
+    return peaks.is_measured(rate) ? PeaksSource::measured : PeaksSource::datasheet;
+  };
+  analysis.sources.flop_peak = source(analysis.compute_ceiling);
+  analysis.sources.bytes_peak = source("dram");
   return analysis;
 }
 
@@ -60,7 +63,7 @@ std::string compute_ceiling_for(const spec::DType& dtype, const measure::DeviceP
 }
 
 RooflineAnalysis roofline_from_profile(const profile::WholeCall& whole, const measure::DevicePeaks& peaks,
-                                       bool peaks_measured, const spec::DType& dtype, double spec_flops) {
+                                       const spec::DType& dtype, double spec_flops) {
   RooflineInputs inputs;
   inputs.achieved_flop_per_second = value_or_zero(whole, "fp32_flop_per_second");
   bool from_counters = inputs.achieved_flop_per_second > 0;
@@ -70,20 +73,20 @@ RooflineAnalysis roofline_from_profile(const profile::WholeCall& whole, const me
   inputs.memory_throughput = value_or_zero(whole, "memory_throughput");
   inputs.largest_stall_share = largest_stall_share(whole);
   inputs.waves_per_sm = value_or_zero(whole, "waves_per_sm");
-  RooflineAnalysis analysis = place(inputs, peaks, peaks_measured, dtype);
+  RooflineAnalysis analysis = place(inputs, peaks, dtype);
   analysis.sources.achieved = from_counters || spec_flops <= 0 ? AchievedSource::ncu : AchievedSource::work_formulas;
   return analysis;
 }
 
 RooflineAnalysis roofline_from_timing(double seconds, double flops, double bytes, const measure::DevicePeaks& peaks,
-                                      bool peaks_measured, const spec::DType& dtype, std::string reason) {
+                                      const spec::DType& dtype, std::string reason) {
   if (seconds <= 0) throw input_error("the roofline needs a positive measured time");
   RooflineInputs inputs;
   inputs.achieved_flop_per_second = flops / seconds;
   inputs.achieved_bytes_per_second = bytes / seconds;
   // Without counters the waves are unknown: take the grid as full rather than call it small.
   inputs.waves_per_sm = 1;
-  RooflineAnalysis analysis = place(inputs, peaks, peaks_measured, dtype);
+  RooflineAnalysis analysis = place(inputs, peaks, dtype);
   analysis.sources.achieved = AchievedSource::work_formulas;
   analysis.degraded = true;
   analysis.reason = std::move(reason);

@@ -1,6 +1,7 @@
 #pragma once
 // The inputs of the roofline, gathered: achieved rates and the throughput readings from a
-// profile's whole call, the ceilings from measured (or datasheet) peaks — or, in degraded
+// profile's whole call, the ceilings from measured (or datasheet) peaks, each ceiling's source
+// taken from the peaks (DevicePeaks::measured) — or, in degraded
 // mode, from a measured time and the spec's work formulas alone.
 
 #include <optional>
@@ -34,12 +35,12 @@ std::string compute_ceiling_for(const spec::DType& dtype, const measure::DeviceP
 // From a profile. `spec_flops` (the spec's [work] flops for this case, 0 when absent) is used
 // when the counters see no FP32 work (half precision, tensor cores, integer kernels).
 RooflineAnalysis roofline_from_profile(const profile::WholeCall& whole, const measure::DevicePeaks& peaks,
-                                       bool peaks_measured, const spec::DType& dtype, double spec_flops);
+                                       const spec::DType& dtype, double spec_flops);
 
 // Degraded: no counters. Achieved rates are the spec's work over the measured median time;
 // there are no stall readings, so Δlatency is unknown (0) and the reason says so.
 RooflineAnalysis roofline_from_timing(double seconds, double flops, double bytes, const measure::DevicePeaks& peaks,
-                                      bool peaks_measured, const spec::DType& dtype, std::string reason);
+                                      const spec::DType& dtype, std::string reason);
 
 nlohmann::json roofline_analysis_json(const RooflineAnalysis& analysis);
 

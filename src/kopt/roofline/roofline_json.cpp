@@ -45,7 +45,12 @@ void read_rates(const nlohmann::json& in, RooflineDocument& document) {
   const nlohmann::json &peaks = in.at("peaks"), &achieved = in.at("achieved");
   document.inputs.peak_flop_per_second = peaks.at("flop_per_second");
   document.inputs.peak_bytes_per_second = peaks.at("bytes_per_second");
-  document.sources.peaks = parse_choice(peaks.at("source"), "peaks.source", kPeaksSources);
+  // Files written before each ceiling carried its own source have one "source" for both.
+  const bool per_rate = peaks.contains("flop_source");
+  document.sources.flop_peak = parse_choice(peaks.at(per_rate ? "flop_source" : "source"),
+                                            per_rate ? "peaks.flop_source" : "peaks.source", kPeaksSources);
+  document.sources.bytes_peak = parse_choice(peaks.at(per_rate ? "bytes_source" : "source"),
+                                             per_rate ? "peaks.bytes_source" : "peaks.source", kPeaksSources);
   document.inputs.achieved_flop_per_second = achieved.at("flop_per_second");
   document.inputs.achieved_bytes_per_second = achieved.at("bytes_per_second");
   document.sources.achieved = parse_choice(achieved.at("source"), "achieved.source", kAchievedSources);
@@ -72,8 +77,9 @@ nlohmann::json roofline_json(const RooflineInputs& inputs, const RooflinePoint& 
                    {"memory", budget.of(Axis::memory)},
                    {"latency", budget.of(Axis::latency)}};
   out["peaks"] = {{"flop_per_second", inputs.peak_flop_per_second},
+                  {"flop_source", to_string(sources.flop_peak)},
                   {"bytes_per_second", inputs.peak_bytes_per_second},
-                  {"source", to_string(sources.peaks)}};
+                  {"bytes_source", to_string(sources.bytes_peak)}};
   out["achieved"] = {{"flop_per_second", inputs.achieved_flop_per_second},
                      {"bytes_per_second", inputs.achieved_bytes_per_second},
                      {"source", to_string(sources.achieved)}};

@@ -9,7 +9,8 @@
 //    "gaps":{"compute":0.9,"memory":0.1,"latency":0.3},
 //    "bound":"memory","high_throughput":true,"near_peak":false,
 //    "budget":{"compute":0,"memory":1,"latency":1},
-//    "peaks":{"flop_per_second":..,"bytes_per_second":..,"source":"measured|datasheet"},
+//    "peaks":{"flop_per_second":..,"flop_source":"measured|datasheet",
+//             "bytes_per_second":..,"bytes_source":"measured|datasheet"},
 //    "achieved":{"flop_per_second":..,"bytes_per_second":..,"source":"ncu|work_formulas"}}
 //
 // SI throughout: FLOP/s, bytes/s, ratios with 1.0 = 100 %.
@@ -29,8 +30,11 @@ inline constexpr std::string_view kRooflineSchema = "kopt.roofline/1";
 enum class PeaksSource { measured, datasheet };     // `kopt doctor --peaks`, or data/peaks.toml
 enum class AchievedSource { ncu, work_formulas };   // counters, or the spec's [work] over the timed duration
 
+// Each ceiling has its own source: a measurement may reach DRAM and FP32 but not FP64, whose
+// ceiling then stays the datasheet's.
 struct RooflineSources {
-  PeaksSource peaks = PeaksSource::datasheet;
+  PeaksSource flop_peak = PeaksSource::datasheet;
+  PeaksSource bytes_peak = PeaksSource::datasheet;
   AchievedSource achieved = AchievedSource::ncu;
 };
 

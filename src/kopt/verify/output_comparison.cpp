@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "kopt/core/parallel_for.hpp"
@@ -18,6 +19,45 @@ bool within_tolerance(double out, double ref, const spec::Tolerance& tolerance) 
 }
 
 namespace {
+
+template <typename T>
+T load_integer(const std::byte* data, std::int64_t index) {
+  T value;
+  std::memcpy(&value, data + index * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
+  return value;
+}
+
+// |a - b| without overflow: the unsigned difference of the larger and the smaller is exact
+// modulo 2^64, and the true distance of two 64-bit integers lies in [0, 2^64).
+template <typename T>
+std::uint64_t integer_distance(T a, T b) {
+  return a > b ? static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b)
+               : static_cast<std::uint64_t>(b) - static_cast<std::uint64_t>(a);
+}
+
+// 64-bit integers above 2^53 do not survive the trip through double (2^53 + 1 reads as
+// 2^53), so they are compared, and their error measured, on their exact distance.
+template <typename T>
+std::pair<bool, double> compare_integer_element(const std::byte* out, const std::byte* ref, std::int64_t index,
+                                                const spec::Tolerance& tolerance) {
+  const T o = load_integer<T>(out, index);
+  const T r = load_integer<T>(ref, index);
+  const std::uint64_t distance = integer_distance(o, r);
+  const long double allowed = static_cast<long double>(tolerance.atol) +
+                              static_cast<long double>(tolerance.rtol) * std::fabs(static_cast<long double>(r));
+  return {distance == 0 || static_cast<long double>(distance) <= allowed, static_cast<double>(distance)};
+}
+
+// Whether element `index` of `out` is within tolerance of `ref`'s, and their distance
+// (meaningful only when both are finite).
+std::pair<bool, double> compare_element(const std::byte* out, const std::byte* ref, run::ElementType type,
+                                        std::int64_t index, const spec::Tolerance& tolerance) {
+  if (type == run::ElementType::int64) return compare_integer_element<std::int64_t>(out, ref, index, tolerance);
+  if (type == run::ElementType::uint64) return compare_integer_element<std::uint64_t>(out, ref, index, tolerance);
+  const double o = run::element_as_double(out, type, index);
+  const double r = run::element_as_double(ref, type, index);
+  return {within_tolerance(o, r, tolerance), std::fabs(o - r)};
+}
 
 // Elements per piece of the comparison. Fixed, not derived from the core count, so that the
 // sums come out the same, bit for bit, on every machine.
@@ -37,13 +77,13 @@ ChunkError compare_chunk(const std::byte* out, const std::byte* ref, run::Elemen
   for (std::int64_t i = begin; i < end; ++i) {
     const double o = run::element_as_double(out, type, i);
     const double r = run::element_as_double(ref, type, i);
-    if (!within_tolerance(o, r, tolerance) && chunk.bad_count++ == 0) {
+    const auto [within, diff] = compare_element(out, ref, type, i, tolerance);
+    if (!within && chunk.bad_count++ == 0) {
       chunk.first_bad_index = i;
       chunk.first_bad_value = o;
       chunk.first_bad_expected = r;
     }
     if (!std::isfinite(o) || !std::isfinite(r)) continue;
-    const double diff = std::fabs(o - r);
     chunk.max_abs_error = std::max(chunk.max_abs_error, diff);
     chunk.abs_sum += diff;
     if (r != 0) chunk.max_rel_error = std::max(chunk.max_rel_error, diff / std::fabs(r));
@@ -112,7 +152,7 @@ RerunComparison compare_reruns(std::span<const std::byte> first, std::span<const
     ++result.differing_count;
     const double x = run::element_as_double(first.data(), type, i);
     const double y = run::element_as_double(second.data(), type, i);
-    if (!within_tolerance(x, y, tolerance)) {
+    if (!compare_element(first.data(), second.data(), type, i, tolerance).first) {
       if (result.beyond_tolerance_count++ == 0) {
         result.first_beyond_tolerance_index = i;
         result.first_beyond_values[0] = x;

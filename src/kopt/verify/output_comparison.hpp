@@ -15,8 +15,10 @@
 
 namespace kopt::verify {
 
-// An element passes when |out - ref| <= atol + rtol * |ref| (numpy.allclose), NaN matches
-// only NaN and an infinity only the same infinity.
+// An element passes when |out - ref| <= atol + rtol * |ref| (numpy.allclose: rtol scales the
+// reference, never the output), NaN matches only NaN and an infinity only the same infinity.
+// compare_to_reference and compare_reruns hold 64-bit integers to the same rule on their
+// exact distance, which a double cannot carry above 2^53.
 bool within_tolerance(double out, double ref, const spec::Tolerance& tolerance);
 
 struct OutputError {

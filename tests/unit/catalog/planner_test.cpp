@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kopt/catalog/methods_validator.hpp"
+#include "kopt/catalog/trigger.hpp"
 #include "kopt/core/files.hpp"
 
 namespace kopt::catalog {
@@ -34,7 +35,7 @@ PlanInputs h200_inputs(const std::string& kernel) {
        .memory_throughput = value("memory_throughput"),
        .largest_stall_share = largest_stall,
        .waves_per_sm = value("waves_per_sm")});
-  return PlanInputs{.profile = profile_evidence(concepts, "sm_90"), .roofline = roofline_evidence(point), .arch = 90,
+  return PlanInputs{.profile = profile_evidence(concepts, "sm_90"), .roofline = roofline_evidence(point, {}), .arch = 90,
                     .fp32_exact = true, .dtype = "fp32"};
 }
 
@@ -94,7 +95,22 @@ TEST(Planner, VectorAddGetsNoComputeMethodAndItsDistanceToTheMemoryCeiling) {
   EXPECT_EQ(plan.bound, "memory");
   EXPECT_TRUE(plan.axes[static_cast<size_t>(Axis::compute)].chosen.empty());
   EXPECT_THAT(chosen_ids(plan.axes[static_cast<size_t>(Axis::memory)]), testing::Contains("memory.vectorized_access"));
-  EXPECT_THAT(plan.ceiling, testing::HasSubstr("memory-bound at 70 % of the nearest measured memory ceiling"));
+  // h200_inputs holds the kernel against the datasheet's 4.8 TB/s, and the sentence says so.
+  EXPECT_THAT(plan.ceiling, testing::HasSubstr("memory-bound at 70 % of the nearest memory ceiling (30 % headroom; "
+                                               "DRAM ceiling from the datasheet)"));
+  EXPECT_THAT(plan.ceiling, testing::Not(testing::HasSubstr("measured")));
+}
+
+TEST(Planner, TheCeilingSentenceFollowsEachCeilingsSource) {
+  PlanInputs inputs = h200_inputs("vector_add");
+  inputs.roofline.sources.bytes_peak = roofline::PeaksSource::measured;
+  EXPECT_THAT(plan_methods(catalog(), inputs).ceiling,
+              testing::HasSubstr("(30 % headroom; DRAM ceiling measured by kopt doctor --peaks)"));
+  inputs.roofline.bound = "compute";
+  inputs.roofline.compute_utilization = 0.77;
+  EXPECT_EQ(plan_methods(catalog(), inputs).ceiling, "compute-bound at 77 % of the nearest compute ceiling (the datasheet's).");
+  inputs.roofline.sources.flop_peak = roofline::PeaksSource::measured;
+  EXPECT_EQ(plan_methods(catalog(), inputs).ceiling, "compute-bound at 77 % of the nearest compute ceiling (the measured one).");
 }
 
 TEST(Planner, SkipsWhatWasTriedAndWhatConflictsWithAKeptMethod) {
@@ -111,16 +127,61 @@ TEST(Planner, DegradedEvidenceUsesNoCounters) {
   inputs.profile.degraded = true;
   const Plan plan = plan_methods(catalog(), inputs);
   EXPECT_TRUE(plan.degraded_evidence);
-  for (const AxisPlan& axis : plan.axes) {
-    for (const Chosen& c : axis.chosen) {
-      for (const auto& [name, value] : c.values) EXPECT_EQ(catalog().find(c.id) != nullptr, true) << name;
+  // Every value a trigger or skip condition read is a roofline or spec fact, never one of the
+  // profile's counters, though the profile still holds them all.
+  ASSERT_TRUE(inputs.profile.concepts.contains("fp32_pipe"));
+  int values_read = 0;
+  auto expect_no_counter = [&](const std::map<std::string, FactValue>& values, const std::string& id) {
+    for (const auto& [name, value] : values) {
+      ++values_read;
+      EXPECT_FALSE(inputs.profile.concepts.contains(name)) << id << " read the counter " << name;
     }
-    for (const PassedOver& p : axis.passed_over) EXPECT_NE(p.reason, "trigger_not_met_by_counters");
+  };
+  for (const AxisPlan& axis : plan.axes) {
+    for (const Chosen& c : axis.chosen) expect_no_counter(c.values, c.id);
+    for (const PassedOver& p : axis.passed_over) expect_no_counter(p.values, p.id);
   }
-  EXPECT_EQ(passed(plan.axes[1], "memory.tiling_smem")->reason, "missing_metrics");
+  EXPECT_GT(values_read, 0);  // the roofline facts were read
+  EXPECT_THAT(plan.note, testing::HasSubstr("no counters: only roofline facts were used"));
+  const PassedOver* tiling = passed(plan.axes[1], "memory.tiling_smem");
+  ASSERT_NE(tiling, nullptr);  // not chosen on counters nobody read
+  EXPECT_EQ(tiling->reason, "missing_metrics");
   nlohmann::json document = plan;
   EXPECT_EQ(document["degraded_evidence"], true);
   EXPECT_EQ(document["schema"], "kopt.plan/1");
+}
+
+TEST(Planner, PassesOverAMethodThatConflictsWithOneChosenInTheSamePlan) {
+  // With TF32 allowed and room for two compute methods, wgmma comes first; the TF32 mma.sync
+  // path conflicts with it and is passed over, naming it, though its trigger holds.
+  PlanInputs inputs = h200_inputs("sgemm_naive");
+  inputs.fp32_exact = false;
+  inputs.roofline.budget.methods[static_cast<size_t>(Axis::compute)] = 2;
+  const Plan plan = plan_methods(catalog(), inputs);
+  const AxisPlan& compute = plan.axes[static_cast<size_t>(Axis::compute)];
+  EXPECT_THAT(chosen_ids(compute), testing::Contains("compute.tensor_core_wgmma"));
+  EXPECT_THAT(chosen_ids(compute), testing::Not(testing::Contains("compute.tensor_core_tf32")));
+  const PassedOver* tf32 = passed(compute, "compute.tensor_core_tf32");
+  ASSERT_NE(tf32, nullptr);
+  EXPECT_EQ(tf32->reason, "conflict");
+  EXPECT_EQ(tf32->detail, "compute.tensor_core_wgmma");
+}
+
+TEST(Planner, SkipsOnlyOnASkipConditionThatHolds) {
+  // Without counters the latency methods' skip conditions (memory_throughput > 0.9) cannot be
+  // evaluated: unknown is no reason to skip, so every "skip" must be a condition that holds.
+  PlanInputs inputs = h200_inputs("sgemm_naive");
+  inputs.profile.degraded = true;
+  const Facts facts = plan_facts(inputs);
+  int skips = 0;
+  for (const AxisPlan& axis : plan_methods(catalog(), inputs).axes) {
+    for (const PassedOver& p : axis.passed_over) {
+      if (p.reason != "skip") continue;
+      ++skips;
+      EXPECT_EQ(Condition::parse(p.detail).evaluate(facts).truth, Truth::yes) << p.id << " skipped on " << p.detail;
+    }
+  }
+  EXPECT_GT(skips, 0);  // the tensor-core methods, on spec.fp32_exact
 }
 
 TEST(MethodsValidator, NamesEachViolation) {

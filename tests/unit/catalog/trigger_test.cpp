@@ -32,6 +32,16 @@ TEST(Trigger, ComparesConceptsWithNumbersAndWords) {
   EXPECT_EQ(truth("l1_hit_rate > stall_long_scoreboard"), Truth::yes);
 }
 
+TEST(Trigger, ComparisonsHoldExactlyAtTheirThreshold) {
+  EXPECT_EQ(truth("fp32_pipe <= 0.10"), Truth::yes);
+  EXPECT_EQ(truth("fp32_pipe >= 0.10"), Truth::yes);
+  EXPECT_EQ(truth("fp32_pipe < 0.10"), Truth::no);
+  EXPECT_EQ(truth("fp32_pipe > 0.10"), Truth::no);
+  EXPECT_EQ(truth("fp32_pipe == 0.10"), Truth::yes);
+  EXPECT_EQ(truth("fp32_pipe != 0.10"), Truth::no);
+  EXPECT_EQ(truth("arch <= 89"), Truth::no);
+}
+
 TEST(Trigger, AndBindsTighterThanOrAndNotNegates) {
   EXPECT_EQ(truth("fp32_pipe > 0.5 and l1_hit_rate > 0.5 or arch == 90"), Truth::yes);
   EXPECT_EQ(truth("fp32_pipe > 0.5 and (l1_hit_rate > 0.5 or arch == 90)"), Truth::no);

@@ -174,9 +174,22 @@ TEST(ProgressLine, DrawsNothingInJsonMode) {
   EXPECT_TRUE(terminal.writes.empty());
 }
 
-TEST(ProgressScope, DoesNothingWithoutALine) {
-  ProgressScope work(nullptr, "timing");
-  work.update("timing: 140 samples");  // no crash, nothing to see
+TEST(ProgressScope, ANullLineLeavesTheRealOneUntouched) {
+  // Library code is handed a null line when nothing is drawn (--json, a pipe): its scopes
+  // must neither fail nor reach a line that another part of the program draws.
+  FakeTerminal terminal;
+  auto line = terminal.line();
+  ProgressScope outer(line.get(), "compiling");
+  const std::size_t writes_before = terminal.writes.size();
+  const std::string shown_before = terminal.visible();
+  EXPECT_NO_THROW({
+    ProgressScope work(nullptr, "timing");
+    work.update("timing: 140 samples");
+  });
+  terminal.advance(1s);
+  EXPECT_EQ(terminal.writes.size(), writes_before);
+  EXPECT_EQ(terminal.visible(), shown_before);
+  EXPECT_THAT(terminal.all(), Not(HasSubstr("timing")));
 }
 
 }  // namespace

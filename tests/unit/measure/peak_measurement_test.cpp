@@ -46,6 +46,8 @@ TEST(BestKnownPeaks, DatasheetUntilMeasured) {
   ASSERT_TRUE(peaks.has_value());
   EXPECT_THAT(peaks->source, HasSubstr("datasheet"));
   EXPECT_DOUBLE_EQ(peaks->dram_bytes_per_second, 4.8e12);
+  EXPECT_TRUE(peaks->measured.empty());
+  EXPECT_EQ(peaks->source_of("dram"), "datasheet");
 }
 
 TEST(BestKnownPeaks, MeasuredRatesWinAndTheDatasheetFillsTheRest) {
@@ -60,6 +62,31 @@ TEST(BestKnownPeaks, MeasuredRatesWinAndTheDatasheetFillsTheRest) {
   EXPECT_DOUBLE_EQ(peaks->flops.at("bf16_tensor"), 989.4e12);
   EXPECT_THAT(peaks->source, HasSubstr("measured"));
   EXPECT_THAT(peaks->source, HasSubstr("datasheet for"));
+  // Each rate says where it came from: the two measured ones, and the datasheet for the rest
+  // (fp64 and int8 tensor are never measured; bf16 tensor failed here).
+  EXPECT_EQ(peaks->measured, (std::set<std::string>{"dram", "fp32"}));
+  EXPECT_EQ(peaks->source_of("fp32"), "measured");
+  for (const char* rate : {"bf16_tensor", "fp64", "fp64_tensor", "int8_tensor"}) {
+    ASSERT_TRUE(peaks->flops.contains(rate)) << rate;
+    EXPECT_EQ(peaks->source_of(rate), "datasheet") << rate;
+  }
+}
+
+TEST(BestKnownPeaks, ARateWhoseMeasurementFailedIsTheDatasheets) {
+  // A failed rate may be cached as 0: the datasheet's value replaces it, marked so.
+  MeasuredPeaks m = measured_without_tensors();
+  m.peaks.flops["bf16_tensor"] = 0;
+  m.peaks.dram_bytes_per_second = 0;
+  TempDir cache("peaks-test");
+  const auto path = measured_peaks_path(cache.path(), h200());
+  std::filesystem::create_directories(path.parent_path());
+  write_file_atomic(path, measured_peaks_to_json(m).dump());
+  std::optional<DevicePeaks> peaks = best_known_peaks(cache.path(), h200());
+  ASSERT_TRUE(peaks.has_value());
+  EXPECT_DOUBLE_EQ(peaks->flops.at("bf16_tensor"), 989.4e12);
+  EXPECT_DOUBLE_EQ(peaks->dram_bytes_per_second, 4.8e12);
+  EXPECT_EQ(peaks->measured, (std::set<std::string>{"fp32"}));
+  EXPECT_THAT(peaks->source, HasSubstr("datasheet for dram, bf16_tensor"));
 }
 
 TEST(BestKnownPeaks, ADamagedCacheEntryIsNotTrusted) {

@@ -100,6 +100,31 @@ TEST(Stopping, ConvergenceWinsOverTimeout) {
   EXPECT_EQ(criterion.check(1.0), StopReason::converged);
 }
 
+TEST(Stopping, ASpreadExactlyAtTheTargetHasConverged) {
+  const std::vector<double> samples = {1.0e-3, 1.2e-3, 0.9e-3, 1.1e-3};
+  StoppingCriterion probe({.min_samples = 2, .min_gpu_seconds = 0});
+  for (double s : samples) probe.add_sample(s);
+  StoppingCriterion criterion({.target_relative_stdev = probe.relative_stdev(), .min_samples = 4, .min_gpu_seconds = 0});
+  for (double s : samples) criterion.add_sample(s);
+  EXPECT_EQ(criterion.check(0), StopReason::converged);
+}
+
+TEST(Stopping, ASpreadThatKeepsGrowingIsNotCalledStable) {
+  // Each sample strays 3 % further than the one before: the relative stdev keeps rising, by
+  // well over the 5 % band across any ten checks, so it never settles; it only times out.
+  StoppingCriterion criterion({.target_relative_stdev = 1e-9, .min_samples = 10, .min_gpu_seconds = 0,
+                               .timeout_seconds = 1});
+  double stray = 0.01;
+  StopReason reason = StopReason::still_running;
+  std::size_t count = 0;
+  for (; count < 200 && reason == StopReason::still_running; ++count) {
+    criterion.add_sample(1e-3 * (1 + (count % 2 == 0 ? stray : -stray)));
+    stray *= 1.03;
+    reason = criterion.check(static_cast<double>(count) * 1e-3);
+  }
+  EXPECT_EQ(reason, StopReason::still_running) << "stopped after " << count << " samples: " << stop_reason_name(reason);
+}
+
 TEST(Stopping, MaxSamplesIsHonoured) {
   StoppingCriterion criterion({.min_samples = 10, .min_gpu_seconds = 100, .max_samples = 25});
   const Outcome run = run_until_stop(criterion, 0.05, 1e-3);

@@ -65,6 +65,25 @@ TEST(Verdict, HugeNoiseIsAmbiguous) {
   EXPECT_GT(c.ratio.ci.high, 1.0);
 }
 
+TEST(Verdict, AnIntervalPastEitherEdgeOfTheThresholdIsNotTheSame) {
+  // B's median is A's (ratio 1), but its bootstrap interval reaches 1.03 (or 0.97): inside
+  // 1 ± 1 % on one side only, which is not "the same", and the estimate is not past the
+  // threshold, which is not "slower" (or "faster") either.
+  const std::vector<double> a(11, 1e-3);
+  std::vector<double> up(6, 1e-3), down(6, 1e-3);
+  up.insert(up.end(), 5, 1.03e-3);
+  down.insert(down.end(), 5, 0.97e-3);
+  const Comparison high = compare_samples(a, up);
+  EXPECT_DOUBLE_EQ(high.ratio.ratio, 1.0);
+  EXPECT_GE(high.ratio.ci.low, 0.99);
+  EXPECT_GT(high.ratio.ci.high, 1.01);
+  EXPECT_EQ(high.verdict, Verdict::ambiguous);
+  const Comparison low = compare_samples(a, down);
+  EXPECT_LT(low.ratio.ci.low, 0.99);
+  EXPECT_LE(low.ratio.ci.high, 1.01);
+  EXPECT_EQ(low.verdict, Verdict::ambiguous);
+}
+
 TEST(Verdict, ThresholdAndSettingsAreHonoured) {
   ComparisonSettings settings{.min_effect = 0.05};
   const Comparison c = compare_samples(timings(1.0, 0.003, 12), timings(0.98, 0.003, 13), settings);

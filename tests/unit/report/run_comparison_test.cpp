@@ -70,6 +70,28 @@ TEST_F(RunComparison, ShowsEachRunsNumbersAsItsSummaryDoes) {
   EXPECT_THAT(md, HasSubstr("no verdict"));
 }
 
+// The numbers checked against the run's own files and against values pinned here, not
+// against run_summary(), which compare_runs() itself calls.
+TEST_F(RunComparison, TakesItsNumbersFromTheRunsFiles) {
+  const json state = loop::read_json(kH200Run / "state.json");
+  const json champion = loop::read_json(kH200Run / "iter4" / "champion" / "bench.json");
+  const json c = compare_runs(run("a"), run("b"));
+  const json& a = c["runs"][0];
+  EXPECT_EQ(a["baseline_median_s"].get<double>(), state["baseline_median_s"].get<double>());
+  EXPECT_EQ(a["best_median_s"].get<double>(), state["best_median_s"].get<double>());
+  EXPECT_EQ(a["best_median_ci_s"], champion["median_ci_s"]);
+  EXPECT_DOUBLE_EQ(a["speedup_vs_baseline"].get<double>(),
+                   state["baseline_median_s"].get<double>() / state["best_median_s"].get<double>());
+  // The captured H200 run: 54153 µs → 3182 µs, 17.02×; identical runs give a ratio of 1.
+  EXPECT_NEAR(a["baseline_median_s"].get<double>(), 54153.3e-6, 0.1e-6);
+  EXPECT_NEAR(a["best_median_s"].get<double>(), 3181.66e-6, 0.01e-6);
+  EXPECT_NEAR(a["speedup_vs_baseline"].get<double>(), 17.0204, 1e-4);
+  EXPECT_EQ(c["final_time_ratio_b_over_a"].get<double>(), 1.0);
+  const std::string md = format_run_comparison(c);
+  EXPECT_THAT(md, HasSubstr("| speedup vs baseline | 17.02× | 17.02× |"));
+  EXPECT_THAT(md, HasSubstr("B's final time is 1.000× A's"));
+}
+
 TEST_F(RunComparison, SetsTheChampionsConfigurationsSideBySide) {
   make_b_differ();
   const std::string md = format_run_comparison(compare_runs(run("a"), run("b")));

@@ -28,13 +28,14 @@ class RooflineAnalysisTest : public ::testing::Test {
 // The fixture's vector add moves 3.36 TB/s: 70 % of the H200's datasheet 4.8 TB/s, while the
 // SM is 41 % busy issuing its loads and stores.
 TEST_F(RooflineAnalysisTest, VectorAddIsMemoryBound) {
-  const RooflineAnalysis a = roofline_from_profile(fixture_whole("vector_add", map), h200, false, fp32, 0);
+  const RooflineAnalysis a = roofline_from_profile(fixture_whole("vector_add", map), h200, fp32, 0);
   EXPECT_EQ(a.point.bound, Bound::memory);
   EXPECT_EQ(a.compute_ceiling, "fp32");
   EXPECT_NEAR(a.point.memory_utilization, 0.70, 0.01);
   EXPECT_NEAR(a.point.gaps.compute, 0.59, 0.01);
   EXPECT_GT(a.point.gaps.compute, a.point.gaps.memory);
-  EXPECT_EQ(a.sources.peaks, PeaksSource::datasheet);
+  EXPECT_EQ(a.sources.flop_peak, PeaksSource::datasheet);
+  EXPECT_EQ(a.sources.bytes_peak, PeaksSource::datasheet);
   EXPECT_FALSE(a.degraded);
 }
 
@@ -43,26 +44,29 @@ TEST_F(RooflineAnalysisTest, VectorAddIsMemoryBound) {
 // that card; the naive one's counters (an earlier card) read 79 % of the same ceiling.
 TEST_F(RooflineAnalysisTest, TheTunedVectorAddBeatsTheMeasuredCopyCeiling) {
   const measure::DevicePeaks measured{.name = "NVIDIA H200", .source = "measured", .dram_bytes_per_second = 4.236e12,
-                                      .flops = {{"fp32", 63.72e12}}};
-  const RooflineAnalysis tuned = roofline_from_profile(fixture_whole("vector_add_tuned", map), measured, true, fp32, 0);
+                                      .flops = {{"fp32", 63.72e12}}, .measured = {"dram", "fp32"}};
+  const RooflineAnalysis tuned = roofline_from_profile(fixture_whole("vector_add_tuned", map), measured, fp32, 0);
   EXPECT_EQ(tuned.point.bound, Bound::memory);
   EXPECT_DOUBLE_EQ(tuned.point.memory_utilization, 1.0);
   ASSERT_TRUE(above_ceiling(tuned.inputs.achieved_bytes_per_second, measured.dram_bytes_per_second).has_value());
   EXPECT_NEAR(*above_ceiling(tuned.inputs.achieved_bytes_per_second, measured.dram_bytes_per_second), 1.018, 0.001);
 
-  const RooflineAnalysis naive = roofline_from_profile(fixture_whole("vector_add", map), measured, true, fp32, 0);
+  const RooflineAnalysis naive = roofline_from_profile(fixture_whole("vector_add", map), measured, fp32, 0);
   EXPECT_EQ(naive.point.bound, Bound::memory);
   EXPECT_NEAR(naive.point.memory_utilization, 0.79, 0.005);
   EXPECT_FALSE(above_ceiling(naive.inputs.achieved_bytes_per_second, measured.dram_bytes_per_second).has_value());
 }
 
 TEST_F(RooflineAnalysisTest, NaiveSgemmIsHeldAgainstFp32NotTensorCores) {
-  const RooflineAnalysis a = roofline_from_profile(fixture_whole("sgemm_naive", map), h200, true, fp32, 0);
+  measure::DevicePeaks peaks = h200;
+  peaks.measured = {"fp32"};  // the FP32 rate measured, DRAM still the datasheet's
+  const RooflineAnalysis a = roofline_from_profile(fixture_whole("sgemm_naive", map), peaks, fp32, 0);
   EXPECT_DOUBLE_EQ(a.inputs.peak_flop_per_second, h200.flops.at("fp32"));
   ASSERT_TRUE(a.point.arithmetic_intensity.has_value());
   EXPECT_GT(a.inputs.achieved_flop_per_second, 0);
   EXPECT_EQ(a.sources.achieved, AchievedSource::ncu);
-  EXPECT_EQ(a.sources.peaks, PeaksSource::measured);
+  EXPECT_EQ(a.sources.flop_peak, PeaksSource::measured);
+  EXPECT_EQ(a.sources.bytes_peak, PeaksSource::datasheet);
   EXPECT_GT(a.point.gaps.latency, 0);  // the stall shares reached the roofline
 }
 
@@ -75,7 +79,7 @@ TEST_F(RooflineAnalysisTest, ComputeCeilingFollowsTheDataType) {
 TEST_F(RooflineAnalysisTest, WithoutCountersTheWorkFormulasOverTheTimeAreDegradedEvidence) {
   // 2^26 floats read twice and written once in 170 µs.
   const double bytes = 12.0 * (1 << 26), seconds = 170e-6;
-  const RooflineAnalysis a = roofline_from_timing(seconds, (1 << 26), bytes, h200, false, fp32, "ncu not found");
+  const RooflineAnalysis a = roofline_from_timing(seconds, (1 << 26), bytes, h200, fp32, "ncu not found");
   EXPECT_TRUE(a.degraded);
   EXPECT_EQ(a.reason, "ncu not found");
   EXPECT_DOUBLE_EQ(a.inputs.achieved_bytes_per_second, bytes / seconds);
@@ -88,7 +92,7 @@ TEST_F(RooflineAnalysisTest, WithoutCountersTheWorkFormulasOverTheTimeAreDegrade
 }
 
 TEST_F(RooflineAnalysisTest, ANonPositiveTimeIsRefused) {
-  EXPECT_THROW(roofline_from_timing(0, 1, 1, h200, false, fp32, "x"), Error);
+  EXPECT_THROW(roofline_from_timing(0, 1, 1, h200, fp32, "x"), Error);
 }
 
 }  // namespace

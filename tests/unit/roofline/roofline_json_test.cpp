@@ -26,7 +26,8 @@ nlohmann::json vector_add_json() {
   const RooflineInputs inputs = vector_add_inputs();
   const RooflinePoint point = place_on_roofline(inputs);
   return roofline_json(inputs, point, split_axis_budget(point.gaps), false, std::nullopt,
-                       RooflineSources{.peaks = PeaksSource::datasheet, .achieved = AchievedSource::ncu});
+                       RooflineSources{.flop_peak = PeaksSource::datasheet, .bytes_peak = PeaksSource::measured,
+                                       .achieved = AchievedSource::ncu});
 }
 
 TEST(RooflineJson, WritesExactlyTheSchemasKeys) {
@@ -47,8 +48,8 @@ TEST(RooflineJson, WritesExactlyTheSchemasKeys) {
   EXPECT_EQ(json.at("high_throughput"), true);
   EXPECT_EQ(json.at("near_peak"), false);
   EXPECT_EQ(json.at("budget"), (nlohmann::json{{"compute", 2}, {"memory", 0}, {"latency", 1}}));
-  EXPECT_EQ(json.at("peaks"), (nlohmann::json{{"flop_per_second", 67e12}, {"bytes_per_second", 4.8e12},
-                                              {"source", "datasheet"}}));
+  EXPECT_EQ(json.at("peaks"), (nlohmann::json{{"flop_per_second", 67e12}, {"flop_source", "datasheet"},
+                                              {"bytes_per_second", 4.8e12}, {"bytes_source", "measured"}}));
   EXPECT_EQ(json.at("achieved").at("source"), "ncu");
 }
 
@@ -58,7 +59,8 @@ TEST(RooflineJson, ReadsBackWhatItWrote) {
   const AxisBudget budget = split_axis_budget(point.gaps);
   const nlohmann::json written =
       roofline_json(inputs, point, budget, true, "no counters: ncu is not allowed to read them",
-                    RooflineSources{.peaks = PeaksSource::measured, .achieved = AchievedSource::work_formulas});
+                    RooflineSources{.flop_peak = PeaksSource::measured, .bytes_peak = PeaksSource::datasheet,
+                                    .achieved = AchievedSource::work_formulas});
   const RooflineDocument read = read_roofline_json(nlohmann::json::parse(written.dump()));
   EXPECT_TRUE(read.degraded);
   EXPECT_EQ(read.reason, "no counters: ncu is not allowed to read them");
@@ -77,7 +79,8 @@ TEST(RooflineJson, ReadsBackWhatItWrote) {
   EXPECT_EQ(read.inputs.peak_bytes_per_second, inputs.peak_bytes_per_second);
   EXPECT_EQ(read.inputs.achieved_flop_per_second, inputs.achieved_flop_per_second);
   EXPECT_EQ(read.inputs.achieved_bytes_per_second, inputs.achieved_bytes_per_second);
-  EXPECT_EQ(read.sources.peaks, PeaksSource::measured);
+  EXPECT_EQ(read.sources.flop_peak, PeaksSource::measured);
+  EXPECT_EQ(read.sources.bytes_peak, PeaksSource::datasheet);
   EXPECT_EQ(read.sources.achieved, AchievedSource::work_formulas);
   // And once more through nlohmann's adapters: the same document.
   EXPECT_EQ(nlohmann::json(written.get<RooflineDocument>()), written);
@@ -103,8 +106,18 @@ TEST(RooflineJson, RejectsAnotherSchemaAMissingFieldOrAnUnknownName) {
   json["bound"] = "io";
   EXPECT_THAT([&] { read_roofline_json(json); }, testing::ThrowsMessage<Error>(testing::HasSubstr("'bound' = 'io'")));
   json = vector_add_json();
-  json["peaks"]["source"] = "guessed";
-  EXPECT_THROW(read_roofline_json(json), Error);
+  json["peaks"]["bytes_source"] = "guessed";
+  EXPECT_THAT([&] { read_roofline_json(json); },
+              testing::ThrowsMessage<Error>(testing::HasSubstr("'peaks.bytes_source' = 'guessed'")));
+}
+
+TEST(RooflineJson, AFileWithOneSourceForBothCeilingsReadsItForEach) {
+  // roofline.json written before each ceiling had its own source (tests/fixtures/evidence/).
+  nlohmann::json json = vector_add_json();
+  json["peaks"] = {{"flop_per_second", 67e12}, {"bytes_per_second", 4.8e12}, {"source", "measured"}};
+  const RooflineDocument read = read_roofline_json(json);
+  EXPECT_EQ(read.sources.flop_peak, PeaksSource::measured);
+  EXPECT_EQ(read.sources.bytes_peak, PeaksSource::measured);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 
 #include "kopt/core/error.hpp"
@@ -57,6 +58,14 @@ TEST(RooflineBound, EightyPercentOnOneSideIsHighThroughputBound) {
   EXPECT_EQ(point.bound, Bound::memory);
   EXPECT_TRUE(point.high_throughput);
   EXPECT_EQ(classify_bound(0.85, 0.30, 10), Bound::compute);
+}
+
+TEST(RooflineBound, ExactlyEightyPercentIsHighThroughput) {
+  RooflineInputs inputs = h200(0, 0);
+  inputs.memory_throughput = kHighThroughput;
+  EXPECT_TRUE(place_on_roofline(inputs).high_throughput);
+  inputs.memory_throughput = std::nextafter(kHighThroughput, 0.0);
+  EXPECT_FALSE(place_on_roofline(inputs).high_throughput);
 }
 
 TEST(RooflineBound, BothUnderSixtyPercentIsLatencyBound) {

@@ -45,6 +45,63 @@ TEST(Expression, FollowsArithmeticPrecedence) {
   EXPECT_EQ(integer("+3"), 3);
 }
 
+TEST(Expression, RemainderBindsLikeMultiplicationNotLikeAddition) {
+  // At the + - level these would read (10 - 7) % 4 = 3 and 7 % (4 * 2) = 7.
+  EXPECT_EQ(integer("10 - 7 % 4"), 7);
+  EXPECT_EQ(integer("7 % 4 * 2"), 6);
+  EXPECT_EQ(integer("2 + 9 % 4"), 3);
+  EXPECT_EQ(integer("9 % 4 + 2"), 3);
+  EXPECT_EQ(integer("100 / 10 % 7"), 3);  // left to right within the level: (100 / 10) % 7
+  EXPECT_EQ(integer("100 % 7 / 2"), 1);   // (100 % 7) / 2
+}
+
+TEST(Expression, OperatorsOfOneLevelAssociateToTheLeft) {
+  EXPECT_EQ(integer("2 - 3 + 4"), 3);
+  EXPECT_EQ(integer("2 * 6 / 4"), 3);
+  EXPECT_EQ(integer("12 / 6 * 2"), 4);
+  EXPECT_EQ(integer("1 - 1 == 0"), 1);
+  EXPECT_EQ(integer("3 > 2 > 1"), 0);  // (3 > 2) > 1 is 1 > 1
+  EXPECT_EQ(integer("1 == 2 == 0"), 1);
+}
+
+TEST(Expression, UnaryOperatorsBindTighterThanBinaryOnes) {
+  EXPECT_EQ(integer("2 - -3"), 5);
+  EXPECT_EQ(integer("-2 * -3"), 6);
+  EXPECT_EQ(integer("!0 + 1"), 2);   // (!0) + 1
+  EXPECT_EQ(integer("!1 == 0"), 1);  // (!1) == 0
+  EXPECT_EQ(integer("-7 % 3"), -1);  // (-7) % 3, C's sign of the dividend
+}
+
+TEST(Expression, ComparisonsHoldExactlyAtTheirBoundary) {
+  const Dims tile = {{"BM", std::int64_t{128}}, {"BN", std::int64_t{128}}};
+  EXPECT_EQ(integer("BM*BN <= 16384", tile), 1);
+  EXPECT_EQ(integer("BM*BN < 16384", tile), 0);
+  EXPECT_EQ(integer("BM*BN >= 16384", tile), 1);
+  EXPECT_EQ(integer("BM*BN > 16384", tile), 0);
+  EXPECT_EQ(integer("BM*BN == 16384", tile), 1);
+  EXPECT_EQ(integer("BM*BN != 16384", tile), 0);
+  EXPECT_EQ(integer("BM*BN <= 16383", tile), 0);
+  EXPECT_EQ(integer("BM*BN >= 16385", tile), 0);
+  EXPECT_EQ(integer("BM*BN < 16385", tile), 1);
+  EXPECT_EQ(integer("BM*BN > 16383", tile), 1);
+  EXPECT_EQ(integer("2 <= 2.0"), 1);  // an integer against a float: by value
+  EXPECT_EQ(integer("2 < 2.0"), 0);
+  EXPECT_EQ(integer("alpha >= 0.5"), 1);
+  EXPECT_EQ(integer("alpha > 0.5"), 0);
+  // Beyond 2^53 two integers still compare exactly, not as the same double.
+  EXPECT_EQ(integer("9007199254740993 > 9007199254740992"), 1);
+  EXPECT_EQ(integer("9007199254740993 == 9007199254740992"), 0);
+}
+
+TEST(Expression, LogicTreatsEveryNonZeroAsTrue) {
+  EXPECT_EQ(integer("-1 && 2"), 1);
+  EXPECT_EQ(integer("0.5 && 1"), 1);
+  EXPECT_EQ(integer("0 || 0"), 0);
+  EXPECT_EQ(integer("0 && 1"), 0);
+  EXPECT_EQ(integer("1 && 0"), 0);
+  EXPECT_EQ(integer("3 || 0"), 1);  // 1, not the operand's value
+}
+
 TEST(Expression, DividesIntegersByTruncationAndTakesRemainders) {
   EXPECT_EQ(integer("7 / 2"), 3);
   EXPECT_EQ(integer("-7 / 2"), -3);
@@ -56,6 +113,14 @@ TEST(Expression, ProvidesCdivMinAndMax) {
   EXPECT_EQ(integer("cdiv(N, 256)"), 4);
   EXPECT_EQ(integer("cdiv(N + 1, 256)"), 5);
   EXPECT_EQ(integer("cdiv(-7, 2)"), -3);
+  EXPECT_EQ(integer("cdiv(-7, -2)"), 4);
+  EXPECT_EQ(integer("cdiv(7, -2)"), -3);
+  EXPECT_EQ(integer("cdiv(1024, 256)"), 4);  // exact: no extra block
+  EXPECT_EQ(integer("cdiv(1025, 256)"), 5);
+  EXPECT_EQ(integer("cdiv(0, 256)"), 0);
+  EXPECT_EQ(integer("cdiv(7, 2.0)"), 4);     // floating: the ceiling of 3.5
+  EXPECT_EQ(integer("min(3, 2.5) * 2"), 5);  // min keeps the smaller operand's type
+  EXPECT_EQ(integer("max(-1, -2)"), -1);
   EXPECT_EQ(integer("min(M, N)"), 1024);
   EXPECT_EQ(integer("max(M, N) * 2"), 8192);
   EXPECT_EQ(integer("min(max(1, 5), 3)"), 3);
