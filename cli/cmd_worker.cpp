@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
+#include <vector>
 
 #include "command.hpp"
 #include "kopt/core/error.hpp"
@@ -15,6 +17,7 @@
 #include "kopt/profile/profile_job.hpp"
 #include "kopt/run/device_buffer.hpp"
 #include "kopt/run/device_probe.hpp"
+#include "kopt/run/write_sandbox.hpp"
 #include "kopt/verify/check_job.hpp"
 
 namespace kopt::cli {
@@ -34,6 +37,22 @@ nlohmann::json execute_job(const nlohmann::json& job) {
   if (kind == "ncu_probe") return profile::execute_ncu_probe_job(job);
   if (kind == "peaks") return measure::execute_peaks_job(job);
   throw input_error("unknown worker job kind \"{}\"", kind);
+}
+
+// The folders a job that runs a kernel may write to: the one its result goes to, and the
+// check's output dumps. Everything else is out of the kernel's reach (write_sandbox.hpp).
+std::vector<std::filesystem::path> writable_folders(const WorkerConfig& config, const nlohmann::json& job) {
+  std::vector<std::filesystem::path> folders{std::filesystem::absolute(config.result).parent_path()};
+  if (job.contains("dump_dirs")) {
+    for (const nlohmann::json& per_case : job.at("dump_dirs"))
+      for (const nlohmann::json& dir : per_case) folders.emplace_back(dir.get<std::string>());
+  }
+  return folders;
+}
+
+bool runs_a_kernel(const nlohmann::json& job) {
+  const std::string kind = job.value("kind", "");
+  return kind == "check" || kind == "bench";
 }
 
 // The job file goes as soon as it is read, before any kernel library is loaded: a kernel
@@ -59,7 +78,10 @@ int run_worker_command(const WorkerConfig& config) {
       nonce = job.at("nonce").get<std::string>();
       job.erase("nonce");
     }
+    std::optional<run::WriteSandbox> sandbox;
+    if (runs_a_kernel(job)) sandbox = run::confine_writes(writable_folders(config, job));
     result = execute_job(job);
+    if (sandbox) result["sandbox"] = sandbox->description;
   } catch (const Error& e) {
     result = run::worker_error_result(static_cast<int>(e.code()), e.what());
   } catch (const run::CudaFailure& failure) {

@@ -19,7 +19,9 @@ ctest=$(command -v ctest || true)
 failed=()
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv || failed+=("nvidia-smi")
 build/cli/kopt doctor | tee "$out/doctor.txt" || failed+=("kopt doctor")
-"$ctest" --test-dir build -L gpu --output-on-failure --timeout 600 2>&1 | tee "$out/ctest_gpu.log" | tail -60 \
+# KOPT_CTEST_ARGS adds ctest options, e.g. "-j4 -R integrity" (timing tests run alone anyway).
+# shellcheck disable=SC2086
+"$ctest" --test-dir build -L gpu --output-on-failure --timeout 600 ${KOPT_CTEST_ARGS:-} 2>&1 | tee "$out/ctest_gpu.log" | tail -60 \
   || failed+=("ctest -L gpu")
 for example in examples/*/; do
   name=$(basename "$example")

@@ -196,7 +196,7 @@ def test_reference_importing_a_missing_package_is_the_environment(tmp_path):
             C[:] = A + B
         """)
     assert failed(case.run(), code=3).startswith(
-        "REFERENCE_ERROR: ref.py:1: ModuleNotFoundError: No module named 'kopt_no_such_package_anywhere'")
+        "REFERENCE_ERROR: ref.py:2: ModuleNotFoundError: No module named 'kopt_no_such_package_anywhere'")
 
 
 def test_reference_with_syntax_error(tmp_path):

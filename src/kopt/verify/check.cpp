@@ -8,6 +8,7 @@
 #include "kopt/core/secret.hpp"
 #include "kopt/run/device_probe.hpp"
 #include "kopt/run/problem_codec.hpp"
+#include "kopt/run/write_sandbox.hpp"
 #include "kopt/verify/reference.hpp"
 
 namespace kopt::verify {
@@ -122,9 +123,12 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
   report.strict = options.strict;
   if (report.strict && !report.source_findings.empty()) return report;  // nothing runs under --strict
   const bool secret = options.first_seed == 0;
+  // Cached references and passed checks are trusted only where no kernel could have
+  // rewritten them: with fixed seeds, and workers confined to their own folders.
+  const bool reuse_cache = !secret && run::workers_are_confined();
   TempDir work("check", context.cache_dir / "tmp");
-  if (secret) fs::create_directories(work.path() / "reference-cache" / "tmp");
-  ReferenceContext reference_context{context.runner, secret ? work.path() / "reference-cache" : context.cache_dir,
+  if (!reuse_cache) fs::create_directories(work.path() / "reference-cache" / "tmp");
+  ReferenceContext reference_context{context.runner, reuse_cache ? context.cache_dir : work.path() / "reference-cache",
                                      context.worker};
   const bool python_reference = problem.spec.reference && is_python_reference(*problem.spec.reference);
 
@@ -165,10 +169,12 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
   // A passing check of this exact library, on these cases and seeds, on this device, is not
   // run again (only fixed seeds can repeat).
   const fs::path cached = context.cache_dir / "check" / (check_key(job, report.device, problem) + ".json");
-  if (!secret && fs::exists(cached)) {
-    CheckJobResult result = check_result_from_json(json::parse(read_file(cached)));
+  if (reuse_cache && fs::exists(cached)) {
+    const json kept = json::parse(read_file(cached));
+    CheckJobResult result = check_result_from_json(kept);
     report.runs = std::move(result.runs);
     report.reference = "cached with the check";
+    report.sandbox = kept.value("sandbox", "");
     report.from_cache = true;
     return report;
   }
@@ -179,6 +185,7 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
     return report;
   }
   run::rethrow_worker_error(*outcome.result);
+  report.sandbox = outcome.result->value("sandbox", "not reported by the worker");
   CheckJobResult result = check_result_from_json(*outcome.result);
   report.runs = std::move(result.runs);
   if (result.fatal) {
@@ -198,7 +205,7 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
   } else {
     report.reference = "none";
   }
-  if (report.passed() && !secret) {
+  if (report.passed() && reuse_cache) {
     json kept = *outcome.result;
     kept["runs"] = json::array();
     for (const RunRecord& run : report.runs) kept["runs"].push_back(run_record_to_json(run));
@@ -255,6 +262,7 @@ json check_report_to_json(const CheckReport& report) {
           {"from_cache", report.from_cache},
           {"source_audit", source_findings_to_json(report.source_findings)},
           {"strict", report.strict},
+          {"sandbox", report.sandbox},
           {"passed", report.passed()},
           {"cause", report.cause()}};
 }

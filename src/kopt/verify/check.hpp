@@ -59,6 +59,9 @@ struct CheckReport {
   bool from_cache = false;                     // an identical passing check was reused
   std::vector<spec::SourceFinding> source_findings;  // the source audit, before compiling
   bool strict = false;                         // ... and whether a finding fails the check
+  // How the kernel's worker was confined ("landlock ABI 7: writes only beneath 2 folders"),
+  // or why it was not; unconfined, no cache a kernel could have written is reused.
+  std::string sandbox;
 
   bool passed() const;
   // One line naming the cause of failure, with case and seed; empty when passed.
