@@ -34,16 +34,19 @@ struct Finding {
   nlohmann::json data;
 };
 
-Finding gpu_finding(ProcessRunner& runner, const DoctorConfig& config) {
+// The GPU, and whether a kernel's worker can be confined on it (docs/integrity.md): one probe.
+std::pair<Finding, Finding> gpu_findings(ProcessRunner& runner, const DoctorConfig& config) {
   try {
     TempDir work("doctor", cache_dir_of(config.common) / "tmp");
-    run::DeviceInfo info = run::probe_device(runner, worker_settings_of(config.common), work.path());
-    return {"gpu", true,
-            fmt::format("{} ({}, {} SMs, {:.0f} MiB L2, {:.0f} GiB)", info.name, info.arch(), info.sm_count,
-                        info.l2_bytes / 1048576.0, info.global_memory_bytes / 1073741824.0),
-            info};
+    const run::DeviceProbe probe = run::probe_device(runner, worker_settings_of(config.common), work.path());
+    const run::DeviceInfo& info = probe.device;
+    return {{"gpu", true,
+             fmt::format("{} ({}, {} SMs, {:.0f} MiB L2, {:.0f} GiB)", info.name, info.arch(), info.sm_count,
+                         info.l2_bytes / 1048576.0, info.global_memory_bytes / 1073741824.0),
+             info},
+            {"sandbox", probe.writes_confinable, probe.sandbox, nullptr}};
   } catch (const Error& e) {
-    return {"gpu", false, e.what(), nullptr};
+    return {{"gpu", false, e.what(), nullptr}, {"sandbox", false, "not tried without a GPU", nullptr}};
   }
 }
 
@@ -146,7 +149,8 @@ Finding tool_finding(const std::string& name) {
 
 int run_doctor_command(const DoctorConfig& config) {
   SystemProcessRunner runner;
-  std::vector<Finding> findings{gpu_finding(runner, config), nvcc_finding(runner)};
+  auto [gpu, sandbox] = gpu_findings(runner, config);
+  std::vector<Finding> findings{gpu, nvcc_finding(runner), sandbox};
   const bool can_check = findings[0].ok && findings[1].ok;
   std::optional<run::DeviceInfo> device;
   if (can_check) device = findings[0].data.get<run::DeviceInfo>();

@@ -47,7 +47,7 @@ std::string target_arch(const spec::Problem& problem, const SassConfig& config, 
                                                  "");
   if (!known.empty()) return known;
   TempDir work("sass", cache_dir_of(config.common) / "tmp");
-  return run::probe_device(runner, worker_settings_of(config.common), work.path()).arch();
+  return run::probe_device(runner, worker_settings_of(config.common), work.path()).device.arch();
 }
 
 std::optional<Disassembled> disassemble_kernel(const std::string& target, const SassConfig& config,

@@ -16,6 +16,7 @@
 #include "kopt/profile/ncu_probe.hpp"
 #include "kopt/profile/profile_job.hpp"
 #include "kopt/run/device_buffer.hpp"
+#include "kopt/run/device_info.hpp"
 #include "kopt/run/device_probe.hpp"
 #include "kopt/run/write_sandbox.hpp"
 #include "kopt/verify/check_job.hpp"
@@ -55,6 +56,26 @@ bool runs_a_kernel(const nlohmann::json& job) {
   return kind == "check" || kind == "bench";
 }
 
+// CUDA is started before the sandbox closes: the driver opens its files then, and a kernel's
+// library is loaded only after.
+run::WriteSandbox confine_kernel_worker(const WorkerConfig& config, const nlohmann::json& job) {
+  run::prepare_cuda(job.value("device", 0));
+  return run::confine_writes(writable_folders(config, job));
+}
+
+// The probe's trial of the above, in this process, which ends right after: whether CUDA still
+// works once confined. Its answer decides whether kernel workers are confined at all.
+nlohmann::json try_confined_cuda(const WorkerConfig& config, const nlohmann::json& job) {
+  if (run::landlock_abi() == 0) return {{"works", false}, {"description", "no Landlock in this Linux kernel"}};
+  try {
+    const run::WriteSandbox sandbox = confine_kernel_worker(config, job);
+    run::prepare_cuda(job.value("device", 0));
+    return {{"works", sandbox.confined}, {"description", sandbox.description}};
+  } catch (const Error& e) {
+    return {{"works", false}, {"description", std::string("CUDA does not work with confined writes: ") + e.what()}};
+  }
+}
+
 // The job file goes as soon as it is read, before any kernel library is loaded: a kernel
 // cannot read its seeds or the nonce from it. The nonce goes back with the result; then the
 // process ends at once, so no exit handler or destructor of a kernel library runs after the
@@ -78,10 +99,15 @@ int run_worker_command(const WorkerConfig& config) {
       nonce = job.at("nonce").get<std::string>();
       job.erase("nonce");
     }
+    const bool confine = job.value("confine_writes", false);
+    job.erase("confine_writes");
     std::optional<run::WriteSandbox> sandbox;
-    if (runs_a_kernel(job)) sandbox = run::confine_writes(writable_folders(config, job));
+    if (confine && runs_a_kernel(job)) sandbox = confine_kernel_worker(config, job);
     result = execute_job(job);
-    if (sandbox) result["sandbox"] = sandbox->description;
+    if (runs_a_kernel(job))
+      result["sandbox"] = sandbox ? sandbox->description : "not confined (the device probe found it does not work here)";
+    if (job.value("kind", "") == "probe" && result.value("kind", "") == "probe")
+      result["sandbox"] = try_confined_cuda(config, job);
   } catch (const Error& e) {
     result = run::worker_error_result(static_cast<int>(e.code()), e.what());
   } catch (const run::CudaFailure& failure) {

@@ -45,6 +45,35 @@ void from_json(const nlohmann::json& in, DeviceInfo& d) {
   d.runtime_version = in.at("runtime_version");
 }
 
+namespace {
+void require(cudaError_t status, const char* call) {
+  if (status != cudaSuccess)
+    throw environment_error("CUDA cannot start: {} failed: {} ({})", call, cudaGetErrorString(status),
+                            cudaGetErrorName(status));
+}
+}  // namespace
+
+void prepare_cuda(int ordinal) {
+  visible_device_count();
+  require(cudaSetDevice(ordinal), "cudaSetDevice");
+  require(cudaFree(nullptr), "cudaFree(0)");
+  void* device = nullptr;
+  void* host = nullptr;
+  require(cudaMalloc(&device, 4096), "cudaMalloc");
+  require(cudaHostAlloc(&host, 4096, cudaHostAllocMapped), "cudaHostAlloc");
+  cudaStream_t stream = nullptr;
+  cudaEvent_t event = nullptr;
+  require(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  require(cudaEventCreate(&event), "cudaEventCreate");
+  require(cudaMemsetAsync(device, 0, 4096, stream), "cudaMemsetAsync");
+  require(cudaEventRecord(event, stream), "cudaEventRecord");
+  require(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  cudaEventDestroy(event);
+  cudaStreamDestroy(stream);
+  cudaFreeHost(host);
+  cudaFree(device);
+}
+
 int visible_device_count() {
   int count = 0;
   cudaError_t status = cudaGetDeviceCount(&count);

@@ -38,4 +38,10 @@ int visible_device_count();
 // In a worker: properties of device `ordinal`; throws an environment Error.
 DeviceInfo query_device(int ordinal);
 
+// In a worker: initializes CUDA on `ordinal` and uses once what every job uses (device and
+// mapped pinned memory, a stream, an event, a memset), so that the driver has opened what it
+// needs before the worker's writes are confined (write_sandbox.hpp). Throws an environment
+// Error naming the call that failed.
+void prepare_cuda(int ordinal);
+
 }  // namespace kopt::run

@@ -18,14 +18,17 @@ json execute_probe_job(const json& job) {
   return {{"kind", "probe"}, {"device", query_device(job.value("device", 0))}, {"device_count", visible_device_count()}};
 }
 
-DeviceInfo probe_device(ProcessRunner& runner, const WorkerSettings& settings, const std::filesystem::path& work_dir) {
+DeviceProbe probe_device(ProcessRunner& runner, const WorkerSettings& settings, const std::filesystem::path& work_dir) {
   WorkerOutcome outcome = run_worker(runner, settings, {{"kind", "probe"}, {"device", settings.device}}, work_dir);
   if (!outcome.result) {
     throw environment_error("cannot query the GPU: {}{}", outcome.failure,
                             outcome.stderr_tail.empty() ? "" : " (" + outcome.stderr_tail + ")");
   }
   rethrow_worker_error(*outcome.result);
-  return outcome.result->at("device").get<DeviceInfo>();
+  const json sandbox = outcome.result->value("sandbox", json::object());
+  return {.device = outcome.result->at("device").get<DeviceInfo>(),
+          .writes_confinable = sandbox.value("works", false),
+          .sandbox = sandbox.value("description", "not tried")};
 }
 
 }  // namespace kopt::run

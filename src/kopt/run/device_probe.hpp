@@ -11,8 +11,16 @@
 
 namespace kopt::run {
 
+struct DeviceProbe {
+  DeviceInfo device;
+  // Whether CUDA still works in a worker whose writes are confined (the probe tries), and
+  // how it was confined, or why not.
+  bool writes_confinable = false;
+  std::string sandbox;
+};
+
 // Throws an environment Error (exit 3) when there is no usable GPU, with the worker's reason.
-DeviceInfo probe_device(ProcessRunner& runner, const WorkerSettings& settings, const std::filesystem::path& work_dir);
+DeviceProbe probe_device(ProcessRunner& runner, const WorkerSettings& settings, const std::filesystem::path& work_dir);
 
 // Worker side of the probe job.
 nlohmann::json execute_probe_job(const nlohmann::json& job);

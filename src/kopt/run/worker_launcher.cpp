@@ -55,6 +55,7 @@ WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, 
   const std::string nonce = secret_nonce();
   nlohmann::json sealed = job;
   sealed["nonce"] = nonce;
+  sealed["confine_writes"] = settings.confine_writes;
   write_file_atomic(job_path, sealed.dump(2));
 
   ProcessSpec spec{.argv = settings.launcher, .time_limit = settings.time_limit};

@@ -20,6 +20,10 @@ struct WorkerSettings {
   std::filesystem::path executable;  // the kopt binary that has the `worker` command
   std::chrono::duration<double> time_limit = std::chrono::seconds(120);  // in seconds
   int device = 0;
+  // Jobs that run a kernel confine its writes (write_sandbox.hpp). Set from the device probe,
+  // which tries it: on a driver that cannot work confined, workers run as before and no
+  // cache a kernel could have written is trusted.
+  bool confine_writes = false;
   // Words before `kopt worker JOB RESULT`: a profiler that runs the worker under itself.
   std::vector<std::string> launcher;
   // Where the worker's progress lines are shown live, under the job's activity ("timing:

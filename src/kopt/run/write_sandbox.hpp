@@ -25,13 +25,11 @@ struct WriteSandbox {
   std::string description;  // "landlock ABI 7: writes only beneath 2 folders" or why not
 };
 
-// Confines the calling process; folders that do not exist are created first. Without
+// Confines the calling process; folders that do not exist are created first. Whether
+// workers are confined at all is decided by the device probe, which tries this with CUDA
+// (cli/cmd_worker.cpp), since a driver may need to write where the sandbox forbids. Without
 // Landlock it returns confined = false and leaves the process as it was; a Landlock that is
 // there but refuses the rules is an environment Error (exit 3).
 WriteSandbox confine_writes(const std::vector<std::filesystem::path>& writable_folders);
-
-// The parent's view: whether a worker started now would be confined (same kernel, same
-// answer), for deciding whether anything a worker could reach may be trusted later.
-bool workers_are_confined();
 
 }  // namespace kopt::run

@@ -8,7 +8,6 @@
 #include "kopt/core/secret.hpp"
 #include "kopt/run/device_probe.hpp"
 #include "kopt/run/problem_codec.hpp"
-#include "kopt/run/write_sandbox.hpp"
 #include "kopt/verify/reference.hpp"
 
 namespace kopt::verify {
@@ -123,13 +122,9 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
   report.strict = options.strict;
   if (report.strict && !report.source_findings.empty()) return report;  // nothing runs under --strict
   const bool secret = options.first_seed == 0;
-  // Cached references and passed checks are trusted only where no kernel could have
-  // rewritten them: with fixed seeds, and workers confined to their own folders.
-  const bool reuse_cache = !secret && run::workers_are_confined();
   TempDir work("check", context.cache_dir / "tmp");
-  if (!reuse_cache) fs::create_directories(work.path() / "reference-cache" / "tmp");
-  ReferenceContext reference_context{context.runner, reuse_cache ? context.cache_dir : work.path() / "reference-cache",
-                                     context.worker};
+  const fs::path private_references = work.path() / "reference-cache";
+  fs::create_directories(private_references / "tmp");
   const bool python_reference = problem.spec.reference && is_python_reference(*problem.spec.reference);
 
   // With the target known up front, compile errors come before the GPU is needed.
@@ -144,17 +139,27 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
   if (!known_arch.empty()) build = compile_kernel(known_arch);
   if (build && !build->ok()) return with_compile_failure(std::move(report), problem, *build->failure, known_arch);
 
-  run::DeviceInfo device;
+  run::DeviceProbe probe;
   try {
-    device = run::probe_device(context.runner, context.worker, work.path() / "probe");
+    probe = run::probe_device(context.runner, context.worker, work.path() / "probe");
   } catch (const Error& no_device) {
     // A broken spec is the user's first problem, before a missing GPU: a Python reference
     // runs without one, and its failure (exit 2) is reported instead. No kernel has run, so
     // computing it here exposes nothing.
-    if (python_reference && no_device.code() == ExitCode::environment)
-      reference_outputs(problem, report.seeds, reference_context, nullptr, known_arch);
+    if (python_reference && no_device.code() == ExitCode::environment) {
+      ReferenceContext spec_check{context.runner, private_references, context.worker};
+      reference_outputs(problem, report.seeds, spec_check, nullptr, known_arch);
+    }
     throw;
   }
+  // Every later worker of this context (the bench's timing and audit too) is confined when
+  // the probe found that CUDA works so. Cached references and passed checks are trusted only
+  // where no kernel could have rewritten them: fixed seeds, and confined workers.
+  context.worker.confine_writes = probe.writes_confinable;
+  const bool reuse_cache = !secret && probe.writes_confinable;
+  ReferenceContext reference_context{context.runner, reuse_cache ? context.cache_dir : private_references,
+                                     context.worker};
+  const run::DeviceInfo& device = probe.device;
   report.device = device;
   report.arch = resolve_arch(problem.spec.build.arch, options.arch, device.arch());
   if (!build) build = compile_kernel(report.arch);
@@ -185,7 +190,8 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
     return report;
   }
   run::rethrow_worker_error(*outcome.result);
-  report.sandbox = outcome.result->value("sandbox", "not reported by the worker");
+  report.sandbox = probe.writes_confinable ? outcome.result->value("sandbox", "not reported by the worker")
+                                           : "not confined: " + probe.sandbox;
   CheckJobResult result = check_result_from_json(*outcome.result);
   report.runs = std::move(result.runs);
   if (result.fatal) {

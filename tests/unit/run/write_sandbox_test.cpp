@@ -85,6 +85,19 @@ TEST_F(WriteSandboxTest, ReadingStaysOpen) {
   EXPECT_EQ(answer, 0);
 }
 
+TEST_F(WriteSandboxTest, DevicesButNotSharedMemoryFiles) {
+  if (!fs::is_directory("/dev/shm")) GTEST_SKIP() << "no /dev/shm";
+  const fs::path memo = fs::path("/dev/shm") / ("kopt-sandbox-test-" + std::to_string(::getpid()));
+  write_file_atomic(memo, "a memo shared between workers");
+  const int answer = in_confined_child(root.path() / "worker", [&] {
+    if (open_for_writing("/dev/null", 0) != 0) return 1;
+    if (open_for_writing(memo, 0) != EACCES) return 2;
+    return 0;
+  });
+  fs::remove(memo);
+  EXPECT_EQ(answer, 0);
+}
+
 TEST_F(WriteSandboxTest, CannotSignalKopt) {
   if (landlock_abi() < 6) GTEST_SKIP() << "signal scoping needs Landlock ABI 6";
   const int answer = in_confined_child(root.path() / "worker", [] {
