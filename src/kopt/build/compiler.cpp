@@ -121,6 +121,7 @@ std::string Compiler::cache_key(const CompileRequest& request) {
     hasher.add(header.filename().string()).add(read_file(header));
   }
   for (const std::string& flag : request.flags) hasher.add(flag);
+  for (const std::string& flag : request.kopt_flags) hasher.add(flag);
   for (const auto& [name, value] : request.defines) hasher.add(name).add(value);
   return hasher.hex();
 }
@@ -173,6 +174,7 @@ BuildOutcome Compiler::compile(const CompileRequest& request) {
   argv.insert(argv.end(), kDefaultFlags.begin(), kDefaultFlags.end());
   for (const std::string& flag : arch_flags(request.arch)) argv.push_back(flag);
   argv.insert(argv.end(), request.flags.begin(), request.flags.end());
+  argv.insert(argv.end(), request.kopt_flags.begin(), request.kopt_flags.end());
   for (const auto& [name, value] : request.defines) argv.push_back("-D" + name + "=" + value);
   argv.insert(argv.end(), {"-o", (work.path() / "lib.so").string(), fs::absolute(request.source).string(),
                            shim_object(request.arch).string()});

@@ -18,6 +18,9 @@ struct CompileRequest {
   std::filesystem::path source;
   std::string arch;                                         // "sm_90", "sm_90a", "sm_100a"
   std::vector<std::string> flags;                           // user flags, after kopt's defaults
+  // kopt's own flags for its own sources (the peak measurement links cuBLAS): after the
+  // user's, and exempt from the check that keeps user flags from choosing programs or files.
+  std::vector<std::string> kopt_flags;
   std::vector<std::pair<std::string, std::string>> defines; // -DNAME=VALUE overrides
 };
 

@@ -165,10 +165,12 @@ class CallInputs {
 
   // A persisting-L2 window that solve set stays in force across calls; resetting the lines
   // and zeroing the carve-out gives every sample the same L2 (errors: a device without it).
+  // Lines persist only in a carve-out, so with none set (an honest kernel) nothing is reset:
+  // the reset is a driver call on every sample otherwise.
   static void reset_persisting_l2() {
-    cudaCtxResetPersistingL2Cache();
     std::size_t limit = 0;
     if (cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize) == cudaSuccess && limit != 0) {
+      cudaCtxResetPersistingL2Cache();
       cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
     }
     cudaGetLastError();

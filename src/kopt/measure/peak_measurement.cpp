@@ -45,7 +45,7 @@ build::BuildArtifact build_peaks_library(verify::CheckContext& context, const ru
   const std::string cuda_lib = (nvcc.parent_path().parent_path() / "lib64").string();
   build::BuildOutcome outcome = compiler.compile(
       {.source = source, .arch = device.arch(),
-       .flags = {"-L" + cuda_lib, "-Xlinker", "-rpath=" + cuda_lib, "-lcublasLt", "-lcublas"}});
+       .kopt_flags = {"-L" + cuda_lib, "-Xlinker", "-rpath=" + cuda_lib, "-lcublasLt", "-lcublas"}});
   if (outcome.ok()) return *outcome.artifact;
   // Without cuBLAS the bandwidth and FP32 rates can still be measured.
   build::BuildOutcome bare = compiler.compile({.source = source, .arch = device.arch(), .defines = {{"KOPT_PEAKS_NO_CUBLAS", "1"}}});
