@@ -19,9 +19,9 @@ struct BenchConfig {
   std::string out;
   std::string mode = "cold";
   std::string l2_flush = "read";
-  double noise_percent = 0.5;
+  double precision_percent = 0;  // 0: a quarter of --min-effect (kHalfWidthPerMinEffect)
   std::size_t min_samples = 10;
-  double min_time = 0.5;
+  double min_time = 0.01;
   double max_time = 15;
   double min_effect_percent = 1.0;
   bool no_reference = false;

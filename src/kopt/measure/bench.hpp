@@ -77,6 +77,8 @@ struct BenchReport {
   std::vector<std::string> flags;        // one line per problem found while timing
   double wall_seconds = 0;               // the timing worker's
   WorkerPhases worker_phases;
+  std::uint64_t order_seed = 0;          // the variants' order in each round was drawn from it
+  double event_tick_seconds = 0;         // the CUDA event timer's tick, measured by the worker
 
   bool passed() const;                   // every check passed and nothing was flagged
 };
