@@ -24,6 +24,8 @@ void add_bench_options(CLI::App& app, BenchConfig& c) {
   app.add_option("--max-time", c.max_time, "Stop sampling a case after this many seconds")->check(positive_number());
   app.add_option("--min-effect", c.min_effect_percent, "Smallest difference, in percent, called faster or slower")
       ->check(positive_number());
+  app.add_flag("--all-cases", c.all_cases,
+               "Time every case (default: only the spec's [dims] case, \"default\"; every case is checked)");
   app.add_flag("--no-reference", c.no_reference,
                "Do not time the reference (a .cu one beside the kernels, a .py one after them)");
   app.add_option("--out", c.out, "Where to write bench.json (default: beside the first kernel)")
@@ -47,6 +49,9 @@ measure::BenchReport run_bench_from_config(const BenchConfig& c) {
   options.settings.stopping.timeout_seconds = c.max_time;
   options.comparison.min_effect = c.min_effect_percent / 100;
   options.time_reference = !c.no_reference;
+  // --case has already narrowed the problem to the cases it names: time those.
+  options.timed_cases = c.all_cases || !c.problem.cases.empty() ? measure::TimedCases::all
+                                                                : measure::TimedCases::perf_case;
 
   SystemProcessRunner runner;
   verify::CheckContext context{runner, cache_dir_of(c.common), worker_settings_of(c.common)};

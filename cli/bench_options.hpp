@@ -25,6 +25,7 @@ struct BenchConfig {
   double max_time = 15;
   double min_effect_percent = 1.0;
   bool no_reference = false;
+  bool all_cases = false;        // time every case, not only the perf case
 };
 
 void add_bench_options(CLI::App& app, BenchConfig& config);

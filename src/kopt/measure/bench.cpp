@@ -61,6 +61,17 @@ fs::path timing_library(const spec::Problem& kernel, const verify::CheckReport& 
 
 }  // namespace
 
+const spec::BoundCase& perf_case(const spec::Problem& problem) {
+  if (problem.cases.empty()) throw input_error("{} has no case to time", problem.spec.name);
+  const spec::BoundCase* named = problem.find_case("default");
+  return named != nullptr ? *named : problem.cases.front();
+}
+
+std::vector<spec::BoundCase> timed_cases(const spec::Problem& problem, TimedCases which) {
+  if (which == TimedCases::all) return problem.cases;
+  return {perf_case(problem)};
+}
+
 verify::CheckOptions check_options_for(const BenchOptions& options, std::size_t index) {
   verify::CheckOptions check = options.check;
   if (index < options.kernel_defines.size()) {
@@ -217,7 +228,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   report.device = report.checks.front().device;
   report.peaks = datasheet_peaks(report.device.value("name", ""));
 
-  BenchJob job{.signature = first.signature, .cases = first.cases, .sample_key = secret_seed(),
+  BenchJob job{.signature = first.signature, .cases = timed_cases(first, options.timed_cases), .sample_key = secret_seed(),
                .order_seed = secret_seed(), .settings = options.settings, .device = context.worker.device};
   report.order_seed = job.order_seed;
   for (std::size_t i = 0; i < kernels.size(); ++i) {
