@@ -3,6 +3,8 @@
 # repeatability, cost, and discrimination (docs/measurement.md). Usage, from the repo root:
 #   bench/measure_kopt.sh [OUT_DIR] [--agreement-only]   (the latter: vector add agreement alone)
 #   SECTIONS="agreement repeat cost discrimination" bench/measure_kopt.sh OUT_DIR   (a subset)
+#   SECTIONS="defaults sizes" bench/measure_kopt.sh OUT_DIR   (issue 17: wall time with the
+#   defaults; A/A and 2 % verdicts at ~2, ~7 and ~200 us, SIZES="n ..." and SIZE_RUNS=20)
 # Needs build/cli/kopt, ncu and python3. Prints one table row per figure at the end.
 set -uo pipefail
 out=${1:-${OUT:-/tmp/kopt-measure}}
@@ -66,6 +68,45 @@ wall = time.time() - start
 median = json.load(open(sys.argv[2]))["variants"][0]["summary"]["median"]
 print(f"cost: kopt bench of a {median*1e6:.1f} us kernel, compile and check cached: {wall:.2f} s wall")
 PY
+done
+fi
+
+# 3b. Issue 17: wall time of kopt bench with its defaults (perf case, reference included),
+#     compile and check cached; the first run fills the caches and is not counted.
+if wants defaults; then
+for target in examples/vector_add "examples/vector_add --dim N=2097152"; do
+  $kopt bench $target --out "$out/defaults_warmup.json" > /dev/null 2>&1
+  for i in 1 2 3; do
+    python3 - "$kopt" "$out/defaults.json" $target <<'PY'
+import json, subprocess, sys, time
+start = time.time()
+subprocess.run([sys.argv[1], "bench", *sys.argv[3:], "--out", sys.argv[2]], capture_output=True, check=True)
+wall = time.time() - start
+report = json.load(open(sys.argv[2]))
+rows = ", ".join(f"{v['label']} {v['summary']['median']*1e6:.2f} us ({v['summary']['count']} samples, {v['stop_reason']})"
+                 for v in report["variants"])
+print(f"defaults: kopt bench {' '.join(sys.argv[3:])}: {wall:.2f} s wall; tick {report.get('event_tick_seconds', 0)*1e9:.1f} ns; {rows}")
+PY
+  done
+done
+fi
+
+# 3c. Issue 17: verdicts at three kernel lengths, 20 runs each: A/A (at most 1 faster or
+#     slower) and a real 2 % difference (at least 19 of 20 "faster" for base.cu).
+if wants sizes; then
+for n in ${SIZES:-32768 131072 4194304}; do
+  for pair in "base.cu base.cu aa" "slower_2pct.cu base.cu ab"; do
+    set -- $pair
+    for i in $(seq 1 ${SIZE_RUNS:-20}); do
+      $kopt compare bench/discrimination/$1 bench/discrimination/$2 --spec bench/discrimination/kopt.toml \
+          --dim n=$n --seeds 1 --json --out "$out/size_${3}_$n.json" 2>/dev/null | python3 -c "
+import json, sys
+r = json.load(sys.stdin); v = r['verdicts'][0]; m = r['variants'][0]
+print(v['verdict'], '%.4f [%.4f, %.4f]' % (v['time_ratio'], v['time_ratio_ci']['low'], v['time_ratio_ci']['high']),
+      '%.2f us' % (m['summary']['median'] * 1e6), m['summary']['count'], m['stop_reason'])"
+    done > "$out/size_${3}_$n.txt"
+    echo "sizes n=$n $3: $(cut -d' ' -f1 "$out/size_${3}_$n.txt" | sort | uniq -c | tr '\n' ' ')(median $(head -1 "$out/size_${3}_$n.txt" | cut -d' ' -f5-6))"
+  done
 done
 fi
 

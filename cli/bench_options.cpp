@@ -14,7 +14,9 @@ void add_bench_options(CLI::App& app, BenchConfig& c) {
                  "cold mode: read a buffer of twice the L2's size before each sample (leaves clean lines), or "
                  "write one of its size (as nvbench does; the kernel then pays for writing dirty lines back)")
       ->check(CLI::IsMember({"read", "write"}));
-  app.add_option("--noise", c.noise_percent, "Stop when the relative stdev is under this many percent")
+  app.add_option("--precision", c.precision_percent,
+                 "Stop when the 95% interval of each median is within this many percent of it (default: a "
+                 "quarter of --min-effect)")
       ->check(positive_number());
   app.add_option("--min-samples", c.min_samples, "Take at least this many samples")->check(CLI::Range(2, 1000000));
   app.add_option("--min-time", c.min_time, "Accumulate at least this many seconds of GPU time")
@@ -22,6 +24,8 @@ void add_bench_options(CLI::App& app, BenchConfig& c) {
   app.add_option("--max-time", c.max_time, "Stop sampling a case after this many seconds")->check(positive_number());
   app.add_option("--min-effect", c.min_effect_percent, "Smallest difference, in percent, called faster or slower")
       ->check(positive_number());
+  app.add_flag("--all-cases", c.all_cases,
+               "Time every case (default: only the spec's [dims] case, \"default\"; every case is checked)");
   app.add_flag("--no-reference", c.no_reference,
                "Do not time the reference (a .cu one beside the kernels, a .py one after them)");
   app.add_option("--out", c.out, "Where to write bench.json (default: beside the first kernel)")
@@ -37,12 +41,17 @@ measure::BenchReport run_bench_from_config(const BenchConfig& c) {
   options.check = check_options_of(c.problem);
   options.settings.mode = measure::timing_mode_from_name(c.mode);
   options.settings.l2_flush = measure::l2_flush_from_name(c.l2_flush);
-  options.settings.stopping.target_relative_stdev = c.noise_percent / 100;
+  options.settings.stopping.target_half_width = c.precision_percent > 0
+                                                   ? c.precision_percent / 100
+                                                   : measure::half_width_for_min_effect(c.min_effect_percent / 100);
   options.settings.stopping.min_samples = c.min_samples;
   options.settings.stopping.min_gpu_seconds = c.min_time;
   options.settings.stopping.timeout_seconds = c.max_time;
   options.comparison.min_effect = c.min_effect_percent / 100;
   options.time_reference = !c.no_reference;
+  // --case has already narrowed the problem to the cases it names: time those.
+  options.timed_cases = c.all_cases || !c.problem.cases.empty() ? measure::TimedCases::all
+                                                                : measure::TimedCases::perf_case;
 
   SystemProcessRunner runner;
   verify::CheckContext context{runner, cache_dir_of(c.common), worker_settings_of(c.common)};

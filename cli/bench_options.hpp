@@ -19,12 +19,13 @@ struct BenchConfig {
   std::string out;
   std::string mode = "cold";
   std::string l2_flush = "read";
-  double noise_percent = 0.5;
+  double precision_percent = 0;  // 0: a quarter of --min-effect (kHalfWidthPerMinEffect)
   std::size_t min_samples = 10;
-  double min_time = 0.5;
+  double min_time = 0.01;
   double max_time = 15;
   double min_effect_percent = 1.0;
   bool no_reference = false;
+  bool all_cases = false;        // time every case, not only the perf case
 };
 
 void add_bench_options(CLI::App& app, BenchConfig& config);

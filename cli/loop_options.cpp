@@ -47,6 +47,7 @@ std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunS
                                 .worker = worker_settings_of(options.common)};
   settings.bench.check.seed_count = run.settings.seeds;
   settings.bench.comparison.min_effect = run.settings.min_effect;
+  settings.bench.settings.stopping.target_half_width = measure::half_width_for_min_effect(run.settings.min_effect);
   return std::make_unique<loop::GpuLab>(runner, std::move(settings));
 }
 

@@ -19,10 +19,13 @@ torch, ml_dtypes). The first failure stops the run: stdout stays empty and the l
 stderr is `REFERENCE_ERROR: ...`.
 """
 
+import bisect
 import contextlib
 import importlib.util
 import json
+import math
 import os
+import statistics
 import sys
 import time
 import traceback
@@ -499,9 +502,10 @@ NOT_TIMED_ON_CPU = "not timed: numpy reference runs on the CPU"
 TIME_MODES = ("cold", "warm")
 L2_FLUSHES = ("read", "write")
 # The manifest's "time" object: what it may hold, and the defaults (kopt's StoppingSettings).
-TIME_DEFAULTS = {"mode": "cold", "target_relative_stdev": 0.005, "min_samples": 10,
-                 "min_gpu_seconds": 0.5, "timeout_seconds": 15.0, "max_samples": 100000,
-                 "l2_bytes": 0, "l2_flush": "read", "warmup_calls": 1}
+TIME_DEFAULTS = {"mode": "cold", "target_half_width": 0.0025, "resolution_seconds": 0.0,
+                 "budget_seconds": 0.0, "min_samples": 10, "min_gpu_seconds": 0.01,
+                 "timeout_seconds": 15.0, "max_samples": 100000, "l2_bytes": 0, "l2_flush": "read",
+                 "warmup_calls": 1}
 
 
 def time_settings(manifest):
@@ -532,60 +536,63 @@ def time_settings(manifest):
 
 class StoppingCriterion:
     """kopt's stopping rule (src/kopt/measure/stopping_criterion.hpp), the same decisions in
-    the same order, so a Python reference stops where a .cu variant would."""
+    the same order, so a Python reference stops where a .cu one would: when the 95 % interval
+    of the median (order statistics, widened by one timer tick each side) is narrow enough,
+    or when only the tick keeps it wide; and, as a budgeted variant, once it has taken as much
+    GPU time as the first kernel did (budget_seconds, after 5 samples)."""
 
-    STABLE_BAND = 0.05    # "stable": within this relative distance of the current value...
-    STABLE_CHECKS = 10    # ...for this many checks, reaching back 2 * min_samples samples
+    LEVEL = 0.95
+    MIN_BUDGETED_SAMPLES = 5
 
     def __init__(self, settings):
         self.settings = settings
-        self.count = 0
+        self.sorted = []
         self.total_seconds = 0.0
-        self.mean = 0.0
-        self.m2 = 0.0           # Welford: sum of squared deviations from the mean
-        self.history = []       # (relative stdev, count) at each check once minimums are met
+        self.z = statistics.NormalDist().inv_cdf((1 + self.LEVEL) / 2)
+
+    @property
+    def count(self):
+        return len(self.sorted)
 
     def add_sample(self, seconds):
-        self.count += 1
+        bisect.insort(self.sorted, seconds)
         self.total_seconds += seconds
-        delta = seconds - self.mean
-        self.mean += delta / self.count
-        self.m2 += delta * (seconds - self.mean)
 
-    def relative_stdev(self):
-        if self.count < 2 or self.mean == 0:
-            return 0.0
-        return (self.m2 / (self.count - 1)) ** 0.5 / self.mean
+    def median(self):
+        n = self.count
+        return (self.sorted[(n - 1) // 2] + self.sorted[n // 2]) / 2
+
+    def statistical_half_width(self):
+        """max(median - x_(l), x_(u) - median) / median, with the ranks of statistics.hpp."""
+        n = self.count
+        median = self.median() if n else 0.0
+        if median <= 0:
+            return math.inf
+        centre, reach = (n + 1) / 2, self.z * math.sqrt(n) / 2
+        low = self.sorted[max(1, math.floor(centre - reach)) - 1]
+        high = self.sorted[min(n, math.ceil(centre + reach)) - 1]
+        return max(median - low, high - median) / median
 
     def minimums_met(self):
         return (self.count >= max(self.settings["min_samples"], 2)
                 and self.total_seconds >= self.settings["min_gpu_seconds"])
 
-    def noise_stable(self, current):
-        span = 2 * self.settings["min_samples"]
-        checks = 0
-        for value, count in reversed(self.history):
-            if abs(value - current) > self.STABLE_BAND * current:
-                return False
-            checks += 1
-            if checks >= self.STABLE_CHECKS and count + span <= self.count:
-                return True
-        return False
-
     def check(self, elapsed_wall_seconds):
         """The stop reason, or None to go on."""
         if self.count >= self.settings["max_samples"]:
             return "max_samples"
-        minimums = self.minimums_met()
-        current = self.relative_stdev()
-        if minimums and current <= self.settings["target_relative_stdev"]:
-            return "converged"
-        if minimums and (not self.history or self.history[-1][1] < self.count):
-            self.history.append((current, self.count))
+        if self.minimums_met() and self.median() > 0:
+            statistical = self.statistical_half_width()
+            tick_share = self.settings["resolution_seconds"] / self.median()
+            if statistical + tick_share <= self.settings["target_half_width"]:
+                return "median_precise"
+            if statistical <= tick_share:
+                return "resolution_limited"
         if elapsed_wall_seconds >= self.settings["timeout_seconds"]:
             return "timeout"
-        if minimums and self.noise_stable(current):
-            return "noise_stable_above_target"
+        budget = self.settings["budget_seconds"]
+        if budget > 0 and self.count >= self.MIN_BUDGETED_SAMPLES and self.total_seconds >= budget:
+            return "budget_spent"
         return None
 
 

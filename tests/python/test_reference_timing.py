@@ -51,9 +51,10 @@ def constant_sampler(clock, seconds, host_extra=1e-5):
 
 def test_settings_default_to_kopts_stopping_settings():
     got = settings()
-    assert got["mode"] == "cold" and got["target_relative_stdev"] == 0.005
-    assert got["min_samples"] == 10 and got["min_gpu_seconds"] == 0.5
+    assert got["mode"] == "cold" and got["target_half_width"] == 0.0025
+    assert got["min_samples"] == 10 and got["min_gpu_seconds"] == 0.01
     assert got["timeout_seconds"] == 15 and got["warmup_calls"] == 1
+    assert got["resolution_seconds"] == 0 and got["budget_seconds"] == 0
     assert runner.time_settings({}) is None
 
 
@@ -70,11 +71,11 @@ def test_bad_time_settings(time, message):
         runner.time_settings({"time": time})
 
 
-def test_steady_samples_converge_once_count_and_gpu_time_are_reached():
+def test_steady_samples_stop_once_count_and_gpu_time_are_reached():
     clock = FakeClock()
     result = runner.sample_until_stopped(constant_sampler(clock, 0.01),
                                          settings(min_samples=10, min_gpu_seconds=0.5), clock)
-    assert result["stop_reason"] == "converged"
+    assert result["stop_reason"] == "median_precise"
     assert len(result["samples_seconds"]) == 50  # 0.5 s of GPU time at 10 ms each
     assert len(result["host_seconds"]) == 50
     assert result["host_seconds"][0] == pytest.approx(0.01 + 1e-5)
@@ -84,40 +85,53 @@ def test_minimum_sample_count_holds_for_long_samples():
     clock = FakeClock()
     result = runner.sample_until_stopped(constant_sampler(clock, 1.0), settings(min_samples=10),
                                          clock)
-    assert result["stop_reason"] == "converged" and len(result["samples_seconds"]) == 10
+    assert result["stop_reason"] == "median_precise" and len(result["samples_seconds"]) == 10
 
 
-def test_noisy_samples_stop_at_the_timeout():
-    clock = FakeClock()
-    pattern = [0.9e-3, 1.1e-3]  # relative stdev ~10 %: never converges
+def alternating_sampler(clock, pattern, wall_per_sample):
+    taken = []
 
     def take():
-        seconds = pattern[len(taken) % 2]
+        seconds = pattern[len(taken) % len(pattern)]
         taken.append(seconds)
-        clock.now += 0.1
+        clock.now += wall_per_sample
         return seconds, seconds
-    taken = []
-    result = runner.sample_until_stopped(take, settings(timeout_seconds=2, min_gpu_seconds=0),
-                                         clock)
-    # 20 samples: too few checks yet for the settled-noise rule, which needs 2 * min_samples.
+    return take
+
+
+def test_a_spread_median_stops_when_its_interval_is_narrow_enough():
+    # Two values 20 % apart, alternating: the median sits on one of them (or between) until the
+    # order statistics of its interval agree, whatever the 10 % spread of the samples.
+    clock = FakeClock()
+    pattern = [0.9e-3, 1.1e-3, 1.0e-3, 1.0e-3, 1.0e-3]
+    result = runner.sample_until_stopped(alternating_sampler(clock, pattern, 1e-3),
+                                         settings(min_gpu_seconds=0), clock)
+    assert result["stop_reason"] == "median_precise"
+    assert len(result["samples_seconds"]) < 40
+
+
+def test_a_two_valued_spread_stops_at_the_timeout():
+    clock = FakeClock()
+    result = runner.sample_until_stopped(alternating_sampler(clock, [0.9e-3, 1.1e-3], 0.1),
+                                         settings(timeout_seconds=2, min_gpu_seconds=0), clock)
+    # The median's interval always spans both values: 20 samples, then the timeout.
     assert result["stop_reason"] == "timeout" and len(result["samples_seconds"]) == 20
 
 
-def test_settled_noise_above_the_target_stops_early_and_says_so():
+def test_a_tick_as_coarse_as_the_target_stops_as_resolution_limited():
     clock = FakeClock()
-    pattern = [0.9e-3, 1.1e-3]  # relative stdev ~10 %, the same at every even count
+    result = runner.sample_until_stopped(constant_sampler(clock, 2e-6),
+                                         settings(min_gpu_seconds=0, resolution_seconds=32e-9), clock)
+    # Every reading alike, but one 32 ns tick is 1.6 % of 2 us: not precise, and no more samples help.
+    assert result["stop_reason"] == "resolution_limited" and len(result["samples_seconds"]) == 10
 
-    def take():
-        seconds = pattern[len(taken) % 2]
-        taken.append(seconds)
-        clock.now += 1e-3
-        return seconds, seconds
-    taken = []
-    result = runner.sample_until_stopped(take, settings(min_samples=10, min_gpu_seconds=0),
-                                         clock)
-    assert result["stop_reason"] == "noise_stable_above_target"
-    # The window: at least 10 checks, reaching back 2 * min_samples = 20 samples.
-    assert 30 <= len(result["samples_seconds"]) < 40
+
+def test_a_budgeted_reference_stops_once_it_took_the_kernels_time():
+    clock = FakeClock()
+    result = runner.sample_until_stopped(alternating_sampler(clock, [0.9e-3, 1.1e-3], 1e-3),
+                                         settings(min_gpu_seconds=0, budget_seconds=7e-3), clock)
+    # Never precise; 7 samples hold 6.9 ms, the 8th passes the 7 ms the kernel took.
+    assert result["stop_reason"] == "budget_spent" and len(result["samples_seconds"]) == 8
 
 
 def test_max_samples_comes_first():
@@ -127,11 +141,12 @@ def test_max_samples_comes_first():
     assert result["stop_reason"] == "max_samples" and len(result["samples_seconds"]) == 7
 
 
-def test_relative_stdev_is_the_sample_stdev_over_the_mean():
+def test_interval_ranks_match_kopts():
+    # n = 10 at 95 %: [x_(2), x_(9)] (statistics.hpp), so the half-width is 2 from the median 5.5.
     criterion = runner.StoppingCriterion(settings())
-    for x in (1.0, 2.0, 3.0, 4.0):
-        criterion.add_sample(x)
-    assert criterion.relative_stdev() == pytest.approx(np.std([1, 2, 3, 4], ddof=1) / 2.5)
+    for x in range(1, 11):
+        criterion.add_sample(float(x))
+    assert criterion.statistical_half_width() == pytest.approx(3.5 / 5.5)
 
 
 # ---------------------------------------------------------------- a stand-in for torch
@@ -285,8 +300,8 @@ def test_timed_result_has_every_sample_the_stop_reason_and_the_backend():
                                    settings(l2_bytes=1 << 20, warmup_calls=2))
     assert timing["timed"] is True and timing["interleaved"] is False
     assert (timing["backend"], timing["device"], timing["mode"]) == ("torch", "cuda", "cold")
-    assert timing["l2_flush_bytes"] == 1 << 20 and timing["stop_reason"] == "converged"
-    assert timing["samples_seconds"] == pytest.approx([10e-3] * 50)  # 0.5 s of GPU time
-    assert len(timing["host_seconds"]) == 50 and timing["first_call_seconds"] >= 0
-    assert len(calls) == 2 + 50  # the warm-up calls are not samples
+    assert timing["l2_flush_bytes"] == 1 << 20 and timing["stop_reason"] == "median_precise"
+    assert timing["samples_seconds"] == pytest.approx([10e-3] * 10)  # the minimum count
+    assert len(timing["host_seconds"]) == 10 and timing["first_call_seconds"] >= 0
+    assert len(calls) == 2 + 10  # the warm-up calls are not samples
     json.dumps(timing)  # what the runner prints must be JSON

@@ -32,7 +32,7 @@ spec::Problem GpuLab::load(const Variant& variant, bool timed_case_only) const {
   // A kernel copied into the run folder still finds the headers beside its original.
   for (const fs::path& dir : settings_.include_dirs) problem.spec.build.flags.push_back("-I" + dir.string());
   if (timed_case_only) {
-    const spec::BoundCase* chosen = settings_.timed_case.empty() ? &problem.cases.front()
+    const spec::BoundCase* chosen = settings_.timed_case.empty() ? &measure::perf_case(problem)
                                                                  : problem.find_case(settings_.timed_case);
     if (chosen == nullptr) throw input_error("the problem has no case named \"{}\"", settings_.timed_case);
     const spec::BoundCase kept = *chosen;

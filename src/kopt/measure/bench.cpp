@@ -61,6 +61,17 @@ fs::path timing_library(const spec::Problem& kernel, const verify::CheckReport& 
 
 }  // namespace
 
+const spec::BoundCase& perf_case(const spec::Problem& problem) {
+  if (problem.cases.empty()) throw input_error("{} has no case to time", problem.spec.name);
+  const spec::BoundCase* named = problem.find_case("default");
+  return named != nullptr ? *named : problem.cases.front();
+}
+
+std::vector<spec::BoundCase> timed_cases(const spec::Problem& problem, TimedCases which) {
+  if (which == TimedCases::all) return problem.cases;
+  return {perf_case(problem)};
+}
+
 verify::CheckOptions check_options_for(const BenchOptions& options, std::size_t index) {
   verify::CheckOptions check = options.check;
   if (index < options.kernel_defines.size()) {
@@ -79,7 +90,7 @@ bool BenchReport::passed() const {
 void assess_variant(VariantReport& v, const std::optional<DevicePeaks>& peaks, const spec::DType& dtype,
                     TimingMode mode, bool allow_tf32) {
   if (v.samples.gpu_seconds.empty()) return;
-  v.summary = summarize(v.samples.gpu_seconds);
+  v.summary = summarize(v.samples.gpu_seconds, v.samples.resolution_seconds);
   const double median_time = v.summary.median;
   if (v.flops > 0) v.flops_per_second = v.flops / median_time;
   if (v.bytes > 0) v.bytes_per_second = v.bytes / median_time;
@@ -151,7 +162,14 @@ void add_python_reference(BenchReport& report, const spec::Problem& problem, con
                           verify::CheckContext& context, const run::WorkerSettings& worker) {
   verify::ReferenceContext reference_context{context.runner, context.cache_dir, worker};
   const std::int64_t l2_bytes = report.device.is_object() ? report.device.value("l2_bytes", std::int64_t{0}) : 0;
-  const json request = reference_time_request(options.settings, l2_bytes);
+  // No longer than the first kernel took on any case (the kernels were timed first).
+  double budget_seconds = 0;
+  for (const VariantReport& v : report.variants) {
+    if (v.label == report.variants.front().label) {
+      budget_seconds = std::max(budget_seconds, v.summary.mean * static_cast<double>(v.summary.count));
+    }
+  }
+  const json request = reference_time_request(options.settings, l2_bytes, report.event_tick_seconds, budget_seconds);
   std::vector<json> timings;
   try {
     timings = verify::python_reference_timings(problem, options.check.first_seed, request, reference_context);
@@ -164,6 +182,7 @@ void add_python_reference(BenchReport& report, const spec::Problem& problem, con
   std::vector<VariantSamples> timed;
   for (std::size_t c = 0; c < timings.size() && c < problem.cases.size(); ++c) {
     ReferenceTiming timing = reference_timing_from_json(timings[c], problem.cases[c].name);
+    timing.samples.resolution_seconds = report.event_tick_seconds;  // torch's events: the same timer
     if (!timing.timed) report.untimed.push_back({"reference", problem.cases[c].name, timing.reason});
     else timed.push_back(std::move(timing.samples));
   }
@@ -181,7 +200,9 @@ void add_verdicts(BenchReport& report, const std::string& baseline_label, const 
   }
   std::vector<Comparison> comparisons(pairs.size());
   parallel_for(pairs.size(), [&](std::size_t i) {
-    comparisons[i] = compare_samples(pairs[i].first->samples.gpu_seconds, pairs[i].second->samples.gpu_seconds, settings);
+    const VariantSamples& a = pairs[i].first->samples;
+    const VariantSamples& b = pairs[i].second->samples;
+    comparisons[i] = compare_samples(a.gpu_seconds, b.gpu_seconds, settings, {a.resolution_seconds, b.resolution_seconds});
   });
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const auto& [baseline, other] = pairs[i];
@@ -207,8 +228,9 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   report.device = report.checks.front().device;
   report.peaks = datasheet_peaks(report.device.value("name", ""));
 
-  BenchJob job{.signature = first.signature, .cases = first.cases, .sample_key = secret_seed(),
-               .settings = options.settings, .device = context.worker.device};
+  BenchJob job{.signature = first.signature, .cases = timed_cases(first, options.timed_cases), .sample_key = secret_seed(),
+               .order_seed = secret_seed(), .settings = options.settings, .device = context.worker.device};
+  report.order_seed = job.order_seed;
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     job.variants.push_back({label_for(kernels[i], i, kernels, options),
                             timing_library(kernels[i], report.checks[i], options, i, context)});
@@ -218,7 +240,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
     build::Compiler compiler(context.runner, build::find_nvcc(), context.cache_dir);
     build::BuildOutcome reference = compiler.compile({.source = *first.spec.reference, .arch = arch,
                                                       .flags = first.spec.build.flags});
-    if (reference.ok()) job.variants.push_back({"reference", reference.artifact->library});
+    if (reference.ok()) job.variants.push_back({"reference", reference.artifact->library, true});
   }
 
   run::WorkerSettings worker = context.worker;
@@ -235,12 +257,17 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   BenchJobResult result = bench_result_from_json(*outcome.result);
   report.wall_seconds = result.wall_seconds;
   report.worker_phases = result.phases;
+  report.event_tick_seconds = result.event_tick_seconds;
   std::mt19937_64 audit_choice(secret_seed());
   audit_timed_calls(result.samples, job, context, audit_choice);
 
   add_variants(report, first, std::move(result.samples), options.settings.mode, true);
   const bool python_reference = first.spec.reference && verify::is_python_reference(*first.spec.reference);
-  if (options.time_reference && python_reference) add_python_reference(report, first, options, context, worker);
+  if (options.time_reference && python_reference) {
+    spec::Problem timed = first;
+    timed.cases = job.cases;
+    add_python_reference(report, timed, options, context, worker);
+  }
   add_verdicts(report, job.variants.front().label, options.comparison);
   return report;
 }
@@ -259,6 +286,7 @@ json variant_to_json(const VariantReport& v) {
           {"stop_reason", v.samples.stop_reason},
           {"first_call_seconds", v.samples.first_call_seconds},
           {"calls_per_sample", v.samples.calls_per_sample},
+          {"resolution_seconds", v.samples.resolution_seconds},
           {"timing_note", v.samples.timing_note},
           {"flops", v.flops},
           {"bytes", v.bytes},
@@ -313,11 +341,13 @@ json bench_report_to_json(const BenchReport& report) {
           {"settings",
            {{"mode", report.mode},
             {"l2_flush", report.mode == "cold" ? measure::l2_flush_name(report.settings.l2_flush) : "none"},
-            {"target_relative_stdev", s.target_relative_stdev},
+            {"target_half_width", s.target_half_width},
             {"min_samples", s.min_samples},
             {"min_gpu_seconds", s.min_gpu_seconds},
             {"timeout_seconds", s.timeout_seconds},
-            {"throttle_fraction", report.settings.throttle_fraction}}},
+            {"throttle_fraction", report.settings.throttle_fraction},
+            {"order_seed", report.order_seed}}},
+          {"event_tick_seconds", report.event_tick_seconds},
           {"nvcc_version", report.checks.empty() ? "" : report.checks.front().nvcc_version},
           {"peaks", peaks},
           {"checks", checks},

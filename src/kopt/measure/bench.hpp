@@ -17,11 +17,23 @@
 
 namespace kopt::measure {
 
+// The case kopt bench times when none is named: the spec's [dims] case ("default"), where a
+// kernel's performance is meant to be judged; the first case if there is none by that name.
+const spec::BoundCase& perf_case(const spec::Problem& problem);
+
+// perf_case: only that one (kopt bench and compare without --case or --all-cases: the other
+// cases are there for correctness, and a 2 µs case timed beside a 200 µs one doubled the cost
+// of a bench for a number nobody asked for); all: every case of the problem.
+enum class TimedCases { perf_case, all };
+std::vector<spec::BoundCase> timed_cases(const spec::Problem& problem, TimedCases which);
+
 struct BenchOptions {
   verify::CheckOptions check;
   BenchSettings settings;
   ComparisonSettings comparison;
   bool time_reference = true;   // a .cu reference is timed beside the kernels, a .py one after them
+  // Which of the problem's cases are timed; every case is checked either way.
+  TimedCases timed_cases = TimedCases::all;
   // Per kernel, in the order given to run_bench: extra -D defines after check.defines, and
   // the label (empty or missing: the file name). The loop's branches differ only here.
   std::vector<std::vector<std::pair<std::string, std::string>>> kernel_defines;
@@ -77,6 +89,8 @@ struct BenchReport {
   std::vector<std::string> flags;        // one line per problem found while timing
   double wall_seconds = 0;               // the timing worker's
   WorkerPhases worker_phases;
+  std::uint64_t order_seed = 0;          // the variants' order in each round was drawn from it
+  double event_tick_seconds = 0;         // the CUDA event timer's tick, measured by the worker
 
   bool passed() const;                   // every check passed and nothing was flagged
 };

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "kopt/core/error.hpp"
+#include "kopt/measure/round_order.hpp"
 #include "kopt/measure/sample_progress.hpp"
 #include "kopt/run/device_buffer.hpp"
 #include "kopt/run/device_info.hpp"
@@ -87,9 +88,9 @@ class MappedHostValues {
 class ClockProbe {
  public:
   // Queues the probe on the default stream; false when the library has none.
-  bool launch(const run::KernelLibrary& library) {
+  bool launch(const run::KernelLibrary& library, long long cycles = kClockProbeCycles) {
     measured_.clear();
-    return library.launch_clock_probe(measured_.data(), kClockProbeCycles);
+    return library.launch_clock_probe(measured_.data(), cycles);
   }
   // After a synchronization that followed launch(): SM cycles per microsecond; 0 if it did not run.
   double read_mhz() const {
@@ -221,12 +222,18 @@ class CapturedCalls {
 };
 
 // What one variant needs while it is being measured.
+// What the device's timing needs to know: its maximum SM clock (throttled samples are
+// discarded) and the event timer's tick.
+struct DeviceTiming {
+  double max_clock_mhz = 0;
+  double tick_seconds = 0;
+};
+
 struct VariantState {
   std::string label;  // kept here: each case's samples are moved out when the case ends
   std::unique_ptr<run::KernelLibrary> library;
   StoppingCriterion criterion;
   VariantSamples samples;
-  bool done = false;
   std::unique_ptr<CapturedCalls> graph;  // graph mode, when capture succeeded
   bool blocked = true;                    // solve's launches are queued behind the stream blocker
 };
@@ -333,6 +340,40 @@ void stop_blocking(VariantState& v) {
       "solve waits for the device, so its launches cannot be queued ahead: the events include the host's launch time";
 }
 
+// CUDA's documented resolution of cudaEventElapsedTime ("around 0.5 microseconds"): the tick
+// assumed when it cannot be measured.
+constexpr double kDocumentedEventTickSeconds = 0.5e-6;
+// The tick is measured on kernels whose lengths step by about 9 ns (17 SM cycles at ~2 GHz).
+constexpr int kTickReadings = 64;
+constexpr long long kTickProbeCycles = 2000, kTickProbeStepCycles = 17;
+
+// The event timer's tick: event pairs around the clock probe spinning a little longer each
+// time. Every reading is a whole number of ticks, so the smallest positive difference between
+// two readings is one tick (for a timer finer than the 9 ns step, the step: an overestimate,
+// which only widens intervals). H200: 32 ns. Without two different readings (no probe in the
+// library), the documented resolution.
+double measure_event_tick(const run::KernelLibrary& library) {
+  ClockProbe probe;
+  Event start, stop;
+  std::vector<double> readings;
+  for (int i = 0; i < kTickReadings; ++i) {
+    run::check_cuda(cudaEventRecord(start.get(), nullptr), "cudaEventRecord");
+    if (!probe.launch(library, kTickProbeCycles + i * kTickProbeStepCycles)) return kDocumentedEventTickSeconds;
+    run::check_cuda(cudaEventRecord(stop.get(), nullptr), "cudaEventRecord");
+    run::check_cuda(cudaEventSynchronize(stop.get()), "cudaEventSynchronize");
+    float milliseconds = 0;
+    run::check_cuda(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
+    readings.push_back(milliseconds * 1e-3);
+  }
+  std::sort(readings.begin(), readings.end());
+  double tick = kDocumentedEventTickSeconds;
+  for (std::size_t i = 1; i < readings.size(); ++i) {
+    const double step = readings[i] - readings[i - 1];
+    if (step > 0) tick = std::min(tick, step);
+  }
+  return tick;
+}
+
 // Seconds from `mark` to now, moving `mark` to now: one phase of the worker's time ends.
 double lap_seconds(Clock::time_point& mark) {
   const Clock::time_point now = Clock::now();
@@ -391,8 +432,15 @@ void keep_call(const BenchJob& job, VariantState& v, const Call& call, double ma
   v.criterion.add_sample(s.gpu_seconds);
 }
 
+// The criteria of a case's variants, for CaseStopping.
+std::vector<const StoppingCriterion*> criteria_of(const std::vector<VariantState>& variants) {
+  std::vector<const StoppingCriterion*> criteria;
+  for (const VariantState& v : variants) criteria.push_back(&v.criterion);
+  return criteria;
+}
+
 void measure_case(const BenchJob& job, std::size_t case_index, std::vector<VariantState>& variants,
-                  double max_clock_mhz, const L2Flusher* flush, StreamBlocker& blocker, CallInputs& inputs,
+                  const DeviceTiming& timing, const L2Flusher* flush, StreamBlocker& blocker, CallInputs& inputs,
                   BenchJobResult& result) {
   Clock::time_point mark = Clock::now();
   const spec::BoundCase& bound_case = job.cases[case_index];
@@ -401,32 +449,36 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
   Event start, stop;
   result.phases.inputs += lap_seconds(mark);
 
-  for (VariantState& v : variants) {
-    v.criterion = StoppingCriterion(job.settings.stopping);
+  std::vector<bool> budgeted;
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    VariantState& v = variants[i];
     v.samples = VariantSamples{.label = v.label, .case_name = bound_case.name};
-    v.done = false;
     run::report_progress(fmt::format("case {}: warming up {}", bound_case.name, v.samples.label));
     warm_up(job, v, arguments, inputs, flush, probe, start, stop, blocker);
+    // Known once the warm-up has chosen the calls per sample (graph mode).
+    v.samples.resolution_seconds = timing.tick_seconds / v.samples.calls_per_sample;
+    v.criterion = StoppingCriterion(job.settings.stopping, v.samples.resolution_seconds);
+    budgeted.push_back(job.variants[i].budgeted);
   }
   result.phases.warmup += lap_seconds(mark);
   run::report_progress(fmt::format("case {}: measuring", bound_case.name));
   SampleProgress progress(bound_case.name, variants.size());
+  CaseStopping stopping(budgeted);
+  RoundOrder order(job.order_seed, case_index, variants.size());
   const auto began = Clock::now();
   int round = 0;
-  bool all_done = false;
-  while (!all_done) {
-    all_done = true;
-    for (VariantState& v : variants) {
-      if (v.done) continue;
-      keep_call(job, v, timed_call(v, arguments, inputs, flush, probe, start, stop, ++round, blocker), max_clock_mhz);
-      StopReason reason = v.criterion.check(std::chrono::duration<double>(Clock::now() - began).count());
-      if (reason != StopReason::still_running) {
-        v.done = true;
-        v.samples.stop_reason = std::string(stop_reason_name(reason));
-      }
-      progress.sampled(v.label, v.done);
-      all_done = all_done && v.done;
+  for (bool done = false; !done;) {
+    for (std::size_t i : order.next()) {
+      if (!stopping.sampling(i)) continue;
+      VariantState& v = variants[i];
+      keep_call(job, v, timed_call(v, arguments, inputs, flush, probe, start, stop, ++round, blocker),
+                timing.max_clock_mhz);
+      progress.sampled(v.label, false);
     }
+    done = stopping.update(criteria_of(variants), std::chrono::duration<double>(Clock::now() - began).count());
+  }
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    variants[i].samples.stop_reason = std::string(stop_reason_name(stopping.reason(i)));
   }
   result.phases.sampling += lap_seconds(mark);
   // One more call each, made exactly like a timed one: a kernel that stopped working after
@@ -490,12 +542,14 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
     const std::int64_t bytes = l2_flush_bytes(job.settings.l2_flush, device.l2_bytes);
     flush.emplace(job.settings.l2_flush, static_cast<std::size_t>(bytes), 4 * std::max(device.sm_count, 1));
   }
-  const double max_clock_mhz = static_cast<double>(device.sm_clock_khz) / 1e3;
+  const DeviceTiming timing{.max_clock_mhz = static_cast<double>(device.sm_clock_khz) / 1e3,
+                            .tick_seconds = measure_event_tick(*variants.front().library)};
+  result.event_tick_seconds = timing.tick_seconds;
   StreamBlocker blocker;
   CallInputs inputs(job.sample_key, 4 * std::max(device.sm_count, 1));
   result.phases.setup = std::chrono::duration<double>(Clock::now() - began).count();
   for (std::size_t c = 0; c < job.cases.size(); ++c) {
-    measure_case(job, c, variants, max_clock_mhz, flush ? &*flush : nullptr, blocker, inputs, result);
+    measure_case(job, c, variants, timing, flush ? &*flush : nullptr, blocker, inputs, result);
   }
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - began).count();
   return result;
@@ -506,7 +560,7 @@ namespace {
 json settings_to_json(const BenchSettings& s) {
   return {{"mode", timing_mode_name(s.mode)},
           {"l2_flush", l2_flush_name(s.l2_flush)},
-          {"target_relative_stdev", s.stopping.target_relative_stdev},
+          {"target_half_width", s.stopping.target_half_width},
           {"min_samples", s.stopping.min_samples},
           {"min_gpu_seconds", s.stopping.min_gpu_seconds},
           {"timeout_seconds", s.stopping.timeout_seconds},
@@ -519,7 +573,7 @@ BenchSettings settings_from_json(const json& in) {
   BenchSettings s;
   s.mode = timing_mode_from_name(in.at("mode").get<std::string>());
   s.l2_flush = l2_flush_from_name(in.at("l2_flush").get<std::string>());
-  s.stopping.target_relative_stdev = in.at("target_relative_stdev");
+  s.stopping.target_half_width = in.at("target_half_width");
   s.stopping.min_samples = in.at("min_samples");
   s.stopping.min_gpu_seconds = in.at("min_gpu_seconds");
   s.stopping.timeout_seconds = in.at("timeout_seconds");
@@ -543,7 +597,9 @@ WorkerPhases worker_phases_from_json(const json& in) {
 
 json bench_job_to_json(const BenchJob& job) {
   json variants = json::array();
-  for (const BenchVariant& v : job.variants) variants.push_back({{"label", v.label}, {"library", v.library.string()}});
+  for (const BenchVariant& v : job.variants) {
+    variants.push_back({{"label", v.label}, {"library", v.library.string()}, {"budgeted", v.budgeted}});
+  }
   json cases = json::array();
   for (const spec::BoundCase& c : job.cases) cases.push_back(run::case_to_json(c));
   return {{"kind", "bench"},
@@ -552,16 +608,20 @@ json bench_job_to_json(const BenchJob& job) {
           {"signature", run::signature_to_json(job.signature)},
           {"cases", cases},
           {"sample_key", job.sample_key},
+          {"order_seed", job.order_seed},
           {"settings", settings_to_json(job.settings)},
           {"device", job.device}};
 }
 
 BenchJob bench_job_from_json(const json& in) {
   BenchJob job;
-  for (const json& v : in.at("variants")) job.variants.push_back({v.at("label"), v.at("library").get<std::string>()});
+  for (const json& v : in.at("variants")) {
+    job.variants.push_back({v.at("label"), v.at("library").get<std::string>(), v.value("budgeted", false)});
+  }
   job.signature = run::signature_from_json(in.at("signature"));
   for (const json& c : in.at("cases")) job.cases.push_back(run::case_from_json(c));
   job.sample_key = in.at("sample_key");
+  job.order_seed = in.value("order_seed", std::uint64_t{1});
   job.settings = settings_from_json(in.at("settings"));
   job.device = in.at("device");
   return job;
@@ -579,6 +639,7 @@ json bench_result_to_json(const BenchJobResult& result) {
                        {"stop_reason", s.stop_reason},
                        {"first_call_seconds", s.first_call_seconds},
                        {"calls_per_sample", s.calls_per_sample},
+                       {"resolution_seconds", s.resolution_seconds},
                        {"timing_note", s.timing_note},
                        {"sample_seeds", s.sample_seeds},
                        {"sample_digests", s.sample_digests},
@@ -588,7 +649,8 @@ json bench_result_to_json(const BenchJobResult& result) {
                        {"recheck", s.recheck ? verify::run_record_to_json(*s.recheck) : json(nullptr)}});
   }
   return {{"kind", "bench"}, {"device", result.device}, {"mode", result.mode}, {"samples", samples},
-          {"wall_seconds", result.wall_seconds}, {"phase_seconds", worker_phases_to_json(result.phases)}};
+          {"event_tick_seconds", result.event_tick_seconds}, {"wall_seconds", result.wall_seconds},
+          {"phase_seconds", worker_phases_to_json(result.phases)}};
 }
 
 BenchJobResult bench_result_from_json(const json& in) {
@@ -596,6 +658,7 @@ BenchJobResult bench_result_from_json(const json& in) {
   result.device = in.at("device");
   result.mode = in.at("mode");
   result.wall_seconds = in.at("wall_seconds");
+  result.event_tick_seconds = in.value("event_tick_seconds", 0.0);
   result.phases = worker_phases_from_json(in.at("phase_seconds"));
   for (const json& s : in.at("samples")) {
     VariantSamples v;
@@ -608,6 +671,7 @@ BenchJobResult bench_result_from_json(const json& in) {
     v.stop_reason = s.at("stop_reason");
     v.first_call_seconds = s.at("first_call_seconds");
     v.calls_per_sample = s.value("calls_per_sample", 1);
+    v.resolution_seconds = s.value("resolution_seconds", 0.0);
     v.timing_note = s.value("timing_note", "");
     v.sample_seeds = s.value("sample_seeds", std::vector<std::uint64_t>{});
     v.sample_digests = s.value("sample_digests", std::vector<std::uint64_t>{});

@@ -14,6 +14,9 @@
 // events on it bracket one call of solve, so that they time the GPU's work and not the
 // host's launch path; then the device is synchronized, and the host clock, read around the call, is
 // compared with the events to catch work that escapes them (a non-blocking side stream).
+// The variants take one sample each per round, in a fresh random order every round
+// (round_order.hpp), and stop together once each kernel's median is known well enough
+// (stopping_criterion.hpp); the reference is timed no longer than the first kernel.
 // After each sample kopt's clock probe measures the SM clock; samples taken below
 // `throttle_fraction` of the device's maximum clock are discarded and counted.
 // Warm mode skips the flush.
@@ -64,6 +67,8 @@ struct BenchSettings {
 struct BenchVariant {
   std::string label;                   // "A", "sgemm_naive.cu", "reference"
   std::filesystem::path library;
+  // Timed no longer than the first kernel (the reference: CaseStopping in stopping_criterion.hpp).
+  bool budgeted = false;
 };
 
 struct BenchJob {
@@ -74,6 +79,8 @@ struct BenchJob {
   // secret key; the seeds and each timed call's output digest travel back, so that kopt can
   // verify timed calls afterwards in another process (docs/integrity.md).
   std::uint64_t sample_key = 1;
+  // The variants' order in each round of sampling is drawn from this (measure/round_order.hpp).
+  std::uint64_t order_seed = 1;
   BenchSettings settings;
   int device = 0;
 };
@@ -89,6 +96,9 @@ struct VariantSamples {
   std::string stop_reason;
   double first_call_seconds = 0;          // host wall time of the very first call
   int calls_per_sample = 1;               // graph mode: calls of solve in one replayed graph
+  // One tick of the event timer as a share of one sample (tick / calls_per_sample): a sample
+  // may be off by this much either way (statistics.hpp, widened_by_resolution). 0: unknown.
+  double resolution_seconds = 0;
   std::string timing_note;                // graph mode: "graph of 32 calls" or why it fell back
   // The inputs' seed and the outputs' digest of every kept sample (parallel to gpu_seconds),
   // and of one more call after the last sample, made the same way but not timed.
@@ -114,6 +124,7 @@ struct BenchJobResult {
   nlohmann::json device;
   std::string mode;
   std::vector<VariantSamples> samples;    // [case][variant], flattened case-major
+  double event_tick_seconds = 0;          // the CUDA event timer's tick, measured (measure_event_tick)
   double wall_seconds = 0;
   WorkerPhases phases;
 };

@@ -5,10 +5,13 @@
 namespace kopt::measure {
 using nlohmann::json;
 
-json reference_time_request(const BenchSettings& settings, std::int64_t l2_bytes) {
+json reference_time_request(const BenchSettings& settings, std::int64_t l2_bytes, double resolution_seconds,
+                            double budget_seconds) {
   const StoppingSettings& s = settings.stopping;
   return {{"mode", timing_mode_name(settings.mode)},
-          {"target_relative_stdev", s.target_relative_stdev},
+          {"target_half_width", s.target_half_width},
+          {"resolution_seconds", resolution_seconds},
+          {"budget_seconds", budget_seconds},
           {"min_samples", s.min_samples},
           {"min_gpu_seconds", s.min_gpu_seconds},
           {"timeout_seconds", s.timeout_seconds},

@@ -30,10 +30,12 @@ std::string_view verdict_name(Verdict verdict) {
 
 // The ratio and its interval are reported whenever both sides have samples, even when too few
 // of them make the verdict ambiguous; with an empty side they keep their defaults (ratio 1).
-Comparison compare_samples(std::span<const double> a, std::span<const double> b, const ComparisonSettings& settings) {
+Comparison compare_samples(std::span<const double> a, std::span<const double> b, const ComparisonSettings& settings,
+                           SampleResolutions resolutions) {
   Comparison comparison{.min_effect = settings.min_effect};
   if (a.empty() || b.empty()) return comparison;
-  comparison.ratio = bootstrap_median_ratio(a, b, settings.level, settings.resamples);
+  comparison.ratio = ratio_widened_by_resolution(bootstrap_median_ratio(a, b, settings.level, settings.resamples),
+                                                 median(a), resolutions.a, median(b), resolutions.b);
   comparison.speedup = 1 / comparison.ratio.ratio;
   const bool enough = a.size() >= settings.min_samples && b.size() >= settings.min_samples;
   comparison.verdict = enough ? judge(comparison.ratio, settings.min_effect) : Verdict::ambiguous;

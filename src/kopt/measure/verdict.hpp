@@ -6,6 +6,8 @@
 //   same       the interval lies inside [1 - min_effect, 1 + min_effect]
 //   ambiguous  anything else: the data cannot support a call
 // Below min_samples samples on either side the verdict is ambiguous whatever the numbers.
+// The interval is widened by each side's timer resolution first (ratio_widened_by_resolution),
+// so that times quantised to a tick never give a zero-width interval.
 
 #include <span>
 #include <string_view>
@@ -32,6 +34,13 @@ struct ComparisonSettings {
   std::size_t min_samples = 5;
 };
 
-Comparison compare_samples(std::span<const double> a, std::span<const double> b, const ComparisonSettings& settings = {});
+// Seconds per sample that one timer tick amounts to, for each side (0: exact times).
+struct SampleResolutions {
+  double a = 0;
+  double b = 0;
+};
+
+Comparison compare_samples(std::span<const double> a, std::span<const double> b, const ComparisonSettings& settings = {},
+                           SampleResolutions resolutions = {});
 
 }  // namespace kopt::measure

@@ -62,7 +62,7 @@ std::string case_rows(const measure::BenchReport& report, const std::string& cas
     if (v.case_name != case_name) continue;
     out += variant_row(report, v, width);
     if (!v.samples.timing_note.empty()) out += fmt::format("  {:<{}}  {}\n", "", width, v.samples.timing_note);
-    if (v.samples.throttled_discarded > 0 || v.samples.stop_reason != "converged") out += stop_line(v, width);
+    if (v.samples.throttled_discarded > 0 || v.samples.stop_reason != "median_precise") out += stop_line(v, width);
   }
   for (const measure::UntimedVariant& u : report.untimed) {
     if (u.case_name == case_name) out += fmt::format("  {:<{}}  {}\n", u.label, width, u.reason);

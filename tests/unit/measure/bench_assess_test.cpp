@@ -106,5 +106,34 @@ TEST(TimingMode, NamesRoundTripAndAnUnknownOneIsRefusedWithTheChoices) {
   }
 }
 
+
+// kopt bench times the [dims] case unless told otherwise; every case is still checked.
+spec::Problem problem_with_cases(std::vector<std::string> names) {
+  spec::Problem problem;
+  problem.spec.name = "vector_add";
+  for (std::string& name : names) problem.cases.push_back({.name = std::move(name)});
+  return problem;
+}
+
+std::vector<std::string> names_of(const std::vector<spec::BoundCase>& cases) {
+  std::vector<std::string> names;
+  for (const spec::BoundCase& c : cases) names.push_back(c.name);
+  return names;
+}
+
+TEST(TimedCases, ThePerfCaseIsTheDefaultCaseWhereverItIs) {
+  const spec::Problem problem = problem_with_cases({"N=3", "default", "N=1000003"});
+  EXPECT_EQ(perf_case(problem).name, "default");
+  EXPECT_THAT(names_of(timed_cases(problem, TimedCases::perf_case)), testing::ElementsAre("default"));
+  EXPECT_THAT(names_of(timed_cases(problem, TimedCases::all)), testing::ElementsAre("N=3", "default", "N=1000003"));
+}
+
+TEST(TimedCases, WithoutADefaultCaseTheFirstIsTimed) {
+  const spec::Problem problem = problem_with_cases({"small", "large"});
+  EXPECT_EQ(perf_case(problem).name, "small");
+  EXPECT_THAT(names_of(timed_cases(problem, TimedCases::perf_case)), testing::ElementsAre("small"));
+  EXPECT_THROW(perf_case(problem_with_cases({})), Error);
+}
+
 }  // namespace
 }  // namespace kopt::measure

@@ -15,8 +15,9 @@ TEST(BenchJobResult, SurvivesTheTripThroughJson) {
   result.phases = {.setup = 0.61, .inputs = 0.42, .warmup = 0.01, .sampling = 1.2, .recheck = 0.25};
   VariantSamples samples{.label = "A", .case_name = "default", .gpu_seconds = {1e-4, 1.1e-4},
                          .host_seconds = {1.2e-4, 1.3e-4}, .sm_clock_mhz = {1980, 1975}, .throttled_discarded = 3,
-                         .stop_reason = "converged", .first_call_seconds = 2e-4};
+                         .stop_reason = "median_precise", .first_call_seconds = 2e-4, .resolution_seconds = 32e-9};
   result.samples.push_back(samples);
+  result.event_tick_seconds = 32e-9;
 
   const BenchJobResult back = bench_result_from_json(bench_result_to_json(result));
   EXPECT_EQ(back.device, result.device);
@@ -32,8 +33,23 @@ TEST(BenchJobResult, SurvivesTheTripThroughJson) {
   EXPECT_EQ(back.samples[0].host_seconds, samples.host_seconds);
   EXPECT_EQ(back.samples[0].sm_clock_mhz, samples.sm_clock_mhz);
   EXPECT_EQ(back.samples[0].throttled_discarded, 3u);
-  EXPECT_EQ(back.samples[0].stop_reason, "converged");
+  EXPECT_EQ(back.samples[0].stop_reason, "median_precise");
+  EXPECT_DOUBLE_EQ(back.samples[0].resolution_seconds, 32e-9);
+  EXPECT_DOUBLE_EQ(back.event_tick_seconds, 32e-9);
   EXPECT_FALSE(back.samples[0].recheck.has_value());
+}
+
+// The job too: the reference's budget and the seed of the rounds' order reach the worker.
+TEST(BenchJob, SurvivesTheTripThroughJson) {
+  BenchJob job{.variants = {{"a.cu", "/lib/a.so"}, {"reference", "/lib/ref.so", true}}, .sample_key = 7,
+               .order_seed = 11};
+  const BenchJob back = bench_job_from_json(bench_job_to_json(job));
+  ASSERT_EQ(back.variants.size(), 2u);
+  EXPECT_FALSE(back.variants[0].budgeted);
+  EXPECT_TRUE(back.variants[1].budgeted);
+  EXPECT_EQ(back.order_seed, 11u);
+  EXPECT_EQ(back.sample_key, 7u);
+  EXPECT_DOUBLE_EQ(back.settings.stopping.target_half_width, 0.0025);
 }
 
 TEST(WorkerPhases, JsonNamesEachPhase) {

@@ -22,7 +22,7 @@ json timed_json(double seconds, std::size_t n = 20) {
   }
   return {{"backend", "torch"}, {"device", "cuda"}, {"interleaved", false}, {"timed", true}, {"mode", "cold"},
           {"l2_flush_bytes", 52428800}, {"first_call_seconds", 0.2}, {"samples_seconds", gpu},
-          {"host_seconds", host}, {"stop_reason", "converged"}};
+          {"host_seconds", host}, {"stop_reason", "median_precise"}};
 }
 
 TEST(ReferenceTiming, TimedSamplesBecomeAReferenceVariantWithoutClockSamples) {
@@ -33,7 +33,7 @@ TEST(ReferenceTiming, TimedSamplesBecomeAReferenceVariantWithoutClockSamples) {
   EXPECT_EQ(t.samples.gpu_seconds.size(), 20u);
   EXPECT_EQ(t.samples.host_seconds.size(), 20u);
   EXPECT_TRUE(t.samples.sm_clock_mhz.empty());
-  EXPECT_EQ(t.samples.stop_reason, "converged");
+  EXPECT_EQ(t.samples.stop_reason, "median_precise");
   EXPECT_DOUBLE_EQ(t.samples.first_call_seconds, 0.2);
 }
 
@@ -74,12 +74,14 @@ TEST(ReferenceTiming, MalformedTimingIsAnInputError) {
 TEST(ReferenceTiming, RequestCarriesTheBenchSettings) {
   BenchSettings settings{.mode = TimingMode::warm};
   settings.stopping.min_samples = 25;
-  json request = reference_time_request(settings, 50 << 20);
+  json request = reference_time_request(settings, 50 << 20, 32e-9, 0.25);
   EXPECT_EQ(request["mode"], "warm");
   EXPECT_EQ(request["min_samples"], 25);
   EXPECT_EQ(request["l2_bytes"], 100 << 20);  // the read flush's buffer: twice the L2
   EXPECT_EQ(request["l2_flush"], "read");
-  EXPECT_DOUBLE_EQ(request["target_relative_stdev"].get<double>(), 0.005);
+  EXPECT_DOUBLE_EQ(request["target_half_width"].get<double>(), 0.0025);  // a quarter of the 1 % minimum effect
+  EXPECT_DOUBLE_EQ(request["resolution_seconds"].get<double>(), 32e-9);
+  EXPECT_DOUBLE_EQ(request["budget_seconds"].get<double>(), 0.25);
   EXPECT_DOUBLE_EQ(request["timeout_seconds"].get<double>(), 15);
 }
 
@@ -87,7 +89,7 @@ BenchReport report_with_python_reference() {
   BenchReport report{.device = {{"name", "NVIDIA H200"}}, .mode = "cold"};
   VariantReport kernel{.label = "reduction.cu", .case_name = "default"};
   for (int i = 0; i < 20; ++i) kernel.samples.gpu_seconds.push_back(1e-3 * (1 + 0.001 * (i % 3)));
-  kernel.samples.stop_reason = "converged";
+  kernel.samples.stop_reason = "median_precise";
   kernel.summary = summarize(kernel.samples.gpu_seconds);
   VariantReport reference{.label = "reference", .case_name = "default",
                           .samples = reference_timing_from_json(timed_json(2e-3), "default").samples,

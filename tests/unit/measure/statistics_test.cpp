@@ -149,5 +149,93 @@ TEST(Bootstrap, RejectsLevelsOutsideTheUnitInterval) {
   EXPECT_THROW(bootstrap_median_ci(x, 0.95, 0), std::invalid_argument);
 }
 
+
+// --- The order-statistic interval of the median, and the timer's resolution.
+
+TEST(MedianInterval, RanksAreConovers) {
+  // n = 10: (11 / 2) -+ 1.96 sqrt(10) / 2 = 2.40, 8.60 -> [x_(2), x_(9)], 0-based 1 and 8.
+  EXPECT_EQ(median_ci_ranks(10).low, 1u);
+  EXPECT_EQ(median_ci_ranks(10).high, 8u);
+  // n = 100: 50.5 -+ 9.8 -> [x_(40), x_(61)].
+  EXPECT_EQ(median_ci_ranks(100).low, 39u);
+  EXPECT_EQ(median_ci_ranks(100).high, 60u);
+  // Too few samples for 95 %: the whole range.
+  EXPECT_EQ(median_ci_ranks(3).low, 0u);
+  EXPECT_EQ(median_ci_ranks(3).high, 2u);
+  EXPECT_EQ(median_ci_ranks(1).high, 0u);
+  EXPECT_THROW(median_ci_ranks(0), std::invalid_argument);
+}
+
+TEST(MedianInterval, NormalQuantileIsPhiInverse) {
+  EXPECT_NEAR(normal_quantile(0.975), 1.959963984540054, 1e-9);
+  EXPECT_NEAR(normal_quantile(0.5), 0.0, 1e-12);
+  EXPECT_NEAR(normal_quantile(0.995), 2.5758293035489, 1e-9);
+  EXPECT_NEAR(normal_quantile(0.025), -1.959963984540054, 1e-9);
+  EXPECT_THROW(normal_quantile(1.0), std::invalid_argument);
+}
+
+TEST(MedianInterval, IsTheOrderStatisticsOfUnsortedSamples) {
+  const std::vector<double> x = {7, 3, 9, 1, 5, 2, 10, 4, 8, 6};
+  const ConfidenceInterval ci = median_ci_from_order_statistics(x);
+  EXPECT_DOUBLE_EQ(ci.low, 2);
+  EXPECT_DOUBLE_EQ(ci.high, 9);
+  EXPECT_DOUBLE_EQ(ci.level, 0.95);
+}
+
+// Distribution-free: at least 95 % of intervals hold the true median, for skewed samples too.
+TEST(MedianInterval, CoversTheTrueMedianAtLeastNinetyFivePercentOfTheTime) {
+  std::mt19937_64 rng(11);
+  std::exponential_distribution<double> skewed(1.0);
+  const double true_median = std::log(2.0);
+  for (std::size_t n : {10u, 25u, 60u, 400u}) {
+    int covered = 0;
+    const int trials = 4000;
+    for (int t = 0; t < trials; ++t) {
+      std::vector<double> x(n);
+      for (double& v : x) v = skewed(rng);
+      const ConfidenceInterval ci = median_ci_from_order_statistics(x);
+      covered += ci.low <= true_median && true_median <= ci.high;
+    }
+    EXPECT_GE(covered, static_cast<int>(0.94 * trials)) << "n = " << n;  // 0.95 less sampling error
+  }
+}
+
+// Issue 17: "CI [1.0245, 1.0245]" from times that all read the same tick.
+TEST(MedianInterval, QuantisedTimesAreNeverGivenAZeroWidthInterval) {
+  const std::vector<double> x(50, 2.048e-6);
+  const Summary exact = summarize(x);
+  EXPECT_EQ(exact.median_ci.low, exact.median_ci.high);
+  const Summary ticked = summarize(x, 32e-9);
+  EXPECT_DOUBLE_EQ(ticked.median, 2.048e-6);
+  EXPECT_DOUBLE_EQ(ticked.median_ci.low, 2.016e-6);
+  EXPECT_DOUBLE_EQ(ticked.median_ci.high, 2.080e-6);
+  EXPECT_GE(ticked.median_ci.high - ticked.median_ci.low, 2 * 32e-9 * (1 - 1e-12));
+}
+
+TEST(MedianInterval, WideningMovesEachEndByOneTick) {
+  const ConfidenceInterval ci = widened_by_resolution({.low = 1.0, .high = 2.0, .level = 0.9}, 0.25);
+  EXPECT_DOUBLE_EQ(ci.low, 0.75);
+  EXPECT_DOUBLE_EQ(ci.high, 2.25);
+  EXPECT_DOUBLE_EQ(ci.level, 0.9);
+}
+
+// The two medians of issue 17's A/A, 1312 and 1344 ns, one tick apart: the ratio's interval,
+// [1.0244, 1.0244] from the bootstrap, now reaches below 1.
+TEST(MedianInterval, ARatioOfMediansOneTickApartIsNotSignificant) {
+  const std::vector<double> a(40, 1.312e-6), b(40, 1.344e-6);
+  const RatioEstimate bare = bootstrap_median_ratio(a, b);
+  EXPECT_DOUBLE_EQ(bare.ci.low, bare.ci.high);
+  const RatioEstimate widened = ratio_widened_by_resolution(bare, 1.312e-6, 32e-9, 1.344e-6, 32e-9);
+  EXPECT_DOUBLE_EQ(widened.ratio, bare.ratio);
+  EXPECT_LT(widened.ci.low, 1.0);
+  EXPECT_GT(widened.ci.high, 1.04);
+  // low = r (1 - 32/1344) / (1 + 32/1312), high = r (1 + 32/1344) / (1 - 32/1312).
+  EXPECT_NEAR(widened.ci.low, (1.344 / 1.312) * (1 - 32.0 / 1344) / (1 + 32.0 / 1312), 1e-12);
+  EXPECT_NEAR(widened.ci.high, (1.344 / 1.312) * (1 + 32.0 / 1344) / (1 - 32.0 / 1312), 1e-12);
+  // Exact times are left alone; a median within a tick of zero gives no bound.
+  EXPECT_DOUBLE_EQ(ratio_widened_by_resolution(bare, 1.312e-6, 0, 1.344e-6, 0).ci.low, bare.ci.low);
+  EXPECT_EQ(ratio_widened_by_resolution(bare, 20e-9, 32e-9, 1.344e-6, 32e-9).ci.low, 0.0);
+}
+
 }  // namespace
 }  // namespace kopt::measure

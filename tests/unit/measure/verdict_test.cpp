@@ -100,5 +100,24 @@ TEST(Verdict, Names) {
   EXPECT_EQ(verdict_name(Verdict::ambiguous), "ambiguous");
 }
 
+
+// Issue 17's A/A on a 2 µs kernel: times quantised to a 32 ns tick, the two medians one tick
+// apart, "slower x1.0245, CI [1.0245, 1.0245]". With the tick given, not significant.
+TEST(Verdict, MediansOneTickApartAreNotCalledSlower) {
+  std::vector<double> a(200, 1.312e-6), b(200, 1.344e-6);
+  for (std::size_t i = 0; i < a.size(); i += 5) a[i] = 1.344e-6;  // a little jitter, still one tick
+  EXPECT_EQ(compare_samples(a, b).verdict, Verdict::slower);  // what kopt said before
+  const Comparison c = compare_samples(a, b, {}, {.a = 32e-9, .b = 32e-9});
+  EXPECT_EQ(c.verdict, Verdict::ambiguous);
+  EXPECT_LT(c.ratio.ci.low, 1.0);
+}
+
+// A 2 % difference on a 200 µs kernel: the tick is 0.016 % of it and changes nothing.
+TEST(Verdict, AFineTickLeavesARealDifferenceFound) {
+  const std::vector<double> a = timings(0.2, 0.005, 1), b = timings(0.2 * 1.02, 0.005, 2);
+  const Comparison c = compare_samples(a, b, {}, {.a = 32e-9, .b = 32e-9});
+  EXPECT_EQ(c.verdict, Verdict::slower);
+}
+
 }  // namespace
 }  // namespace kopt::measure

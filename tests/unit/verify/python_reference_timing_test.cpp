@@ -26,7 +26,7 @@ TEST(PythonReferenceTimings, EveryCaseSaysTimedOrWhyNot) {
   measure::BenchSettings settings;
   settings.stopping.min_gpu_seconds = 0;
   settings.stopping.timeout_seconds = 2;
-  auto timings = python_reference_timings(problem, 1, measure::reference_time_request(settings, 1 << 20), context);
+  auto timings = python_reference_timings(problem, 1, measure::reference_time_request(settings, 1 << 20, 0, 0), context);
   ASSERT_EQ(timings.size(), problem.cases.size());
   for (std::size_t c = 0; c < timings.size(); ++c) {
     measure::ReferenceTiming t = measure::reference_timing_from_json(timings[c], problem.cases[c].name);
