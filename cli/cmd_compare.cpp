@@ -14,12 +14,12 @@ namespace {
 
 std::string verdict_line(const measure::PairVerdict& p) {
   const measure::Comparison& c = p.comparison;
-  return fmt::format("case {}: {} is {} than {}: time ratio {:.4f}, 95% CI [{:.4f}, {:.4f}] (minimum effect {:.1f}%)\n",
+  return fmt::format("case {}: {} is {} {}: time ratio {:.4f}, 95% CI [{:.4f}, {:.4f}] (minimum effect {:.1f}%)\n",
                      p.case_name, p.label,
-                     c.verdict == measure::Verdict::faster   ? "faster"
-                     : c.verdict == measure::Verdict::slower ? "slower"
-                     : c.verdict == measure::Verdict::same   ? "the same speed"
-                                                             : "not distinguishably faster or slower",
+                     c.verdict == measure::Verdict::faster   ? "faster than"
+                     : c.verdict == measure::Verdict::slower ? "slower than"
+                     : c.verdict == measure::Verdict::same   ? "the same speed as"
+                                                             : "not distinguishably faster or slower than",
                      p.baseline, c.ratio.ratio, c.ratio.ci.low, c.ratio.ci.high, 100 * c.min_effect);
 }
 
