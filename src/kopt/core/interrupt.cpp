@@ -95,6 +95,11 @@ void untrack_child_group(pid_t group) {
   registry().groups.erase(group);
 }
 
+bool is_tracked_child_group(pid_t group) {
+  std::lock_guard lock(registry().mutex);
+  return registry().groups.contains(group);
+}
+
 void track_temporary(const std::filesystem::path& path) {
   std::lock_guard lock(registry().mutex);
   registry().temporaries.insert(path);

@@ -27,6 +27,7 @@ void unblock_interrupt_signals_in_child();
 // Registered while alive; ended (SIGKILL to the group) on an interrupt.
 void track_child_group(pid_t group);
 void untrack_child_group(pid_t group);
+bool is_tracked_child_group(pid_t group);
 
 // Registered while alive; removed (recursively) on an interrupt.
 void track_temporary(const std::filesystem::path& path);

@@ -15,10 +15,12 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <sstream>
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/interrupt.hpp"
+#include "kopt/core/stray_processes.hpp"
 
 namespace kopt {
 namespace fs = std::filesystem;
@@ -172,6 +174,15 @@ void pass_on_lines(const std::string& captured, std::size_t& passed,
 
 }  // namespace
 
+namespace {
+// Held from fork until the child is tracked, and while strays are ended: a child another
+// thread has just forked is never taken for a stray.
+std::mutex& spawn_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+}  // namespace
+
 ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   ProcessResult result;
   if (spec.argv.empty()) {
@@ -208,8 +219,10 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
 
+  adopt_orphans();
   const auto start = Clock::now();
   const pid_t parent = ::getpid();
+  std::unique_lock spawning(spawn_mutex());
   pid_t pid = ::fork();
   if (pid < 0) {
     result.start_error = std::strerror(errno);
@@ -222,9 +235,15 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   ::setpgid(pid, pid);  // also in the parent, so the group exists before any kill below
   // Ended with kopt on SIGINT/SIGTERM/SIGHUP (core/interrupt.hpp) while it runs.
   track_child_group(pid);
+  spawning.unlock();
+  // Once the child has ended, so has everything it started (stray_processes.hpp).
   struct Untrack {
     pid_t group;
-    ~Untrack() { untrack_child_group(group); }
+    ~Untrack() {
+      untrack_child_group(group);
+      std::lock_guard sweeping(spawn_mutex());
+      end_stray_children(is_tracked_child_group);
+    }
   } untrack{pid};
   out_write.reset();
   err_write.reset();

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +30,23 @@ TEST(SystemProcessRunner, CapturesOutputAndExitStatus) {
   EXPECT_EQ(r.err, "err\n");
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(r.outcome(), "exited with status 3");
+}
+
+// A daemon that leaves the child's process group and session (setsid), with its output
+// away from kopt's pipes, still does not outlive the child: kopt adopts and ends it.
+TEST(SystemProcessRunner, NothingTheChildStartedOutlivesIt) {
+  TempDir dir("strays");
+  const std::string pid_file = (dir.path() / "daemon.pid").string();
+  SystemProcessRunner runner;
+  ProcessResult r = runner.run(
+      {.argv = {"sh", "-c",
+                "setsid sh -c 'echo $$ > \"$0\"; exec sleep 30' \"$0\" </dev/null >/dev/null 2>&1 & "
+                "while [ ! -s \"$0\" ]; do sleep 0.01; done",
+                pid_file}});
+  ASSERT_TRUE(r.ok()) << r.outcome();
+  const pid_t daemon = std::stoi(read_file(pid_file));
+  EXPECT_NE(::kill(daemon, 0), 0) << "the daemon " << daemon << " is still alive";
+  EXPECT_EQ(errno, ESRCH);
 }
 
 TEST(SystemProcessRunner, KillsTheWholeGroupAtTheTimeLimit) {
