@@ -157,6 +157,10 @@ void create_folders(const fs::path& dir) {
 }
 
 void write_file_atomic(const fs::path& path, std::string_view content) {
+  write_file_atomic(path, {content}, Durability::synced);
+}
+
+void write_file_atomic(const fs::path& path, std::initializer_list<std::string_view> parts, Durability durability) {
   require_writable_path(path);
   if (path.has_parent_path()) create_folders(path.parent_path());
   std::string temp = path.string() + ".tmp.XXXXXX";
@@ -168,18 +172,20 @@ void write_file_atomic(const fs::path& path, std::string_view content) {
     untrack_temporary(temp);
     return unwritable(path, error);
   };
-  const char* data = content.data();
-  std::size_t left = content.size();
-  while (left > 0) {
-    ssize_t written = ::write(fd, data, left);
-    if (written < 0 && errno == EINTR) continue;
-    if (written <= 0) throw fail(written < 0 ? errno : EIO);
-    data += written;
-    left -= static_cast<std::size_t>(written);
+  for (std::string_view content : parts) {
+    const char* data = content.data();
+    std::size_t left = content.size();
+    while (left > 0) {
+      ssize_t written = ::write(fd, data, left);
+      if (written < 0 && errno == EINTR) continue;
+      if (written <= 0) throw fail(written < 0 ? errno : EIO);
+      data += written;
+      left -= static_cast<std::size_t>(written);
+    }
   }
   // mkstemp creates 0600; kopt's outputs are ordinary files.
   ::fchmod(fd, 0644);
-  if (::fsync(fd) != 0 && errno != EINVAL) throw fail(errno);
+  if (durability == Durability::synced && ::fsync(fd) != 0 && errno != EINVAL) throw fail(errno);
   ::close(fd);
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     int saved = errno;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,16 @@ void require_writable_path(const std::filesystem::path& path);
 // to create, write or rename is an input_error naming the path and the system's reason
 // (an environment error when the disk is full).
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
+
+// Whether a write waits for the disk (fsync) before the rename. Scratch files that only a
+// later step of the same command reads (a worker's output dumps) need not survive a crash of
+// the machine, and an fsync of 128 MiB costs as much as the write.
+enum class Durability { synced, scratch };
+
+// The same, for content in several parts (a header and a large body, without joining them
+// into one copy first).
+void write_file_atomic(const std::filesystem::path& path, std::initializer_list<std::string_view> parts,
+                       Durability durability);
 
 // Creates `dir` and its missing parents, or throws input_error naming the part that is in
 // the way (a file, a read-only folder).

@@ -147,7 +147,7 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
     // runs without one, and its failure (exit 2) is reported instead. No kernel has run, so
     // computing it here exposes nothing.
     if (python_reference && no_device.code() == ExitCode::environment) {
-      ReferenceContext spec_check{context.runner, private_references, context.worker};
+      ReferenceContext spec_check{context.runner, private_references, context.worker, true};
       reference_outputs(problem, report.seeds, spec_check, nullptr, known_arch);
     }
     throw;
@@ -158,7 +158,7 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
   context.worker.confine_writes = probe.writes_confinable;
   const bool reuse_cache = !secret && probe.writes_confinable;
   ReferenceContext reference_context{context.runner, reuse_cache ? context.cache_dir : private_references,
-                                     context.worker};
+                                     context.worker, !reuse_cache};
   const run::DeviceInfo& device = probe.device;
   report.device = device;
   report.arch = resolve_arch(problem.spec.build.arch, options.arch, device.arch());
@@ -183,7 +183,10 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
     report.from_cache = true;
     return report;
   }
-  if (problem.spec.reference) job.dump_dirs = output_dirs(work.path() / "outputs", job.cases.size(), job.seeds.size());
+  if (problem.spec.reference) {
+    job.dump_dirs = output_dirs(work.path() / "outputs", job.cases.size(), job.seeds.size());
+    job.scratch_dumps = true;
+  }
   run::WorkerOutcome outcome = run::run_worker(context.runner, context.worker, check_job_to_json(job), work.path() / "check");
   if (!outcome.result) {
     report.failure = failure_from_worker(outcome, context.worker.time_limit);

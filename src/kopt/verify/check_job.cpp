@@ -109,11 +109,12 @@ std::uint64_t digest_of(const std::vector<ArgumentData>& arguments, const std::v
   return combine_output_digests(per_output);
 }
 
-void dump_outputs(const std::vector<ArgumentData>& arguments, const std::vector<Bytes>& outputs, const fs::path& dir) {
+void dump_outputs(const std::vector<ArgumentData>& arguments, const std::vector<Bytes>& outputs, const fs::path& dir,
+                  Durability durability) {
   for (std::size_t i = 0; i < arguments.size(); ++i) {
     const spec::BoundBuffer* buffer = arguments[i].buffer;
     if (buffer == nullptr || !buffer->is_output) continue;
-    write_npy(dir / (buffer->name + ".npy"), buffer->dtype->numpy_descr, buffer->elements, outputs[i]);
+    write_npy(dir / (buffer->name + ".npy"), buffer->dtype->numpy_descr, buffer->elements, outputs[i], durability);
   }
 }
 
@@ -153,7 +154,8 @@ RunRecord run_one_seed(const CheckJob& job, const run::KernelLibrary& library, s
   if (!job.reference_dirs.empty()) {
     compare_with_reference(bound_case, first, job.reference_dirs[case_index][seed_index], run);
   }
-  if (!job.dump_dirs.empty()) dump_outputs(arguments, first, job.dump_dirs[case_index][seed_index]);
+  if (!job.dump_dirs.empty()) dump_outputs(arguments, first, job.dump_dirs[case_index][seed_index],
+                                            job.scratch_dumps ? Durability::scratch : Durability::synced);
   order_findings(run);
   return run;
 }
@@ -341,6 +343,7 @@ json check_job_to_json(const CheckJob& job) {
           {"seeds_per_case", job.seeds_per_case},
           {"reference_dirs", paths_to_json(job.reference_dirs)},
           {"dump_dirs", paths_to_json(job.dump_dirs)},
+          {"scratch_dumps", job.scratch_dumps},
           {"device", job.device}};
 }
 
@@ -353,6 +356,7 @@ CheckJob check_job_from_json(const json& in) {
   job.seeds_per_case = in.value("seeds_per_case", std::vector<std::vector<std::uint64_t>>{});
   job.reference_dirs = paths_from_json(in.at("reference_dirs"));
   job.dump_dirs = paths_from_json(in.at("dump_dirs"));
+  job.scratch_dumps = in.value("scratch_dumps", false);
   job.device = in.at("device");
   return job;
 }

@@ -72,6 +72,9 @@ struct CheckJob {
   // When set, the first run's outputs are written to dump_dirs[case][seed]/<output>.npy:
   // the job is then producing reference outputs.
   std::vector<std::vector<std::filesystem::path>> dump_dirs;
+  // Dumps that only this command reads (the kernel's outputs for the comparison in kopt's
+  // process) are not waited for on the disk; cached reference outputs are.
+  bool scratch_dumps = false;
   int device = 0;
 };
 

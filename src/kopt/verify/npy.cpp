@@ -33,10 +33,10 @@ std::string npy_header(const std::string& descr, std::int64_t elements) {
 }
 
 void write_npy(const fs::path& path, const std::string& descr, std::int64_t elements,
-               std::span<const std::byte> data) {
-  std::string content = npy_header(descr, elements);
-  content.append(reinterpret_cast<const char*>(data.data()), data.size());
-  write_file_atomic(path, content);
+               std::span<const std::byte> data, Durability durability) {
+  const std::string header = npy_header(descr, elements);
+  write_file_atomic(path, {header, std::string_view(reinterpret_cast<const char*>(data.data()), data.size())},
+                    durability);
 }
 
 // The header is read first and the data straight into the array: an output of 2^25 floats is

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "kopt/core/files.hpp"
+
 namespace kopt::verify {
 
 struct NpyArray {
@@ -19,9 +21,9 @@ struct NpyArray {
   std::vector<std::byte> data;
 };
 
-// Writes atomically.
+// Writes atomically; `scratch` skips the wait for the disk (core/files.hpp).
 void write_npy(const std::filesystem::path& path, const std::string& descr, std::int64_t elements,
-               std::span<const std::byte> data);
+               std::span<const std::byte> data, Durability durability = Durability::synced);
 
 // Throws input_error naming the file when it is not a 1-D (or 0-D/N-D C-order, read flat)
 // little-endian .npy.

@@ -211,7 +211,10 @@ ReferenceOutputs cuda_reference_outputs(const spec::Problem& problem, const std:
     throw input_error("reference {} does not compile: {}", reference_name(problem), build.failure->first_error);
   }
   ReferenceOutputs outputs{.kind = "cuda", .backend = "compiled for " + arch};
-  CheckJob job{.library = build.artifact->library, .signature = problem.signature, .device = context.worker.device};
+  CheckJob job{.library = build.artifact->library,
+               .signature = problem.signature,
+               .scratch_dumps = context.private_cache,
+               .device = context.worker.device};
   std::vector<std::size_t> case_of_job;
   for (std::size_t c = 0; c < problem.cases.size(); ++c) {
     outputs.dirs.emplace_back();

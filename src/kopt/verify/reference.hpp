@@ -23,6 +23,9 @@ struct ReferenceContext {
   ProcessRunner& runner;
   std::filesystem::path cache_dir;
   run::WorkerSettings worker;
+  // The cache is this command's own (secret seeds, unconfined workers): its outputs need not
+  // survive a crash of the machine (core/files.hpp, Durability).
+  bool private_cache = false;
 };
 
 struct ReferenceOutputs {

@@ -21,6 +21,18 @@ TEST(Files, AtomicWriteCreatesFoldersAndLeavesNoTemporaries) {
   EXPECT_EQ(entries, 1);
 }
 
+TEST(Files, AtomicWriteOfPartsJoinsThemWhetherSyncedOrScratch) {
+  TempDir dir("files-test");
+  for (Durability durability : {Durability::synced, Durability::scratch}) {
+    const auto path = dir.path() / (durability == Durability::synced ? "synced.npy" : "scratch.npy");
+    write_file_atomic(path, {"header|", "", "body"}, durability);
+    EXPECT_EQ(read_file(path), "header|body");
+  }
+  int entries = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 2);  // no temporary left beside them
+}
+
 TEST(Files, ReadingAMissingFileNamesIt) {
   try {
     read_file("/no/such/kopt/file.cu");
