@@ -16,9 +16,8 @@
 #include "kopt/profile/ncu_probe.hpp"
 #include "kopt/profile/profile_job.hpp"
 #include "kopt/run/device_buffer.hpp"
-#include "kopt/run/device_info.hpp"
 #include "kopt/run/device_probe.hpp"
-#include "kopt/run/write_sandbox.hpp"
+#include "kopt/run/kernel_worker_sandbox.hpp"
 #include "kopt/verify/check_job.hpp"
 
 namespace kopt::cli {
@@ -38,42 +37,6 @@ nlohmann::json execute_job(const nlohmann::json& job) {
   if (kind == "ncu_probe") return profile::execute_ncu_probe_job(job);
   if (kind == "peaks") return measure::execute_peaks_job(job);
   throw input_error("unknown worker job kind \"{}\"", kind);
-}
-
-// The folders a job that runs a kernel may write to: the one its result goes to, and the
-// check's output dumps. Everything else is out of the kernel's reach (write_sandbox.hpp).
-std::vector<std::filesystem::path> writable_folders(const WorkerConfig& config, const nlohmann::json& job) {
-  std::vector<std::filesystem::path> folders{std::filesystem::absolute(config.result).parent_path()};
-  if (job.contains("dump_dirs")) {
-    for (const nlohmann::json& per_case : job.at("dump_dirs"))
-      for (const nlohmann::json& dir : per_case) folders.emplace_back(dir.get<std::string>());
-  }
-  return folders;
-}
-
-bool runs_a_kernel(const nlohmann::json& job) {
-  const std::string kind = job.value("kind", "");
-  return kind == "check" || kind == "bench";
-}
-
-// CUDA is started before the sandbox closes: the driver opens its files then, and a kernel's
-// library is loaded only after.
-run::WriteSandbox confine_kernel_worker(const WorkerConfig& config, const nlohmann::json& job) {
-  run::prepare_cuda(job.value("device", 0));
-  return run::confine_writes(writable_folders(config, job));
-}
-
-// The probe's trial of the above, in this process, which ends right after: whether CUDA still
-// works once confined. Its answer decides whether kernel workers are confined at all.
-nlohmann::json try_confined_cuda(const WorkerConfig& config, const nlohmann::json& job) {
-  if (run::landlock_abi() == 0) return {{"works", false}, {"description", "no Landlock in this Linux kernel"}};
-  try {
-    const run::WriteSandbox sandbox = confine_kernel_worker(config, job);
-    run::prepare_cuda(job.value("device", 0));
-    return {{"works", sandbox.confined}, {"description", sandbox.description}};
-  } catch (const Error& e) {
-    return {{"works", false}, {"description", std::string("CUDA does not work with confined writes: ") + e.what()}};
-  }
 }
 
 // The job file goes as soon as it is read, before any kernel library is loaded: a kernel
@@ -102,12 +65,12 @@ int run_worker_command(const WorkerConfig& config) {
     const bool confine = job.value("confine_writes", false);
     job.erase("confine_writes");
     std::optional<run::WriteSandbox> sandbox;
-    if (confine && runs_a_kernel(job)) sandbox = confine_kernel_worker(config, job);
+    if (confine && run::job_runs_a_kernel(job)) sandbox = run::confine_kernel_worker(config.result, job);
     result = execute_job(job);
-    if (runs_a_kernel(job))
+    if (run::job_runs_a_kernel(job))
       result["sandbox"] = sandbox ? sandbox->description : "not confined (the device probe found it does not work here)";
     if (job.value("kind", "") == "probe" && result.value("kind", "") == "probe")
-      result["sandbox"] = try_confined_cuda(config, job);
+      result["sandbox"] = run::try_confined_cuda(config.result, job);
   } catch (const Error& e) {
     result = run::worker_error_result(static_cast<int>(e.code()), e.what());
   } catch (const run::CudaFailure& failure) {
