@@ -107,6 +107,8 @@ void assess_variant(VariantReport& v, const std::optional<DevicePeaks>& peaks, c
     v.below_floor = v.floor_seconds > 0 && median_time < kFloorMargin * v.floor_seconds;
   }
   if (v.samples.recheck && !v.samples.recheck->passed()) v.recheck_failure = v.samples.recheck->findings.front().message;
+  v.timed_calls_unverified = v.samples.recheck && std::ranges::find(v.samples.recheck->notes, kUnverifiableNote) !=
+                                                       v.samples.recheck->notes.end();
 }
 
 namespace {
@@ -148,6 +150,12 @@ void add_variants(BenchReport& report, const spec::Problem& problem, std::vector
   });
   for (VariantReport& v : assessed) {
     for (std::string& flag : flags_of(v)) report.flags.push_back(std::move(flag));
+    if (v.timed_calls_unverified) {
+      report.warnings.push_back(fmt::format(
+          "{} (case {}): its timed calls are not verified: its outputs are not bitwise reproducible, so they cannot be "
+          "compared by digest (docs/integrity.md)",
+          v.label, v.case_name));
+    }
     // After the last variant of its case, so the table and the JSON keep cases together.
     auto after = std::find_if(report.variants.rbegin(), report.variants.rend(),
                               [&](const VariantReport& other) { return other.case_name == v.case_name; });
@@ -355,6 +363,7 @@ json bench_report_to_json(const BenchReport& report) {
           {"verdicts", verdicts},
           {"untimed", untimed},
           {"flags", report.flags},
+          {"warnings", report.warnings},
           {"wall_seconds", report.wall_seconds},
           {"worker_phase_seconds", worker_phases_to_json(report.worker_phases)},
           {"passed", report.passed()}};

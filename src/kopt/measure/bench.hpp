@@ -59,6 +59,7 @@ struct VariantReport {
   bool escapes_events = false;       // work ran outside the events (a non-blocking stream)
   double median_sm_clock_mhz = 0;
   std::string recheck_failure;       // non-empty: wrong after the timing loop (cached results?)
+  bool timed_calls_unverified = false;  // its outputs vary run to run: no digest to compare
   bool interleaved = true;           // false: timed on its own (a .py reference), not A B A B
 };
 
@@ -87,6 +88,9 @@ struct BenchReport {
   std::vector<PairVerdict> verdicts;     // every variant against the first kernel, per case
   std::vector<UntimedVariant> untimed;   // variants that could not be timed, with the reason
   std::vector<std::string> flags;        // one line per problem found while timing
+  // One line per verdict that stands on less than it should, without failing the bench: a
+  // variant whose timed calls could not be verified (outputs not bitwise reproducible).
+  std::vector<std::string> warnings;
   double wall_seconds = 0;               // the timing worker's
   WorkerPhases worker_phases;
   std::uint64_t order_seed = 0;          // the variants' order in each round was drawn from it

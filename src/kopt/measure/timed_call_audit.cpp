@@ -38,7 +38,7 @@ verify::RunRecord audit_record(const VariantSamples& samples, const std::vector<
       continue;
     }
     if (!run->bitwise_reproducible) {
-      audit.notes.push_back("not bitwise reproducible: its timed outputs cannot be compared by digest");
+      audit.notes.push_back(std::string(kUnverifiableNote));
       continue;
     }
     if (run->output_digest == call.digest) continue;

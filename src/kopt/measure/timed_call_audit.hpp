@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string_view>
 #include <vector>
 
 #include "kopt/measure/bench_job.hpp"
@@ -17,6 +18,10 @@ namespace kopt::measure {
 
 // How many timed calls per variant and case are audited besides the final one.
 inline constexpr std::size_t kAuditedTimedCalls = 2;
+// The audit's note on a variant whose outputs vary between runs on the same inputs (float
+// atomics): digests cannot tell skipped work from that, so its timed calls go unverified.
+inline constexpr std::string_view kUnverifiableNote =
+    "not bitwise reproducible: its timed outputs cannot be compared by digest";
 
 // The (position, seed, digest) of the calls audited for one variant on one case; position -1
 // is the call after the last sample.

@@ -102,6 +102,7 @@ std::string format_bench_report(const measure::BenchReport& report) {
   for (const measure::UntimedVariant& u : report.untimed) width = std::max(width, u.label.size());
   for (const std::string& name : case_names(report)) out += case_rows(report, name, width);
   for (const verify::CheckReport& check : report.checks) out += source_audit_lines(check);
+  for (const std::string& warning : report.warnings) out += "WARN: " + warning + "\n";
   for (const std::string& flag : report.flags) out += "FLAG: " + flag + "\n";
   out += report.passed() ? "OK\n" : "FAIL: see the flags above\n";
   return out;

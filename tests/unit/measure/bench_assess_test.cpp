@@ -3,6 +3,7 @@
 
 #include "kopt/core/error.hpp"
 #include "kopt/measure/bench.hpp"
+#include "kopt/measure/timed_call_audit.hpp"
 #include "kopt/measure/bench_job.hpp"
 #include "kopt/measure/peaks.hpp"
 #include "kopt/spec/dtype.hpp"
@@ -85,6 +86,20 @@ TEST(AssessVariant, AFailedRecheckIsKept) {
   v.samples.recheck->findings.push_back({verify::FindingKind::mismatch, "C", "output C: 10 of 10 elements outside"});
   assess_variant(v, std::nullopt, f32(), TimingMode::cold);
   EXPECT_EQ(v.recheck_failure, "output C: 10 of 10 elements outside");
+}
+
+TEST(AssessVariant, TimedCallsThatCouldNotBeComparedAreMarkedUnverifiedNotFailed) {
+  VariantReport v = variant(1e-3, 1.01e-3);
+  v.samples.recheck = verify::RunRecord{.case_name = "default", .seed = 2};
+  v.samples.recheck->notes.push_back(std::string(kUnverifiableNote));
+  assess_variant(v, std::nullopt, f32(), TimingMode::cold);
+  EXPECT_TRUE(v.timed_calls_unverified);
+  EXPECT_TRUE(v.recheck_failure.empty());
+
+  VariantReport verified = variant(1e-3, 1.01e-3);
+  verified.samples.recheck = verify::RunRecord{.case_name = "default", .seed = 2};
+  assess_variant(verified, std::nullopt, f32(), TimingMode::cold);
+  EXPECT_FALSE(verified.timed_calls_unverified);
 }
 
 }  // namespace
