@@ -254,8 +254,12 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   run::WorkerSettings worker = context.worker;
   worker.time_limit = std::chrono::duration<double>(
       60 + static_cast<double>(job.cases.size()) * (options.settings.stopping.timeout_seconds + 30));
-  TempDir work("bench", context.cache_dir / "tmp");
-  run::WorkerOutcome outcome = run::run_worker(context.runner, worker, bench_job_to_json(job), work.path());
+  // The timing worker's folder is gone before the audit's worker starts (no trace of a bench
+  // beside the audit's folder: timed_call_audit.hpp).
+  run::WorkerOutcome outcome = [&] {
+    TempDir work("bench", context.cache_dir / "tmp");
+    return run::run_worker(context.runner, worker, bench_job_to_json(job), work.path());
+  }();
   if (!outcome.result) {
     report.flags.push_back(fmt::format("timing failed: the worker {}{}", outcome.failure,
                                        outcome.last_progress.empty() ? "" : " (" + outcome.last_progress + ")"));
@@ -267,7 +271,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   report.worker_phases = result.phases;
   report.event_tick_seconds = result.event_tick_seconds;
   std::mt19937_64 audit_choice(secret_seed());
-  audit_timed_calls(result.samples, job, context, audit_choice);
+  audit_timed_calls(result.samples, job, report.checks, context, audit_choice);
 
   add_variants(report, first, std::move(result.samples), options.settings.mode, true);
   const bool python_reference = first.spec.reference && verify::is_python_reference(*first.spec.reference);

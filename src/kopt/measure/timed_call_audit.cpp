@@ -23,6 +23,24 @@ std::vector<AuditedCall> choose_audited_calls(const VariantSamples& samples, std
   return audited;
 }
 
+std::vector<AuditedCall> checked_calls(const verify::CheckReport& check, const std::string& case_name) {
+  std::vector<AuditedCall> calls;
+  for (const verify::RunRecord& run : check.runs) {
+    // A digest of 0 is a record from before digests were kept (a cached check): unknown.
+    if (run.case_name == case_name && run.passed() && run.output_digest != 0)
+      calls.push_back({.position = kCheckedCall, .seed = run.seed, .digest = run.output_digest});
+  }
+  return calls;
+}
+
+namespace {
+std::string describe_call(const AuditedCall& call) {
+  if (call.position == kCheckedCall) return "a call the correctness check verified";
+  if (call.position < 0) return "the call after the last sample";
+  return fmt::format("timed call {}", call.position + 1);
+}
+}  // namespace
+
 verify::RunRecord audit_record(const VariantSamples& samples, const std::vector<AuditedCall>& audited,
                                const std::vector<verify::RunRecord>& verifying_runs) {
   verify::RunRecord audit{.case_name = samples.case_name};
@@ -42,9 +60,7 @@ verify::RunRecord audit_record(const VariantSamples& samples, const std::vector<
       continue;
     }
     if (run->output_digest == call.digest) continue;
-    if (differing++ == 0) {
-      first_difference = call.position < 0 ? "the call after the last sample" : fmt::format("timed call {}", call.position + 1);
-    }
+    if (differing++ == 0) first_difference = describe_call(call);
   }
   if (differing > 0) {
     audit.findings.push_back(
@@ -87,10 +103,11 @@ std::vector<verify::RunRecord> verifying_runs(const BenchVariant& variant, const
 
 }  // namespace
 
-void audit_timed_calls(std::vector<VariantSamples>& samples, const BenchJob& job, verify::CheckContext& context,
+void audit_timed_calls(std::vector<VariantSamples>& samples, const BenchJob& job,
+                       const std::vector<verify::CheckReport>& checks, verify::CheckContext& context,
                        std::mt19937_64& random) {
-  TempDir work("audit", context.cache_dir / "tmp");
   for (const BenchVariant& variant : job.variants) {
+    const auto index = static_cast<std::size_t>(&variant - job.variants.data());
     std::vector<std::vector<AuditedCall>> per_case(job.cases.size());
     std::vector<VariantSamples*> mine(job.cases.size(), nullptr);
     for (VariantSamples& s : samples) {
@@ -98,13 +115,18 @@ void audit_timed_calls(std::vector<VariantSamples>& samples, const BenchJob& job
       for (std::size_t c = 0; c < job.cases.size(); ++c) {
         if (job.cases[c].name == s.case_name) {
           per_case[c] = choose_audited_calls(s, random);
+          if (index < checks.size()) {
+            for (const AuditedCall& call : checked_calls(checks[index], s.case_name)) per_case[c].push_back(call);
+          }
+          std::shuffle(per_case[c].begin(), per_case[c].end(), random);
           mine[c] = &s;
         }
       }
     }
     if (std::ranges::all_of(mine, [](const VariantSamples* s) { return s == nullptr; })) continue;
-    const std::vector<verify::RunRecord> runs =
-        verifying_runs(variant, job, per_case, context, work.path() / fmt::format("v{}", &variant - job.variants.data()));
+    // Named and laid out as a check's folder: the worker's paths say nothing of an audit.
+    TempDir work("check", context.cache_dir / "tmp");
+    const std::vector<verify::RunRecord> runs = verifying_runs(variant, job, per_case, context, work.path() / "check");
     for (std::size_t c = 0; c < job.cases.size(); ++c) {
       if (mine[c] != nullptr) mine[c]->recheck = audit_record(*mine[c], per_case[c], runs);
     }

@@ -5,6 +5,12 @@
 // them, on the same seeds; their output digests must equal what the timed calls wrote. A
 // kernel that skipped work, replayed an earlier answer or computed garbage while timed fails
 // here, whatever it did to look correct when checked (docs/integrity.md).
+//
+// The same worker also makes again, shuffled among them, the calls of the correctness check
+// on that case, whose digests must equal the check's. A kernel that could tell the audit's
+// worker from the check's (by its folder, its cases, the time since kopt started) and skip
+// work there as it did while timed fails those; one that works there fails the timed calls'.
+// All seeds are secret random numbers: within the worker, the two kinds look alike.
 
 #include <cstdint>
 #include <random>
@@ -23,13 +29,17 @@ inline constexpr std::size_t kAuditedTimedCalls = 2;
 inline constexpr std::string_view kUnverifiableNote =
     "not bitwise reproducible: its timed outputs cannot be compared by digest";
 
-// The (position, seed, digest) of the calls audited for one variant on one case; position -1
-// is the call after the last sample.
+// The (position, seed, digest) of the calls audited for one variant on one case; position
+// -1 is the call after the last sample, kCheckedCall a call of the correctness check.
+inline constexpr int kCheckedCall = -2;
 struct AuditedCall {
   int position = -1;
   std::uint64_t seed = 0;
   std::uint64_t digest = 0;
 };
+
+// The passed runs of `check` on `case_name`, as calls to make again (position kCheckedCall).
+std::vector<AuditedCall> checked_calls(const verify::CheckReport& check, const std::string& case_name);
 
 std::vector<AuditedCall> choose_audited_calls(const VariantSamples& samples, std::mt19937_64& random);
 
@@ -38,8 +48,10 @@ std::vector<AuditedCall> choose_audited_calls(const VariantSamples& samples, std
 verify::RunRecord audit_record(const VariantSamples& samples, const std::vector<AuditedCall>& audited,
                                const std::vector<verify::RunRecord>& verifying_runs);
 
-// Sets every variant's `recheck` to its audit; one verifying worker per variant.
-void audit_timed_calls(std::vector<VariantSamples>& samples, const BenchJob& job, verify::CheckContext& context,
+// Sets every variant's `recheck` to its audit; one verifying worker per variant. checks[i]
+// is the correctness check of job.variants[i] (the reference variant has none).
+void audit_timed_calls(std::vector<VariantSamples>& samples, const BenchJob& job,
+                       const std::vector<verify::CheckReport>& checks, verify::CheckContext& context,
                        std::mt19937_64& random);
 
 }  // namespace kopt::measure
