@@ -8,6 +8,7 @@
 #include "command.hpp"
 #include "common_options.hpp"
 #include "kopt/catalog/methods_validator.hpp"
+#include "kopt/catalog/plan_inputs.hpp"
 #include "kopt/catalog/planner.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
@@ -36,27 +37,12 @@ fs::path input_path(const std::string& explicit_path, const PlanConfig& config, 
 }
 
 catalog::PlanInputs read_inputs(const PlanConfig& config) {
-  catalog::PlanInputs inputs;
-  try {
-    const fs::path profile = input_path(config.profile, config, "profile.json");
-    const fs::path roofline = input_path(config.roofline, config, "roofline.json");
-    inputs.profile = catalog::parse_profile_json(catalog::read_json_file(profile), profile.string());
-    inputs.roofline = catalog::parse_roofline_json(catalog::read_json_file(roofline), roofline.string());
-    const fs::path history = config.history.empty() && !config.dir.empty() ? fs::path(config.dir) / "history.json"
-                                                                           : fs::path(config.history);
-    if (!history.empty() && (!config.history.empty() || fs::exists(history))) {
-      inputs.history = catalog::parse_history_json(catalog::read_json_file(history), history.string());
-    }
-  } catch (const nlohmann::json::exception& e) {
-    throw input_error("kopt plan: malformed input: {}", e.what());
-  }
-  const std::string arch = !config.arch.empty() ? config.arch : inputs.profile.arch;
-  if (arch.empty()) throw input_error("kopt plan: the profile names no architecture; give --arch sm_XX");
-  inputs.arch = catalog::arch_number(arch);
-  inputs.dtype = !config.dtype.empty() ? config.dtype : !inputs.profile.dtype.empty() ? inputs.profile.dtype : "fp32";
-  // Exact FP32 unless told otherwise: TF32 tensor cores and fast math change FP32 results.
-  inputs.fp32_exact = config.fp32_exact ? config.fp32_exact : std::optional(inputs.dtype == "fp32");
-  return inputs;
+  catalog::PlanEvidenceFiles files{.profile = input_path(config.profile, config, "profile.json"),
+                                   .roofline = input_path(config.roofline, config, "roofline.json")};
+  const fs::path history = config.history.empty() && !config.dir.empty() ? fs::path(config.dir) / "history.json"
+                                                                         : fs::path(config.history);
+  if (!history.empty() && (!config.history.empty() || fs::exists(history))) files.history = history;
+  return catalog::read_plan_inputs(files, {.arch = config.arch, .dtype = config.dtype, .fp32_exact = config.fp32_exact});
 }
 
 int run_validate(const PlanConfig& config, const catalog::MethodCatalog& methods, const catalog::PlanInputs& inputs) {

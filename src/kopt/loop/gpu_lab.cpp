@@ -17,6 +17,7 @@
 #include "kopt/measure/verdict.hpp"
 #include "kopt/profile/profiler.hpp"
 #include "kopt/roofline/roofline_analysis.hpp"
+#include "kopt/run/device_probe.hpp"
 #include "kopt/sass/disassembler.hpp"
 #include "kopt/sass/sass_profile.hpp"
 #include "kopt/spec/problem_work.hpp"
@@ -226,13 +227,24 @@ Evidence GpuLab::profile(const Variant& variant, const fs::path& dir) {
   return evidence;
 }
 
+// The arch the loop's checks compiled for; before any check, the spec's or --arch, else the
+// GPU's own, as `kopt sass` finds it (never a guessed sm_90).
+std::string GpuLab::target_arch(const spec::Problem& problem) {
+  if (!arch_.empty()) return arch_;
+  const std::string fixed = verify::resolve_arch(problem.spec.build.arch, settings_.bench.check.arch, "");
+  if (!fixed.empty()) return fixed;
+  TempDir probe("probe", settings_.cache_dir / "tmp");
+  arch_ = run::probe_device(runner_, settings_.worker, probe.path()).device.arch();
+  return arch_;
+}
+
 std::vector<MethodSass> GpuLab::sass(const Variant& variant, const std::vector<std::string>& methods) {
   if (methods.empty()) return {};
   const spec::Problem problem = load(variant, true);
   build::Compiler compiler(runner_, build::find_nvcc(), settings_.cache_dir);
   std::vector<std::pair<std::string, std::string>> defines = settings_.bench.check.defines;
   for (const auto& define : variant.defines) defines.push_back(define);
-  const std::string arch = arch_.empty() ? verify::resolve_arch(problem.spec.build.arch, settings_.bench.check.arch, "sm_90") : arch_;
+  const std::string arch = target_arch(problem);
   const build::BuildOutcome build = compiler.compile(
       {.source = problem.spec.kernel, .arch = arch, .flags = problem.spec.build.flags, .defines = defines});
   std::vector<MethodSass> out;

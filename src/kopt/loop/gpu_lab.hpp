@@ -37,6 +37,7 @@ class GpuLab final : public Lab {
   ProcessTimes process_times() const override { return ledger_.times(); }
 
  private:
+  std::string target_arch(const spec::Problem& problem);
   spec::Problem load(const Variant& variant, bool timed_case_only) const;
   void compile_in_parallel(const std::vector<Variant>& variants, const std::string& arch);
 

@@ -9,6 +9,7 @@
 #include "kopt/catalog/evidence.hpp"
 #include "kopt/catalog/method_catalog.hpp"
 #include "kopt/catalog/methods_validator.hpp"
+#include "kopt/catalog/plan_inputs.hpp"
 #include "kopt/catalog/planner.hpp"
 #include "kopt/catalog/sass_signature.hpp"
 #include "kopt/core/clock.hpp"
@@ -54,15 +55,11 @@ std::vector<spec::MethodSwitch> switches_on(const fs::path& kernel, const Define
   return on;
 }
 
+// The same assembly as `kopt plan` (catalog/plan_inputs.hpp): an architecture the profile
+// does not name is an error here too, not a silent sm_90.
 catalog::PlanInputs plan_inputs(const fs::path& dir, const json& history) {
-  catalog::PlanInputs inputs;
-  inputs.profile = catalog::parse_profile_json(read_json(dir / "profile.json"), (dir / "profile.json").string());
-  inputs.roofline = catalog::parse_roofline_json(read_json(dir / "roofline.json"), (dir / "roofline.json").string());
-  inputs.history = catalog::parse_history_json(history, (dir / "history.json").string());
-  inputs.arch = catalog::arch_number(inputs.profile.arch.empty() ? "sm_90" : inputs.profile.arch);
-  inputs.dtype = inputs.profile.dtype.empty() ? "fp32" : inputs.profile.dtype;
-  inputs.fp32_exact = inputs.dtype == "fp32";
-  return inputs;
+  return catalog::read_plan_inputs(
+      {.profile = dir / "profile.json", .roofline = dir / "roofline.json", .history_document = history}, {});
 }
 
 bool has_evidence(const fs::path& dir) { return fs::exists(dir / "profile.json") && fs::exists(dir / "roofline.json"); }
