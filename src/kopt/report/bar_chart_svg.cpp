@@ -56,8 +56,9 @@ ValueAxis value_axis(const BarChart& chart) {
     if (chart.log_scale) bottom = std::min({bottom, r.value, r.low > 0 ? r.low : r.value});
   }
   if (!chart.log_scale) return {.log = false, .low = 0, .high = (top > 0 ? top : 1) * 1.15, .base = 0};
-  // At least ±5 % around the reference, then room for the value labels right of the bars.
-  const double lo = std::log(std::min(bottom, chart.reference / 1.05)), hi = std::log(std::max(top, chart.reference * 1.05));
+  // At least 5 % right of the reference (so that 1.01× shows), nothing left of it unless a
+  // value or interval is there, then room for the value labels right of the bars.
+  const double lo = std::log(bottom), hi = std::log(std::max(top, chart.reference * 1.05));
   const double span = hi - lo;
   return {.log = true, .low = std::exp(lo - 0.05 * span), .high = std::exp(hi + 0.18 * span), .base = chart.reference};
 }
