@@ -133,6 +133,13 @@ def main():
     work = tempfile.mkdtemp()
     real = os.path.join(work, "h200_run")
     shutil.copytree(os.path.join(repo, "tests", "fixtures", "loop", "h200_sgemm_tiled_run"), real)
+    # The run was made on the GPU machine: point it at this checkout's example, whose spec
+    # gives the work per call that places every variant on the roofline.
+    state_file = os.path.join(real, "state.json")
+    state = json.load(open(state_file))
+    state["kernel"] = os.path.join(repo, "examples", "sgemm_tiled", "sgemm_tiled.cu")
+    state["spec"] = os.path.join(repo, "examples", "sgemm_tiled", "kopt.toml")
+    json.dump(state, open(state_file, "w"), indent=2)
     simulated = os.path.join(work, "simulated_run")
     subprocess.run([kopt, "optimize", os.path.join(repo, "examples", "sgemm_tiled"), "--run", simulated, "--iterations", "3",
                     "--simulate", os.path.join(repo, "tests", "fixtures", "loop", "sgemm_tiled_model.json")],

@@ -1,11 +1,14 @@
 #pragma once
 // report.html of a run (`kopt report RUN`): one self-contained page — no scripts, no
 // network, inline SVG charts — drawn from the same kopt.summary/1 document as summary.md,
-// so the page and the Markdown cannot disagree: the roofline with the baseline and every
-// champion (measured by Nsight Compute) and every branch (the spec's work over its median);
-// the speedup after each iteration; the bottleneck gaps going into each iteration; each
-// method's contribution with its interval; the baseline's and the best's median with theirs,
-// and every timing sample behind those two medians (sample_distribution.hpp).
+// so the page and the Markdown cannot disagree. A header names the device, the CUDA driver
+// and runtime, the run's start and the kopt versions; then the roofline with the baseline,
+// every champion and every branch, all placed by one definition (the spec's work over each
+// median; Nsight Compute's measurement of the baseline and champions when the spec has no
+// work formulas); the speedup after each iteration; the bottleneck gaps grouped by iteration;
+// each method's contribution on a log scale around 1× with its interval; the baseline's and
+// the best's median with theirs; every timing sample behind those two medians
+// (sample_distribution.hpp); and summary.md's tables as HTML tables (markdown_html.hpp).
 
 #include <string>
 #include <vector>

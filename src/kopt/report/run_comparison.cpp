@@ -182,15 +182,15 @@ std::vector<std::pair<std::string, std::string>> legend(const json& c) {
 // The speedup over its own baseline after each iteration, the two runs' bars side by side.
 BarChart speedup_chart(const json& c) {
   BarChart chart{.title = "Speedup over each run's baseline after each iteration", .unit = "×", .reference = 1,
-                 .legend = legend(c)};
+                 .legend = legend(c), .axis_title = "speedup over the run's own baseline (×)"};
   for (int i = 1; i <= last_iteration(c); ++i) {
     for (std::size_t k = 0; k < 2; ++k) {
       const json& side = c["runs"][k];
       for (const json& it : side.at("iterations")) {
         if (it.at("index") != i || it.at("speedup_vs_baseline").is_null()) continue;
-        chart.rows.push_back({.label = fmt::format("{} iter{} ({})", side.at("name").get<std::string>(), i,
-                                                   it.at("verdict").get<std::string>()),
-                              .value = it.at("speedup_vs_baseline"), .colour = kRunColours[k]});
+        chart.rows.push_back({.label = fmt::format("{} ({})", side.at("name").get<std::string>(), it.at("verdict").get<std::string>()),
+                              .value = it.at("speedup_vs_baseline"), .colour = kRunColours[k],
+                              .group = fmt::format("iteration {}", i)});
       }
     }
   }
@@ -207,7 +207,8 @@ BarRow time_row(const std::string& label, const json& median, const json& ci, co
 }
 
 BarChart times_chart(const json& c) {
-  BarChart chart{.title = "Median time per solve call, µs (95 % interval)", .unit = " µs", .legend = legend(c)};
+  BarChart chart{.title = "Median time per solve call, µs (95 % interval)", .unit = " µs", .legend = legend(c),
+                 .axis_title = "median time per solve call (µs)"};
   for (std::size_t k = 0; k < 2; ++k) {
     const json& side = c["runs"][k];
     const std::string name = side.at("name");

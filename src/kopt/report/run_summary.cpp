@@ -35,6 +35,39 @@ std::string device_name(const json& env) {
   return env["device"].value("name", "");
 }
 
+// 13000 -> "13.0": CUDA's encoding of a driver or runtime version (1000 × major + 10 × minor).
+json cuda_version_text(const json& encoded) {
+  if (!encoded.is_number_integer()) return nullptr;
+  const int v = encoded.get<int>();
+  return fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
+}
+
+// Where and with what the run was measured, for the report's header: env.json's device and
+// CUDA versions, and the kopt that measured the baseline (its kopt.bench report). Null
+// fields where the run did not record them.
+json run_environment(const loop::RunFolder& run, const json& env) {
+  const json device = env.is_object() && env.contains("device") ? env["device"] : json::object();
+  const json bench = file_or_null(run.baseline() / "baseline_bench.json");
+  return {{"device", device_name(env).empty() ? json(nullptr) : json(device_name(env))},
+          {"arch", device.value("arch", json())},
+          {"sm_count", device.value("sm_count", json())},
+          {"cuda_driver", cuda_version_text(device.value("driver_api_version", json()))},
+          {"cuda_runtime", cuda_version_text(device.value("runtime_version", json()))},
+          {"nvcc", env.is_object() ? env.value("nvcc", json()) : json()},
+          {"kopt_version", bench.is_object() ? bench.value("kopt_version", json()) : json()}};
+}
+
+// The champion's own median, from its branch's outcome: the source the frontier's medians
+// come from, so that the roofline places every variant by the same measurement.
+json champion_median(const json& iteration) {
+  for (const json& b : iteration.at("branches")) {
+    if (iteration.value("champion", json()) == b.at("name") && b.at("outcome").value("passed", false)) {
+      return b.at("outcome").value("median_s", json());
+    }
+  }
+  return nullptr;
+}
+
 // The 95 % interval of a variant's median from its bench.json (an outcome, or a measurement
 // whose first outcome it is); null when absent.
 json median_ci(const fs::path& file) {
@@ -77,6 +110,7 @@ json run_summary(const loop::RunFolder& run) {
                   {"run", run.root().string()},
                   {"kernel", state.kernel.string()},
                   {"device", device_name(env)},
+                  {"environment", run_environment(run, env)},
                   {"created", state.created},
                   {"finished", state.finished},
                   {"stop_reason", state.stop_reason},
@@ -128,6 +162,7 @@ json run_summary(const loop::RunFolder& run) {
                           {"branches", doc.at("branches").size()}, {"branches_passed", passed},
                           {"best_before_s", doc.at("best_before").at("median_s")},
                           {"best_after_s", it.best_median_s},
+                          {"champion_median_s", champion_median(doc)},
                           {"speedup_vs_best", doc.value("speedup_vs_best", json())},
                           {"speedup_vs_best_ci", doc.value("speedup_vs_best_ci", json())},
                           {"champion_roofline", champion_roofline},

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <regex>
 
 #include "report_test_support.hpp"
@@ -55,6 +56,47 @@ TEST(BarChart, WritesValuesWithoutAnExponent) {
   const std::string svg = render_bar_chart_svg({.title = "t", .unit = " µs", .rows = {{"a", 54153.3}, {"b", 3.1816}}});
   EXPECT_THAT(svg, ::testing::HasSubstr(">54153 µs</text>"));
   EXPECT_THAT(svg, ::testing::HasSubstr(">3.18 µs</text>"));
+}
+
+// On a log scale bars start at 1×: 1.00× has no length, 1.06× is clearly longer than 1.01×,
+// and 0.5× reaches as far left as 2× reaches right.
+TEST(BarChart, OnALogScaleRatiosAreDrawnFromOne) {
+  const std::string svg = render_bar_chart_svg({.title = "t", .unit = "×",
+                                                .rows = {{"same", 1.0}, {"a bit", 1.01, 1.0, 1.02}, {"more", 1.06},
+                                                         {"half", 0.5}, {"double", 2.0}},
+                                                .reference = 1, .log_scale = true});
+  const std::vector<double> widths = attribute_values(svg, "bar", "width");
+  const std::vector<double> x = attribute_values(svg, "bar", "x");
+  ASSERT_EQ(widths.size(), 5u);
+  EXPECT_NEAR(widths[0], 0, 0.05);
+  EXPECT_NEAR(widths[2] / widths[1], std::log(1.06) / std::log(1.01), 0.5);  // widths are written to 0.1 px
+  EXPECT_NEAR(widths[3], widths[4], 0.2);
+  EXPECT_NEAR(x[3] + widths[3], x[4], 0.2);  // the half ends where the double starts: at 1×
+  // The interval is capped at both ends, and the axis has ticks around 1×.
+  EXPECT_EQ(attribute_values(svg, "interval-cap", "x1").size(), 2u);
+  for (const char* tick : {">1×<", ">2×<", ">0.5×<"}) EXPECT_THAT(svg, ::testing::HasSubstr(tick));
+}
+
+TEST(BarChart, HasAValueAxisWithTicksAndItsTitle) {
+  const std::string svg = render_bar_chart_svg({.title = "t", .unit = "%", .rows = {{"a", 62}, {"b", 23}},
+                                                .axis_title = "gap to the ceiling (%)"});
+  for (const char* text : {">0 %<", ">20 %<", ">60 %<", ">gap to the ceiling (%)<"}) EXPECT_THAT(svg, ::testing::HasSubstr(text));
+  EXPECT_EQ(attribute_values(svg, "tick", "x1").size(), 4u);  // 0, 20, 40 and 60 % of a 71 % axis
+}
+
+TEST(BarChart, GroupsRowsUnderOneHeadingEach) {
+  const std::string svg = render_bar_chart_svg({.title = "t", .unit = "%",
+                                                .rows = {{.label = "compute", .value = 1, .group = "iteration 1"},
+                                                         {.label = "memory", .value = 2, .group = "iteration 1"},
+                                                         {.label = "compute", .value = 3, .group = "iteration 2"}}});
+  const std::regex heading("class=\"group\"[^>]*>([^<]*)<");
+  std::vector<std::string> headings;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), heading); it != std::sregex_iterator(); ++it) headings.push_back((*it)[1]);
+  EXPECT_EQ(headings, (std::vector<std::string>{"iteration 1", "iteration 2"}));
+  // The second group's first bar is two rows (its heading and the bar) below the first group's last.
+  const std::vector<double> y = attribute_values(svg, "bar", "y");
+  ASSERT_EQ(y.size(), 3u);
+  EXPECT_NEAR(y[2] - y[1], 2 * (y[1] - y[0]), 1e-9);
 }
 
 TEST(BarChart, SaysSoWhenThereIsNoRow) {

@@ -7,7 +7,9 @@
 #include <regex>
 
 #include "kopt/core/files.hpp"
+#include "kopt/report/run_comparison.hpp"
 #include "kopt/report/run_summary.hpp"
+#include "kopt/report/svg_text.hpp"
 #include "report_test_support.hpp"
 
 namespace kopt::report {
@@ -15,21 +17,24 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-// The real run of kopt optimize on the tiled SGEMM (docs/results.md), copied so that the
-// report can be written beside it.
+// A real H200 run of kopt optimize, copied so that the report can be written beside it, and
+// pointed at this checkout's example (the run was made on the GPU machine).
+std::unique_ptr<TempDir> copy_fixture_run(const std::string& fixture, const std::string& example) {
+  auto dir = std::make_unique<TempDir>("report-test");
+  fs::copy(fs::path(KOPT_FIXTURES_DIR) / "loop" / fixture, dir->path() / "run", fs::copy_options::recursive);
+  const loop::RunFolder run(dir->path() / "run");
+  json state = loop::read_json(run.state_file());
+  const fs::path source = fs::path(KOPT_SOURCE_DIR) / "examples" / example;
+  state["kernel"] = (source / (example + ".cu")).string();
+  state["spec"] = (source / "kopt.toml").string();
+  loop::write_json(run.state_file(), state);
+  return dir;
+}
+
+// The tiled SGEMM's run (docs/results.md).
 class HtmlReport : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::make_unique<TempDir>("report-test");
-    fs::copy(fs::path(KOPT_FIXTURES_DIR) / "loop" / "h200_sgemm_tiled_run", dir_->path() / "run",
-             fs::copy_options::recursive);
-    // The run was made on the GPU machine: point it at this checkout's example.
-    json state = loop::read_json(run().state_file());
-    const fs::path example = fs::path(KOPT_SOURCE_DIR) / "examples" / "sgemm_tiled";
-    state["kernel"] = (example / "sgemm_tiled.cu").string();
-    state["spec"] = (example / "kopt.toml").string();
-    loop::write_json(run().state_file(), state);
-  }
+  void SetUp() override { dir_ = copy_fixture_run("h200_sgemm_tiled_run", "sgemm_tiled"); }
   loop::RunFolder run() const { return loop::RunFolder(dir_->path() / "run"); }
   std::unique_ptr<TempDir> dir_;
 };
@@ -57,9 +62,73 @@ TEST_F(HtmlReport, EveryChartIsDrawnFromTheSummarysNumbers) {
   const std::vector<double> ratios = bar_values(section(html, "methods"));
   ASSERT_EQ(ratios.size(), 15u);
   EXPECT_THAT(markdown, ::testing::HasSubstr(fmt::format("{:.3f} [", ratios.front())));
-  // The roofline holds the baseline, the three champions and the branches that lost.
+  // The roofline holds the baseline, each iteration's champion and the branches that lost,
+  // all at the spec's intensity: one kernel, one x.
   const json charts = report_charts(summary);
-  EXPECT_EQ(charts["roofline"]["points"].size(), 1 + 3 + summary["frontier"].size());
+  std::size_t champions = 0;
+  for (const json& it : summary["iterations"]) champions += it["champion_median_s"].is_number() ? 1 : 0;
+  EXPECT_EQ(charts["roofline"]["points"].size(), 1 + champions + summary["frontier"].size());
+  EXPECT_EQ(charts["roofline"]["definition"], "spec");
+  for (const json& p : charts["roofline"]["points"]) {
+    EXPECT_DOUBLE_EQ(p["intensity"].get<double>(), charts["roofline"]["points"][0]["intensity"].get<double>()) << p;
+    EXPECT_NEAR(p["flop_per_second"].get<double>() * p["median_s"].get<double>(), summary["work"]["flops"].get<double>(), 1);
+  }
+}
+
+TEST_F(HtmlReport, ShowsTheSummaryAsHtmlTablesAndTheRunsEnvironmentInTheHeader) {
+  write_html_report(run());
+  const std::string html = read_file(run().root() / "report.html");
+  const std::string summary = section(html, "summary");
+  EXPECT_EQ(summary.find("<pre>"), std::string::npos);
+  EXPECT_THAT(summary, ::testing::HasSubstr("<h3>Iterations</h3>"));
+  EXPECT_THAT(summary, ::testing::HasSubstr("<th>iter</th>"));
+  EXPECT_THAT(summary, ::testing::HasSubstr("<strong>17.02× faster than the baseline</strong>"));
+  EXPECT_EQ(summary.find("| ---"), std::string::npos);
+  // env.json's device and CUDA versions; the fixture kept no kopt.bench report of its
+  // baseline, so the kopt that measured it is not known.
+  EXPECT_THAT(html, ::testing::HasSubstr("<tr><th>Device</th><td>NVIDIA H200 (sm_90, 132 SMs)</td></tr>"));
+  EXPECT_THAT(html, ::testing::HasSubstr("driver 13.0, runtime 13.0; Cuda compilation tools, release 13.0"));
+  EXPECT_THAT(html, ::testing::HasSubstr("<td>started 2026-11-29T14:56:15Z (finished: time_budget)</td>"));
+  EXPECT_THAT(html, ::testing::HasSubstr("not recorded measured the run; " KOPT_VERSION " drew this page"));
+}
+
+// Every <svg> of a page.
+std::vector<std::string> svgs_of(const std::string& html) {
+  std::vector<std::string> found;
+  for (auto start = html.find("<svg"); start != std::string::npos; start = html.find("<svg", start + 1)) {
+    found.push_back(html.substr(start, html.find("</svg>", start) - start));
+  }
+  return found;
+}
+
+// No two texts of a chart overlap, by svg_text.hpp's estimate of their boxes (0.6 em a
+// character, which errs wide).
+void expect_no_overlapping_text(const std::string& svg, const std::string& where) {
+  const std::vector<SvgText> texts = svg_text_boxes(svg);
+  EXPECT_FALSE(texts.empty()) << where;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    for (std::size_t j = i + 1; j < texts.size(); ++j) {
+      EXPECT_FALSE(texts[i].box.overlaps(texts[j].box)) << where << ": \"" << texts[i].text << "\" overlaps \""
+                                                        << texts[j].text << "\"";
+    }
+  }
+}
+
+TEST(HtmlReportLabels, NoTwoTextsOverlapInAnyChartOfTheFixtureRuns) {
+  std::vector<std::unique_ptr<TempDir>> dirs;
+  dirs.push_back(copy_fixture_run("h200_sgemm_tiled_run", "sgemm_tiled"));
+  dirs.push_back(copy_fixture_run("h200_reduction_run", "reduction"));
+  for (const auto& dir : dirs) {
+    const loop::RunFolder run(dir->path() / "run");
+    write_html_report(run);
+    const std::string html = read_file(run.root() / "report.html");
+    const std::vector<std::string> charts = svgs_of(html);
+    EXPECT_EQ(charts.size(), 6u);
+    for (std::size_t i = 0; i < charts.size(); ++i) expect_no_overlapping_text(charts[i], fmt::format("report chart {}", i));
+  }
+  const std::string compare =
+      render_comparison_html(compare_runs(loop::RunFolder(dirs[0]->path() / "run"), loop::RunFolder(dirs[1]->path() / "run")));
+  for (const std::string& chart : svgs_of(compare)) expect_no_overlapping_text(chart, "compare chart");
 }
 
 TEST_F(HtmlReport, IsSelfContained) {

@@ -72,13 +72,14 @@ TEST(RooflineSvg, IsWellFormedAndSelfContained) {
 
 TEST(RooflineSvg, LabelsEveryRoofPointAndTitleEscaped) {
   const std::string svg = render_roofline_svg(two_kernel_chart());
-  for (const char* text : {"baseline", "iter1 champion", "FP32 67 TFLOP/s", "BF16 tensor 989 TFLOP/s",
+  for (const char* text : {"baseline 840 GFLOP/s", "iter1 champion 30 TFLOP/s", "FP32 67 TFLOP/s", "BF16 tensor 989 TFLOP/s",
                            "DRAM 4.8 TB/s", "vector &lt;add&gt; &amp; friends", "ridge 14 FLOP/B",
                            "Arithmetic intensity (FLOP/byte)"}) {
     EXPECT_THAT(svg, testing::HasSubstr(text));
   }
   EXPECT_THAT(svg, testing::HasSubstr(">1 TFLOP/s<"));
-  EXPECT_THAT(svg, testing::HasSubstr(">100 GFLOP/s<"));
+  EXPECT_THAT(svg, testing::HasSubstr(">10 TFLOP/s<"));
+  EXPECT_THAT(svg, testing::HasSubstr("Performance (FLOP/s)"));
 }
 
 TEST(RooflineSvg, PointsLieInsideThePlotArea) {
@@ -100,11 +101,31 @@ TEST(RooflineSvg, EveryRoofAndRidgeIsInsideTheAxes) {
   const RooflineChart chart = two_kernel_chart();
   const RooflineAxes axes = roofline_axes(chart);
   for (const auto& [name, flops] : chart.compute_ceilings) {
-    EXPECT_GT(std::log10(flops / chart.bytes_per_second), axes.x_decade_min) << name;
-    EXPECT_LT(std::log10(flops / chart.bytes_per_second), axes.x_decade_max) << name;
-    EXPECT_LT(std::log10(flops), axes.y_decade_max) << name;
+    EXPECT_GT(std::log10(flops / chart.bytes_per_second), axes.x_log_min) << name;
+    EXPECT_LT(std::log10(flops / chart.bytes_per_second), axes.x_log_max) << name;
+    EXPECT_LT(std::log10(flops), axes.y_log_max) << name;
   }
-  EXPECT_GE(std::log10(chart.bytes_per_second) + axes.x_decade_min, axes.y_decade_min);
+}
+
+// The y axis spans the points and the roofs with a factor of 2 to spare, not whole decades:
+// an H200's 67 TFLOP/s roof with points from 2.5 TFLOP/s does not reach up to 1 PFLOP/s.
+TEST(RooflineSvg, TheAxesSpanTheDataNotWholeDecades) {
+  const RooflineChart chart{.bytes_per_second = 4.8e12, .compute_ceilings = {{"fp32", 67e12}},
+                            .points = {{"baseline", 680, 2.54e12}, {"iter4 champion", 680, 43e12}}};
+  const RooflineAxes axes = roofline_axes(chart);
+  EXPECT_NEAR(std::pow(10.0, axes.y_log_max), 2 * 67e12, 1e12);
+  EXPECT_NEAR(std::pow(10.0, axes.y_log_min), 2.54e12 / 2, 0.02e12);
+  const std::string svg = render_roofline_svg(chart);
+  EXPECT_THAT(svg, testing::Not(testing::HasSubstr("PFLOP/s")));
+  // Up, 2 decades: ticks at 1, 2 and 5 of each; across, 2.7 decades: at each power of ten.
+  for (const char* tick : {">2 TFLOP/s<", ">5 TFLOP/s<", ">10 TFLOP/s<", ">100 TFLOP/s<", ">100<", ">1000<"}) {
+    EXPECT_THAT(svg, testing::HasSubstr(tick));
+  }
+}
+
+TEST(RooflineSvg, LogTicksAreDecadesOverAWideSpanAndOneTwoFiveOverANarrowOne) {
+  EXPECT_EQ(log_ticks(-0.5, 3.2), (std::vector<double>{1, 10, 100, 1000}));
+  EXPECT_EQ(log_ticks(0.1, 1.5), (std::vector<double>{2, 5, 10, 20}));
 }
 
 // The slope ends where the highest flat roof begins, at the ridge's abscissa; every lower
