@@ -60,6 +60,7 @@ std::optional<CallParts> split_call(const std::string& text) {
 // Which brackets a kind may be written with: every kind takes (...); int also [lo,hi]
 // (inclusive, as int(lo,hi)) and [lo,hi) (half-open, as torch.randint and most suites).
 bool brackets_allowed(const CallParts& parts) {
+  if (parts.open == 0) return true;  // a bare word: zeros, ones, normal
   if (parts.open == '(') return parts.close == ')';
   return parts.kind == "int" && parts.open == '[';
 }

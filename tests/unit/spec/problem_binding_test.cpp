@@ -172,7 +172,7 @@ TEST(ProblemSpecBinding, EvaluatesInitBoundsPerCase) {
   EXPECT_THAT(bind_error(toml, narrow),
               HasSubstr("[buffers.input] init \"int[0, num_bins)\" does not fit int8 (it is int(0,255) in case "
                         "\"default\")"));
-  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[dims]\nN = 4\nnum_bins = 2\n[buffers.input]\ninit = \"int(0, bins)\"\n"
+  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[dims]\nN = 4\nnum_bins = 2\n[buffers.input]\nshape = \"N\"\ninit = \"int(0, bins)\"\n"
                          "[buffers.histogram]\nshape = \"num_bins\"\n",
                          kernel),
               HasSubstr("[buffers.input], case \"default\": init \"int(0, bins)\": expression \"bins\": unknown dim "
