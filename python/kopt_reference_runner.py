@@ -130,6 +130,8 @@ def check_param(param):
         raise RunnerError("manifest: %s buffer %s needs a \"path\"" % (role, name))
     if role in ("output", "inout") and not isinstance(param.get("output_path"), str):
         raise RunnerError("manifest: %s buffer %s needs an \"output_path\"" % (role, name))
+    if param.get("init", "zeros") != "zeros" or ("init" in param and role != "output"):
+        raise RunnerError("manifest: buffer %s: \"init\" is only \"zeros\", on an output" % name)
 
 
 def element_count(shape):
@@ -141,6 +143,11 @@ def element_count(shape):
 
 def is_output(param):
     return param["kind"] == "buffer" and param["role"] in ("output", "inout")
+
+
+def starts_at_zero(param):
+    """An output the spec fills with zeros before every call (init = "zeros")."""
+    return param["kind"] == "buffer" and param["role"] == "output" and param.get("init") == "zeros"
 
 
 # ---------------------------------------------------------------- backends
@@ -320,6 +327,13 @@ def load_input(np, backend, param):
     return backend.from_travel(bits, dtype, tuple(shape))
 
 
+def zeros(np, backend, param):
+    """All-zero bits, as kopt's generator fills an init = "zeros" buffer (0 and +0.0 in
+    every type): built here rather than read from a .npy that would hold only zeros."""
+    bits = np.zeros(element_count(param["shape"]), dtype=DTYPES[param["dtype"]][0])
+    return backend.from_travel(bits, param["dtype"], tuple(param["shape"]))
+
+
 def build_arguments(np, backend, params):
     kwargs = {}
     for param in params:
@@ -327,6 +341,8 @@ def build_arguments(np, backend, params):
         if param["kind"] == "scalar":
             convert = int if DTYPES[dtype][1] == "int" else float
             kwargs[param["name"]] = convert(param["value"])
+        elif starts_at_zero(param):
+            kwargs[param["name"]] = zeros(np, backend, param)
         elif param["role"] == "output":
             kwargs[param["name"]] = backend.poisoned(dtype, tuple(param["shape"]))
         else:
@@ -482,7 +498,7 @@ def copy_returned(backend, kwargs, returned):
 
 def check_written(backend, kwargs, outputs):
     for param in outputs:
-        if param["role"] != "output" or DTYPES[param["dtype"]][1] != "float":
+        if param["role"] != "output" or starts_at_zero(param) or DTYPES[param["dtype"]][1] != "float":
             continue
         if element_count(param["shape"]) and backend.all_nan(kwargs[param["name"]]):
             raise RunnerError("reference did not write output %s (write into the given tensor "
@@ -649,9 +665,10 @@ class TorchSampler:
 
 
 def in_out_restorer(backend, kwargs, params):
-    """A function that puts in-out buffers back as they are now, so every call starts alike."""
+    """A function that puts in-out buffers (and outputs that start at zero) back as they are
+    now, so every call starts alike."""
     saved = [(kwargs[p["name"]], backend.copy(kwargs[p["name"]]))
-             for p in params if p["kind"] == "buffer" and p["role"] == "inout"]
+             for p in params if p["kind"] == "buffer" and (p["role"] == "inout" or starts_at_zero(p))]
 
     def restore():
         for buffer, original in saved:

@@ -145,6 +145,35 @@ def test_inout_buffer_starts_from_its_data(tmp_path):
     np.testing.assert_array_equal(case.result("y"), [100, 102, 104, 106])
 
 
+def test_output_that_starts_at_zero_is_accumulated_into(tmp_path):
+    case = Case(tmp_path, """
+        import numpy as np
+
+        def reference(x, histogram, N, num_bins):
+            np.add.at(histogram, x, 1)
+        """)
+    case.input("x", np.array([0, 2, 2, 3], dtype=np.int32))
+    case.output("histogram", [4], dtype="int32")
+    case.params[-1]["init"] = "zeros"
+    case.scalar("N", 4)
+    case.scalar("num_bins", 4)
+    ok(case.run())
+    np.testing.assert_array_equal(case.result("histogram"), [1, 0, 2, 1])
+
+
+# kopt's generator fills init = "zeros" with all-zero bits in every type (FillBuffer.
+# ZerosAreAllZeroBitsInEveryType in tests/unit/run/host_data_test.cpp); the runner, which
+# makes these zeros itself, must hand the reference the same bits.
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64", "int8", "uint32", "int64"])
+def test_zero_start_outputs_are_zero_bits_like_the_generators(tmp_path, dtype):
+    case = Case(tmp_path, "def reference(y):\n    pass\n")  # writes nothing: no "did not write"
+    case.output("y", [5], dtype=dtype)
+    case.params[-1]["init"] = "zeros"
+    ok(case.run())
+    result = case.result("y")
+    assert result.tobytes() == bytes(result.nbytes)
+
+
 def test_challenge_class(tmp_path):
     case, expected = vector_add(tmp_path, """
         class Challenge:
@@ -340,6 +369,8 @@ def test_input_of_wrong_size(tmp_path):
                   "role": "input", "path": "x"}]}, "unknown dtype"),
     ({"params": [{"name": "X", "kind": "buffer", "dtype": "float32", "shape": [1],
                   "role": "output"}]}, "output_path"),
+    ({"params": [{"name": "X", "kind": "buffer", "dtype": "float32", "shape": [1],
+                  "role": "output", "output_path": "x", "init": "ones"}]}, "only \"zeros\""),
 ])
 def test_bad_manifest(tmp_path, manifest, message):
     case = Case(tmp_path, "def reference(): pass\n")

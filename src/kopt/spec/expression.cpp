@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -40,7 +41,10 @@ const std::array<std::vector<std::string_view>, 6> kPrecedence = {{
     {"*", "/", "%"},
 }};
 
-const std::set<std::string, std::less<>> kFunctions = {"cdiv", "max", "min"};
+// Each function and how many arguments it takes.
+const std::map<std::string, std::size_t, std::less<>> kFunctionArity = {
+    {"cdiv", 2}, {"ceil", 1}, {"floor", 1}, {"max", 2}, {"min", 2}};
+constexpr std::string_view kKnownFunctions = "cdiv, ceil, floor, max, min";
 
 // Recursive descent over kPrecedence, then unary operators, then primaries.
 class Parser {
@@ -128,15 +132,22 @@ class Parser {
     std::string name(text_.substr(start, pos_ - start));
     skip_spaces();
     if (peek() != '(') return make_node(ExpressionNode::Kind::name, name);
-    if (!kFunctions.contains(name)) {
-      throw failure_at(start, fmt::format("unknown function \"{}\" (known: cdiv, max, min)", name));
+    auto function = kFunctionArity.find(name);
+    if (function == kFunctionArity.end()) {
+      throw failure_at(start, fmt::format("unknown function \"{}\" (known: {})", name, kKnownFunctions));
     }
     ++pos_;
-    NodePtr first = parse_binary(0);
-    expect(',');
-    NodePtr second = parse_binary(0);
+    std::vector<NodePtr> arguments = {parse_binary(0)};
+    for (skip_spaces(); peek() == ','; skip_spaces()) {
+      ++pos_;
+      arguments.push_back(parse_binary(0));
+    }
     expect(')');
-    return make_node(ExpressionNode::Kind::call, name, {first, second});
+    if (arguments.size() != function->second) {
+      throw failure_at(start, fmt::format("{}() takes {} argument{}, not {}", name, function->second,
+                                          function->second == 1 ? "" : "s", arguments.size()));
+    }
+    return make_node(ExpressionNode::Kind::call, name, std::move(arguments));
   }
 
   std::optional<std::string_view> match_operator(const std::vector<std::string_view>& ops) {

@@ -9,7 +9,8 @@
 // Grammar: integer and decimal literals, names, + - * / % (integer division truncates;
 // with a decimal operand the arithmetic is floating), unary -, parentheses, comparisons
 // == != < <= > >=, && || !, and the functions min(a,b), max(a,b), cdiv(a,b) (ceiling
-// division). Comparisons and logic give 1 or 0.
+// division), floor(x) and ceil(x) (round a decimal to an integer; an integer stays as it
+// is, so floor(7/2) is 3 because 7/2 already truncated). Comparisons and logic give 1 or 0.
 
 #include <cstdint>
 #include <map>

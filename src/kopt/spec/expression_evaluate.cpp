@@ -28,7 +28,8 @@ class Evaluator {
       case ExpressionNode::Kind::binary:
         return binary(node);
       case ExpressionNode::Kind::call:
-        return call(node.symbol, evaluate(*node.operands[0]), evaluate(*node.operands[1]));
+        return node.operands.size() == 1 ? round_to_integer(node.symbol, evaluate(*node.operands[0]))
+                                         : call(node.symbol, evaluate(*node.operands[0]), evaluate(*node.operands[1]));
     }
     return std::int64_t{0};
   }
@@ -80,6 +81,19 @@ class Evaluator {
     std::int64_t quotient = std::get<std::int64_t>(integer_arithmetic("/", *a, *b));
     bool inexact = *a % *b != 0;
     return quotient + ((inexact && (*a < 0) == (*b < 0)) ? 1 : 0);
+  }
+
+  // floor and ceil give an integer, so that exact int64 arithmetic (with its overflow
+  // checks) follows them: floor(N*0.75)*K is a size. An integer operand is already whole.
+  Number round_to_integer(const std::string& function, const Number& operand) const {
+    if (std::holds_alternative<std::int64_t>(operand)) return operand;
+    const double value = std::get<double>(operand);
+    const double rounded = function == "floor" ? std::floor(value) : std::ceil(value);
+    constexpr double kInt64Limit = 9223372036854775808.0;  // 2^63
+    if (!(rounded >= -kInt64Limit && rounded < kInt64Limit)) {
+      throw failure(fmt::format("{}({}) does not fit in 64 bits", function, to_string(operand)));
+    }
+    return static_cast<std::int64_t>(rounded);
   }
 
   Number integer_arithmetic(const std::string& op, std::int64_t a, std::int64_t b) const {

@@ -1,6 +1,6 @@
-// InitSpec (declared in problem_spec.hpp): how an input buffer is filled.
+// InitFormula and InitSpec (declared in problem_spec.hpp): how a buffer is filled, as
+// kopt.toml writes it and as one case binds it.
 
-#include <charconv>
 #include <cmath>
 
 #include "kopt/core/error.hpp"
@@ -10,69 +10,151 @@
 namespace kopt::spec {
 namespace {
 
-constexpr std::string_view kSpellings = "normal, normal(mean,std), uniform(lo,hi), int(lo,hi), zeros or ones";
+constexpr std::string_view kSpellings =
+    "normal, normal(mean,std), uniform(lo,hi), int(lo,hi), int[lo,hi), zeros or ones";
 
-std::optional<double> parse_double(std::string_view text) {
-  double value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) return std::nullopt;
-  return value;
-}
+// Integer bounds travel as doubles (InitSpec, the generator's arguments): beyond 2^53 a
+// bound would silently round to a neighbour.
+constexpr double kExactIntegerLimit = 9007199254740992.0;  // 2^53
 
-// "uniform(-1, 1)" -> {"uniform", "-1", "1"}; "zeros" -> {"zeros"}; nullopt when malformed.
-std::optional<std::vector<std::string>> split_call(const std::string& text) {
-  std::size_t open = text.find('(');
-  if (open == std::string::npos) return std::vector<std::string>{text};
-  if (!text.ends_with(')')) return std::nullopt;
-  std::vector<std::string> parts = {collapse_whitespace(text.substr(0, open))};
-  std::string arguments = text.substr(open + 1, text.size() - open - 2);
-  for (std::size_t start = 0;;) {
-    std::size_t comma = std::min(arguments.find(',', start), arguments.size());
-    std::string part = collapse_whitespace(arguments.substr(start, comma - start));
+struct CallParts {
+  std::string kind;
+  char open = 0;  // '(' or '['; 0 for a bare word
+  char close = 0;
+  std::vector<std::string> arguments;
+};
+
+// Splits at the commas outside parentheses, so an argument may call min(a,b).
+std::optional<std::vector<std::string>> split_arguments(std::string_view text) {
+  std::vector<std::string> parts;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    const char c = i < text.size() ? text[i] : ',';
+    depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    if (depth < 0) return std::nullopt;
+    if (c != ',' || depth > 0) continue;
+    std::string part = collapse_whitespace(text.substr(start, i - start));
     if (part.empty()) return std::nullopt;
     parts.push_back(std::move(part));
-    if (comma == arguments.size()) break;
-    start = comma + 1;
+    start = i + 1;
   }
+  if (depth != 0) return std::nullopt;
   return parts;
+}
+
+// "uniform(-1, 1)" -> {"uniform", '(', ')', {"-1", "1"}}; "zeros" -> {"zeros"}; nullopt when malformed.
+std::optional<CallParts> split_call(const std::string& text) {
+  const std::size_t open = text.find_first_of("([");
+  if (open == std::string::npos) return CallParts{.kind = text};
+  if (text.size() < open + 2 || (text.back() != ')' && text.back() != ']')) return std::nullopt;
+  std::optional<std::vector<std::string>> arguments =
+      split_arguments(std::string_view(text).substr(open + 1, text.size() - open - 2));
+  if (!arguments) return std::nullopt;
+  return CallParts{.kind = collapse_whitespace(text.substr(0, open)),
+                   .open = text[open],
+                   .close = text.back(),
+                   .arguments = std::move(*arguments)};
+}
+
+// Which brackets a kind may be written with: every kind takes (...); int also [lo,hi]
+// (inclusive, as int(lo,hi)) and [lo,hi) (half-open, as torch.randint and most suites).
+bool brackets_allowed(const CallParts& parts) {
+  if (parts.open == 0) return true;  // a bare word: zeros, ones, normal
+  if (parts.open == '(') return parts.close == ')';
+  return parts.kind == "int" && parts.open == '[';
+}
+
+bool takes_argument_count(const std::string& kind, std::size_t count) {
+  if (kind == "normal") return count == 0 || count == 2;
+  if (kind == "uniform" || kind == "int") return count == 2;
+  return (kind == "zeros" || kind == "ones") && count == 0;
+}
+
+InitKind kind_named(const std::string& kind) {
+  if (kind == "normal") return InitKind::normal;
+  if (kind == "uniform") return InitKind::uniform;
+  if (kind == "int") return InitKind::integers;
+  return kind == "zeros" ? InitKind::zeros : InitKind::ones;
 }
 
 }  // namespace
 
-InitSpec InitSpec::parse(std::string_view text) {
-  const std::string written = collapse_whitespace(text);
-  auto failure = [&](std::string_view why) { return input_error("init \"{}\": {}", written, why); };
-  std::optional<std::vector<std::string>> parts = split_call(written);
-  if (!parts) throw failure(fmt::format("expected {}", kSpellings));
-  const std::string& kind = parts->front();
-  std::vector<double> arguments;
-  for (std::size_t i = 1; i < parts->size(); ++i) {
-    std::optional<double> value = parse_double((*parts)[i]);
-    if (!value) throw failure(fmt::format("\"{}\" is not a number", (*parts)[i]));
-    arguments.push_back(*value);
+InitFormula InitFormula::parse(std::string_view text) {
+  InitFormula formula;
+  formula.text_ = collapse_whitespace(text);
+  std::optional<CallParts> parts = split_call(formula.text_);
+  if (!parts || !brackets_allowed(*parts) || !takes_argument_count(parts->kind, parts->arguments.size())) {
+    throw formula.failure(fmt::format("expected {}", kSpellings));
   }
-  if ((kind == "normal" || kind == "zeros" || kind == "ones") && arguments.empty()) {
-    if (kind == "zeros") return {InitKind::zeros, 0, 0};
-    if (kind == "ones") return {InitKind::ones, 1, 1};
+  formula.kind_ = kind_named(parts->kind);
+  formula.half_open_ = parts->open == '[' && parts->close == ')';
+  for (const std::string& argument : parts->arguments) {
+    try {
+      formula.arguments_.push_back(Expression::parse(argument));
+    } catch (const Error& error) {
+      throw formula.failure(error.what());
+    }
+  }
+  // Literal bounds are checked now, so a spec error names its line; bounds that read dims
+  // are checked per case, when bound.
+  if (formula.names().empty()) formula.bind({});
+  return formula;
+}
+
+std::vector<std::string> InitFormula::names() const {
+  std::vector<std::string> names;
+  for (const Expression& argument : arguments_) {
+    for (std::string& name : argument.names()) names.push_back(std::move(name));
+  }
+  return names;
+}
+
+InitSpec InitFormula::bind(const Dims& dims) const {
+  if (arguments_.empty()) {
+    if (kind_ == InitKind::zeros) return {InitKind::zeros, 0, 0};
+    if (kind_ == InitKind::ones) return {InitKind::ones, 1, 1};
     return {InitKind::normal, 0, 1};
   }
-  if (arguments.size() != 2) throw failure(fmt::format("expected {}", kSpellings));
-  const double a = arguments[0], b = arguments[1];
-  if (kind == "normal") {
-    if (!(b > 0)) throw failure("the standard deviation must be > 0");
+  if (kind_ == InitKind::integers) return bind_integers(dims);
+  const double a = argument(0, dims), b = argument(1, dims);
+  if (kind_ == InitKind::normal) {
+    if (!(b > 0)) throw failure(fmt::format("the standard deviation must be > 0 (it is {})", b));
     return {InitKind::normal, a, b};
   }
-  if (kind == "uniform") {
-    if (!(a < b)) throw failure("needs lo < hi");
-    return {InitKind::uniform, a, b};
-  }
-  if (kind == "int") {
-    if (a != std::trunc(a) || b != std::trunc(b)) throw failure("int(lo,hi) takes whole numbers");
-    if (!(a <= b)) throw failure("needs lo <= hi");
-    return {InitKind::integers, a, b};
-  }
-  throw failure(fmt::format("expected {}", kSpellings));
+  if (!(a < b)) throw failure(fmt::format("needs lo < hi (they are {} and {})", a, b));
+  return {InitKind::uniform, a, b};
 }
+
+InitSpec InitFormula::bind_integers(const Dims& dims) const {
+  const double lo = argument(0, dims), hi = argument(1, dims);
+  if (lo != std::trunc(lo) || hi != std::trunc(hi)) {
+    throw failure(fmt::format("int(lo,hi) takes whole numbers (they are {} and {})", lo, hi));
+  }
+  if (std::abs(lo) > kExactIntegerLimit || std::abs(hi) > kExactIntegerLimit) {
+    throw failure(fmt::format("int bounds must lie within +-2^53 (they are {} and {})", lo, hi));
+  }
+  if (half_open_) {
+    if (!(lo < hi)) throw failure(fmt::format("int[lo,hi) needs lo < hi (they are {} and {})", lo, hi));
+    return {InitKind::integers, lo, hi - 1};  // the generator draws from [lo, hi] inclusive
+  }
+  if (!(lo <= hi)) throw failure(fmt::format("needs lo <= hi (they are {} and {})", lo, hi));
+  return {InitKind::integers, lo, hi};
+}
+
+double InitFormula::argument(std::size_t index, const Dims& dims) const {
+  Number value;
+  try {
+    value = arguments_[index].evaluate(dims);
+  } catch (const Error& error) {
+    throw failure(error.what());
+  }
+  return to_double(value);
+}
+
+Error InitFormula::failure(std::string_view why) const { return input_error("init \"{}\": {}", text_, why); }
+
+InitSpec InitSpec::parse(std::string_view text) { return InitFormula::parse(text).bind({}); }
 
 std::string InitSpec::text() const {
   switch (kind) {

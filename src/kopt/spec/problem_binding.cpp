@@ -83,7 +83,7 @@ class Binder {
         throw input_error("[buffers.{}] gives a tolerance, but {} is an input (const) and is never compared",
                           name, name);
       }
-      if (buffer.init) check_init(*param, *buffer.init);
+      if (buffer.init) check_init_kind(*param, *buffer.init);
     }
     // Refuse an unknowable size before asking for scalar values: the fix is a kopt.toml.
     for (const KernelParam& param : signature_.params) {
@@ -156,7 +156,7 @@ class Binder {
           param.name, shape, buffer.elements, param.dtype->bytes, bound.name);
     }
     if (given != nullptr && given->init) {
-      buffer.init = given->init;
+      buffer.init = bind_init(param, *given->init, bound);
     } else if (param.is_input_buffer()) {
       buffer.init = default_init(*param.dtype);
     }
@@ -210,20 +210,33 @@ class Binder {
     return {param.dtype->default_atol, param.dtype->default_rtol};
   }
 
-  void check_init(const KernelParam& param, const InitSpec& init) const {
-    const bool random_real = init.kind == InitKind::normal || init.kind == InitKind::uniform;
+  static void check_init_kind(const KernelParam& param, const InitFormula& init) {
+    const bool random_real = init.kind() == InitKind::normal || init.kind() == InitKind::uniform;
     if (random_real && !param.dtype->is_floating()) {
       throw input_error(
-          "[buffers.{}] init \"{}\" needs a floating dtype, but {} is {}; use int(lo,hi), zeros or ones",
+          "[buffers.{}] init \"{}\" needs a floating dtype, but {} is {}; use int(lo,hi), int[lo,hi), zeros or ones",
           param.name, init.text(), param.name, param.dtype->name);
+    }
+  }
+
+  // The init's bounds may read the case's dims, so they are evaluated, and checked against
+  // the dtype, per case.
+  static InitSpec bind_init(const KernelParam& param, const InitFormula& formula, const BoundCase& bound) {
+    InitSpec init;
+    try {
+      init = formula.bind(bound.dims);
+    } catch (const Error& error) {
+      throw input_error("[buffers.{}], case \"{}\": {}", param.name, bound.name, error.what());
     }
     bool in_range = init.kind != InitKind::integers || param.dtype->is_floating() ||
                     (fits_integer(*param.dtype, static_cast<std::int64_t>(init.a)) &&
                      fits_integer(*param.dtype, static_cast<std::int64_t>(init.b)));
     if (!in_range) {
-      throw input_error("[buffers.{}] init \"{}\" does not fit {}", param.name, init.text(),
-                        param.dtype->name);
+      const bool same_text = init.text() == formula.text();
+      throw input_error("[buffers.{}] init \"{}\" does not fit {}{}", param.name, formula.text(), param.dtype->name,
+                        same_text ? "" : fmt::format(" (it is {} in case \"{}\")", init.text(), bound.name));
     }
+    return init;
   }
 
   // The work formulas must evaluate on every case, or the roofline would fail much later.

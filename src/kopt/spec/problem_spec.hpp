@@ -13,19 +13,48 @@
 #include "kopt/spec/expression.hpp"
 #include "kopt/spec/kernel_signature.hpp"
 
+namespace kopt {
+class Error;
+}
+
 namespace kopt::spec {
 
 enum class InitKind { normal, uniform, integers, zeros, ones };
 
-// How an input buffer is filled. normal(mean, stddev); uniform(lo, hi); int(lo, hi) draws
-// integers in [lo, hi] inclusive (index-like inputs); zeros; ones.
+// How a buffer is filled, with the values of one case. normal(mean, stddev); uniform(lo, hi);
+// int(lo, hi) draws integers in [lo, hi], both ends included (index-like inputs); zeros; ones.
 struct InitSpec {
   InitKind kind = InitKind::normal;
   double a = 0;  // mean, lo
-  double b = 1;  // stddev, hi
+  double b = 1;  // stddev, hi (included)
   std::string text() const;  // as a spec would write it: "normal", "uniform(-1,1)", "int(0,99)"
-  // Parses the spellings above; throws input_error quoting `text`.
+  // Parses the spellings of InitFormula with numbers for bounds; throws input_error quoting `text`.
   static InitSpec parse(std::string_view text);
+};
+
+// An init as kopt.toml writes it: the spellings of InitSpec, plus int[lo,hi] (as int(lo,hi))
+// and int[lo,hi) (hi excluded, as torch.randint), with every argument an expression of the
+// dims ("int[0, num_bins)"), so that one spec fills each case by its own dims.
+class InitFormula {
+ public:
+  // Throws input_error quoting `text`; bounds that read no dim are checked here already.
+  static InitFormula parse(std::string_view text);
+
+  const std::string& text() const { return text_; }  // as written, whitespace collapsed
+  InitKind kind() const { return kind_; }
+  std::vector<std::string> names() const;  // the dims its arguments read
+  // The fill of the case whose dims are `dims`; throws input_error quoting the text.
+  InitSpec bind(const Dims& dims) const;
+
+ private:
+  InitSpec bind_integers(const Dims& dims) const;
+  double argument(std::size_t index, const Dims& dims) const;
+  Error failure(std::string_view why) const;
+
+  std::string text_;
+  InitKind kind_ = InitKind::normal;
+  std::vector<Expression> arguments_;  // none: the kind's defaults
+  bool half_open_ = false;             // int[lo,hi)
 };
 
 struct Tolerance {
@@ -35,7 +64,7 @@ struct Tolerance {
 
 struct BufferSpec {
   std::vector<Expression> shape;          // "M*K" is one dimension; ["M", "K"] is two
-  std::optional<InitSpec> init;           // on an output: the output is in-out
+  std::optional<InitFormula> init;        // on an output: its value before every call (zeros, or in-out)
   std::optional<Tolerance> tolerance;     // overrides [tolerance] for this output
 };
 
@@ -108,10 +137,13 @@ struct BoundBuffer {
   std::int64_t elements = 0;
   std::vector<std::int64_t> shape;   // product == elements
   bool is_output = false;            // written by the kernel (output or in-out)
-  std::optional<InitSpec> init;      // inputs and in-out buffers; none: a pure output
+  std::optional<InitSpec> init;      // inputs, in-out buffers and zero-start outputs; none: poisoned
   Tolerance tolerance;               // for outputs
 
   std::int64_t bytes() const { return elements * static_cast<std::int64_t>(dtype->bytes); }
+  // An output that init = "zeros" sets to zero before every call (the kernel may accumulate
+  // into it); like every output with an init, it is never poisoned (docs/check.md).
+  bool starts_at_zero() const { return is_output && init && init->kind == InitKind::zeros; }
 };
 
 struct BoundScalar {

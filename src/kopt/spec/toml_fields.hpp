@@ -129,13 +129,13 @@ class TomlFields {
     }
   }
 
-  InitSpec init_at(const toml::node& node, std::string_view where) const {
+  InitFormula init_at(const toml::node& node, std::string_view where) const {
     std::optional<std::string> text = node.value_exact<std::string>();
     if (!text) {
       throw failure(node, fmt::format("{} init must be a string, not {}", where, toml_type_name(node)));
     }
     try {
-      return InitSpec::parse(*text);
+      return InitFormula::parse(*text);
     } catch (const Error& error) {
       throw failure(node, fmt::format("{}: {}", where, error.what()));
     }

@@ -65,8 +65,10 @@ json write_manifest(const spec::Problem& problem, const spec::BoundCase& bound_c
     }
     const spec::BoundBuffer& b = *arg.buffer;
     json param = {{"name", b.name}, {"kind", "buffer"}, {"dtype", b.dtype->name}, {"shape", b.shape}};
-    param["role"] = !b.is_output ? "input" : (b.init ? "inout" : "output");
-    if (b.init) {
+    param["role"] = !b.is_output ? "input" : (b.init && !b.starts_at_zero() ? "inout" : "output");
+    if (b.starts_at_zero()) {
+      param["init"] = "zeros";  // the runner makes the zeros; no .npy of an output's size
+    } else if (b.init) {
       std::vector<std::byte> data(static_cast<std::size_t>(b.bytes()));
       run::fill_buffer(data, *b.dtype, *b.init, seed, b.name);
       fs::path path = input_dir / (b.name + ".npy");

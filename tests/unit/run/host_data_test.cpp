@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kopt/spec/dtype.hpp"
+#include "kopt/spec/problem_spec.hpp"
 
 namespace kopt::run {
 namespace {
@@ -54,6 +55,30 @@ TEST(FillBuffer, BoundedIntegersStayInRangeAndCoverIt) {
   EXPECT_EQ(*std::min_element(v.begin(), v.end()), 0);
   EXPECT_EQ(*std::max_element(v.begin(), v.end()), 9);
   for (double x : v) EXPECT_EQ(x, std::floor(x));
+}
+
+// int[lo,hi) is int(lo,hi-1) once bound: the same generator call, so the same values on
+// the host and on the GPU (the generator is unchanged), and hi is never drawn.
+TEST(FillBuffer, HalfOpenRangeIsTheInclusiveRangeBelowHi) {
+  auto half_open = generate("int32", spec::InitSpec::parse("int[0,10)"), 100'000, 3);
+  EXPECT_EQ(half_open, generate("int32", spec::InitSpec::parse("int(0,9)"), 100'000, 3));
+  EXPECT_EQ(*std::max_element(half_open.begin(), half_open.end()), 9);
+  EXPECT_EQ(*std::min_element(half_open.begin(), half_open.end()), 0);
+  auto bins = spec::InitFormula::parse("int[0, num_bins)").bind({{"num_bins", std::int64_t{10}}});
+  EXPECT_EQ(generate("int32", bins, 100'000, 3), half_open);
+}
+
+// The Python runner builds the zeros of a zero-start output itself, as all-zero bits
+// (test_zero_start_outputs_are_zero_bits_like_the_generators in tests/python): the
+// generator's zeros must be those bits in every type (+0.0, never -0.0).
+TEST(FillBuffer, ZerosAreAllZeroBitsInEveryType) {
+  for (const char* name : {"float64", "float32", "float16", "bfloat16", "float8_e4m3", "float8_e5m2", "int8",
+                           "uint32", "int64"}) {
+    const spec::DType& dtype = *spec::dtype_named(name);
+    std::vector<std::byte> data(100 * dtype.bytes, std::byte{0x5A});
+    fill_buffer(data, dtype, {.kind = spec::InitKind::zeros, .a = 0, .b = 0}, 1, "Y");
+    EXPECT_TRUE(std::ranges::all_of(data, [](std::byte b) { return b == std::byte{0}; })) << name;
+  }
 }
 
 TEST(FillBuffer, ZerosAndOnes) {

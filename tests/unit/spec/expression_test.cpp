@@ -126,6 +126,22 @@ TEST(Expression, ProvidesCdivMinAndMax) {
   EXPECT_EQ(integer("min(max(1, 5), 3)"), 3);
 }
 
+TEST(Expression, FloorAndCeilRoundDecimalsToIntegers) {
+  const Dims dims = {{"N", std::int64_t{1000}}, {"ratio", 0.75}};
+  Number floored = Expression::parse("floor(N * ratio / 7)").evaluate(dims);  // 107.14...
+  ASSERT_TRUE(std::holds_alternative<std::int64_t>(floored));  // an integer: exact arithmetic follows
+  EXPECT_EQ(std::get<std::int64_t>(floored), 107);
+  EXPECT_EQ(integer("ceil(N * ratio / 7)", dims), 108);
+  EXPECT_EQ(integer("floor(-3.5)"), -4);  // toward minus infinity, unlike integer division
+  EXPECT_EQ(integer("ceil(-3.5)"), -3);
+  EXPECT_EQ(integer("floor(2.0)"), 2);
+  EXPECT_EQ(integer("floor(7 / 2)"), 3);  // 7/2 is already the integer 3
+  EXPECT_EQ(integer("ceil(7 / 2)"), 3);
+  EXPECT_EQ(integer("ceil(7 / 2.0)"), 4);
+  EXPECT_EQ(integer("floor(M * alpha) * K"), 2048 * 512);
+  EXPECT_THAT(error_of("floor(1e30)"), HasSubstr("floor(1e+30) does not fit in 64 bits"));
+}
+
 TEST(Expression, ComparisonsAndLogicGiveOneOrZero) {
   EXPECT_EQ(integer("M*N <= 16384"), 0);
   EXPECT_EQ(integer("K*2 == N"), 1);
@@ -197,8 +213,9 @@ TEST(Expression, RejectsMalformedTextWithItsColumn) {
   EXPECT_THAT(error_of("(M"), HasSubstr("expected \")\""));
   EXPECT_THAT(error_of("M N"), HasSubstr("unexpected \"N\" at column 3"));
   EXPECT_THAT(error_of("BM = 64"), HasSubstr("unexpected \"=\""));
-  EXPECT_THAT(error_of("sqrt(M)"), HasSubstr("unknown function \"sqrt\" (known: cdiv, max, min)"));
-  EXPECT_THAT(error_of("min(M)"), HasSubstr("expected \",\""));
+  EXPECT_THAT(error_of("sqrt(M)"), HasSubstr("unknown function \"sqrt\" (known: cdiv, ceil, floor, max, min)"));
+  EXPECT_THAT(error_of("floor(M, N)"), HasSubstr("floor() takes 1 argument, not 2 at column 1"));
+  EXPECT_THAT(error_of("min(M)"), HasSubstr("min() takes 2 arguments, not 1"));
   EXPECT_THAT(error_of(""), HasSubstr("the text ends"));
 }
 

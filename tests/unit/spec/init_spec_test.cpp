@@ -26,7 +26,7 @@ TEST(InitSpec, ParsesEverySpelling) {
 
 TEST(InitSpec, WritesTextThatParsesBack) {
   for (std::string_view text :
-       {"normal", "normal(1.5,0.25)", "uniform(-1,1)", "int(0,99)", "zeros", "ones"}) {
+       {"normal", "normal(1.5,0.25)", "uniform(-1,1)", "int(0,99)", "int(-5,-5)", "zeros", "ones"}) {
     EXPECT_EQ(InitSpec::parse(text).text(), text);
   }
 }
@@ -36,12 +36,53 @@ TEST(InitSpec, RejectsMalformedSpellingsQuotingThem) {
   EXPECT_THAT(init_error("gaussian"),
               HasSubstr("init \"gaussian\": expected normal, normal(mean,std), uniform(lo,hi)"));
   EXPECT_THAT(init_error("uniform(1)"), HasSubstr("expected normal"));
-  EXPECT_THAT(init_error("uniform(1,x)"), HasSubstr("\"x\" is not a number"));
+  EXPECT_THAT(init_error("uniform(1,x)"), HasSubstr("unknown dim \"x\" (no dims are defined)"));
+  EXPECT_THAT(init_error("uniform(1,2*)"), HasSubstr("init \"uniform(1,2*)\": cannot parse expression \"2*\""));
   EXPECT_THAT(init_error("uniform(2,1)"), HasSubstr("needs lo < hi"));
   EXPECT_THAT(init_error("normal(0,0)"), HasSubstr("standard deviation must be > 0"));
   EXPECT_THAT(init_error("int(0.5,3)"), HasSubstr("whole numbers"));
   EXPECT_THAT(init_error("zeros(1,2)"), HasSubstr("expected normal"));
   EXPECT_THAT(init_error("int(0,3"), HasSubstr("expected normal"));
+  EXPECT_THAT(init_error("int(0,3]"), HasSubstr("expected normal"));
+  EXPECT_THAT(init_error("uniform[0,1)"), HasSubstr("expected normal"));
+  EXPECT_THAT(init_error("int[3,3)"), HasSubstr("int[lo,hi) needs lo < hi (they are 3 and 3)"));
+  EXPECT_THAT(init_error("int(4,3)"), HasSubstr("needs lo <= hi"));
+  EXPECT_THAT(init_error("int(0,1e300)"), HasSubstr("within +-2^53"));
+}
+
+TEST(InitSpec, ReadsIntegerRangesInclusiveUnlessHalfOpen) {
+  InitSpec inclusive = InitSpec::parse("int(0,10)");
+  EXPECT_EQ(inclusive.a, 0);
+  EXPECT_EQ(inclusive.b, 10);  // 10 is drawn
+  InitSpec bracketed = InitSpec::parse("int[0,10]");
+  EXPECT_EQ(bracketed.b, 10);
+  InitSpec half_open = InitSpec::parse("int[0, 10)");  // as torch.randint(0, 10)
+  EXPECT_EQ(half_open.kind, InitKind::integers);
+  EXPECT_EQ(half_open.a, 0);
+  EXPECT_EQ(half_open.b, 9);  // 10 is not
+  EXPECT_EQ(half_open.text(), "int(0,9)");
+  EXPECT_EQ(InitSpec::parse("int[-5,-4)").text(), "int(-5,-5)");  // one value
+}
+
+TEST(InitFormula, EvaluatesBoundsOverEachCasesDims) {
+  InitFormula bins = InitFormula::parse("int[0, num_bins)");
+  EXPECT_EQ(bins.text(), "int[0, num_bins)");
+  EXPECT_THAT(bins.names(), ::testing::ElementsAre("num_bins"));
+  InitSpec small = bins.bind({{"num_bins", std::int64_t{16}}});
+  EXPECT_EQ(small.a, 0);
+  EXPECT_EQ(small.b, 15);
+  EXPECT_EQ(bins.bind({{"num_bins", std::int64_t{256}}}).b, 255);
+  InitSpec nested = InitFormula::parse("int(-min(N, 8), max(N, 8) - 1)").bind({{"N", std::int64_t{4}}});
+  EXPECT_EQ(nested.a, -4);
+  EXPECT_EQ(nested.b, 7);
+  InitSpec scaled = InitFormula::parse("uniform(-1/sqrtK, 1/sqrtK)").bind({{"sqrtK", 4.0}});
+  EXPECT_EQ(scaled.a, -0.25);
+  EXPECT_EQ(scaled.b, 0.25);
+  EXPECT_THAT(error_of([&] { bins.bind({{"num_bins", std::int64_t{0}}}); }),
+              HasSubstr("init \"int[0, num_bins)\": int[lo,hi) needs lo < hi (they are 0 and 0)"));
+  EXPECT_THAT(error_of([&] { bins.bind({{"N", std::int64_t{1}}}); }),
+              HasSubstr("init \"int[0, num_bins)\": expression \"num_bins\": unknown dim \"num_bins\" (known: N)"));
+  EXPECT_THAT(error_of([&] { bins.bind({{"num_bins", 2.5}}); }), HasSubstr("takes whole numbers"));
 }
 
 }  // namespace

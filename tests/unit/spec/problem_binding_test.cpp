@@ -155,6 +155,30 @@ TEST(ProblemSpecBinding, RejectsInitsThatDoNotSuitTheBuffer) {
               HasSubstr("X is an input (const) and is never compared"));
 }
 
+TEST(ProblemSpecBinding, EvaluatesInitBoundsPerCase) {
+  constexpr std::string_view kernel =
+      "extern \"C\" void solve(const int* input, int* histogram, int N, int num_bins) {}";
+  constexpr std::string_view toml =
+      "kernel = \"k.cu\"\n[dims]\nN = 1024\nnum_bins = 256\n[[cases]]\nnum_bins = 7\n"
+      "[buffers.input]\nshape = \"N\"\ninit = \"int[0, num_bins)\"\n"
+      "[buffers.histogram]\nshape = \"num_bins\"\n";
+  Problem problem = bind_problem(parse_text(toml), signature_of(kernel));
+  EXPECT_EQ(buffer(problem.cases[0], 0).init->text(), "int(0,255)");
+  EXPECT_EQ(buffer(problem.cases[1], 0).init->text(), "int(0,6)");
+  EXPECT_EQ(problem.spec.buffers.at("input").init->text(), "int[0, num_bins)");  // as written
+  EXPECT_THAT(bind_error(toml, kernel, {{"num_bins", std::int64_t{0}}}),
+              HasSubstr("[buffers.input], case \"default\": init \"int[0, num_bins)\": int[lo,hi) needs lo < hi"));
+  constexpr std::string_view narrow = "extern \"C\" void solve(const int8_t* input, int* histogram, int N, int num_bins) {}";
+  EXPECT_THAT(bind_error(toml, narrow),
+              HasSubstr("[buffers.input] init \"int[0, num_bins)\" does not fit int8 (it is int(0,255) in case "
+                        "\"default\")"));
+  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[dims]\nN = 4\nnum_bins = 2\n[buffers.input]\nshape = \"N\"\ninit = \"int(0, bins)\"\n"
+                         "[buffers.histogram]\nshape = \"num_bins\"\n",
+                         kernel),
+              HasSubstr("[buffers.input], case \"default\": init \"int(0, bins)\": expression \"bins\": unknown dim "
+                        "\"bins\" (known: N, num_bins)"));
+}
+
 TEST(ProblemSpecBinding, ChecksWorkFormulasAgainstEveryCase) {
   EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[dims]\nN = 4\n[work]\nflops = \"2*N*Z\"\n",
                          "extern \"C\" void solve(float* Y, int N) {}"),
