@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
@@ -112,6 +113,15 @@ void assess_variant(VariantReport& v, const std::optional<DevicePeaks>& peaks, c
 }
 
 namespace {
+
+// Wall seconds since construction, for BenchPhaseSeconds.
+class SecondsSince {
+ public:
+  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
 
 std::vector<std::string> flags_of(const VariantReport& v) {
   std::vector<std::string> flags;
@@ -226,11 +236,13 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   if (kernels.empty()) throw input_error("nothing to measure: name at least one kernel");
   BenchReport report{.mode = std::string(timing_mode_name(options.settings.mode)), .settings = options.settings};
 
+  const SecondsSince started;
   // Correctness before speed.
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     report.checks.push_back(verify::run_check(kernels[i], check_options_for(options, i), context));
     if (!report.checks.back().passed()) return report;
   }
+  report.phase_seconds.checks = started.seconds();
   const spec::Problem& first = kernels.front();
   const std::string arch = report.checks.front().arch;
   report.device = report.checks.front().device;
@@ -256,10 +268,12 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
       60 + static_cast<double>(job.cases.size()) * (options.settings.stopping.timeout_seconds + 30));
   // The timing worker's folder is gone before the audit's worker starts (no trace of a bench
   // beside the audit's folder: timed_call_audit.hpp).
+  const SecondsSince timing_started;
   run::WorkerOutcome outcome = [&] {
     TempDir work("bench", context.cache_dir / "tmp");
     return run::run_worker(context.runner, worker, bench_job_to_json(job), work.path());
   }();
+  report.phase_seconds.timing = timing_started.seconds();
   if (!outcome.result) {
     report.flags.push_back(fmt::format("timing failed: the worker {}{}", outcome.failure,
                                        outcome.last_progress.empty() ? "" : " (" + outcome.last_progress + ")"));
@@ -271,16 +285,21 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   report.worker_phases = result.phases;
   report.event_tick_seconds = result.event_tick_seconds;
   std::mt19937_64 audit_choice(secret_seed());
+  const SecondsSince audit_started;
   audit_timed_calls(result.samples, job, report.checks, context, audit_choice);
+  report.phase_seconds.audit = audit_started.seconds();
 
   add_variants(report, first, std::move(result.samples), options.settings.mode, true);
   const bool python_reference = first.spec.reference && verify::is_python_reference(*first.spec.reference);
   if (options.time_reference && python_reference) {
     spec::Problem timed = first;
     timed.cases = job.cases;
+    const SecondsSince reference_started;
     add_python_reference(report, timed, options, context, worker);
+    report.phase_seconds.python_reference = reference_started.seconds();
   }
   add_verdicts(report, job.variants.front().label, options.comparison);
+  report.phase_seconds.total = started.seconds();
   return report;
 }
 
@@ -370,6 +389,11 @@ json bench_report_to_json(const BenchReport& report) {
           {"warnings", report.warnings},
           {"wall_seconds", report.wall_seconds},
           {"worker_phase_seconds", worker_phases_to_json(report.worker_phases)},
+          {"phase_seconds", {{"checks", report.phase_seconds.checks},
+                             {"timing", report.phase_seconds.timing},
+                             {"audit", report.phase_seconds.audit},
+                             {"python_reference", report.phase_seconds.python_reference},
+                             {"total", report.phase_seconds.total}}},
           {"passed", report.passed()}};
 }
 

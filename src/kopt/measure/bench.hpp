@@ -78,6 +78,16 @@ struct PairVerdict {
   bool interleaved = true;           // false: the two were not sampled A B A B; drift counts
 };
 
+// Where the wall time of a bench went, in kopt's own process: what the verdict costs besides
+// its samples (issue 17: a 229 µs kernel's bench took 25 s for 44 samples each).
+struct BenchPhaseSeconds {
+  double checks = 0;            // correctness checks of every kernel, their references included
+  double timing = 0;            // the timing worker, from start to exit
+  double audit = 0;             // the audit of timed calls (timed_call_audit.hpp)
+  double python_reference = 0;  // a .py reference timed in its own runner
+  double total = 0;
+};
+
 struct BenchReport {
   nlohmann::json device;
   std::string mode;
@@ -93,6 +103,7 @@ struct BenchReport {
   std::vector<std::string> warnings;
   double wall_seconds = 0;               // the timing worker's
   WorkerPhases worker_phases;
+  BenchPhaseSeconds phase_seconds;
   std::uint64_t order_seed = 0;          // the variants' order in each round was drawn from it
   double event_tick_seconds = 0;         // the CUDA event timer's tick, measured by the worker
 

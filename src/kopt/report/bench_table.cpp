@@ -17,6 +17,15 @@ std::string format_duration(double seconds) {
 
 namespace {
 
+// Where the command's time went besides the samples: a slow verdict says which step to blame.
+std::string phase_line(const measure::BenchPhaseSeconds& phases) {
+  if (phases.total <= 0) return "";
+  std::string line = fmt::format("time: checks {:.1f} s, timing {:.1f} s, audit of timed calls {:.1f} s", phases.checks,
+                                 phases.timing, phases.audit);
+  if (phases.python_reference > 0) line += fmt::format(", .py reference {:.1f} s", phases.python_reference);
+  return line + fmt::format("; {:.1f} s in all\n", phases.total);
+}
+
 std::string rate(double value, double scale, const char* unit) {
   return value > 0 ? fmt::format("{:.1f} {}", value / scale, unit) : "-";
 }
@@ -101,6 +110,7 @@ std::string format_bench_report(const measure::BenchReport& report) {
   for (const measure::VariantReport& v : report.variants) width = std::max(width, v.label.size());
   for (const measure::UntimedVariant& u : report.untimed) width = std::max(width, u.label.size());
   for (const std::string& name : case_names(report)) out += case_rows(report, name, width);
+  out += phase_line(report.phase_seconds);
   for (const verify::CheckReport& check : report.checks) out += source_audit_lines(check);
   for (const std::string& warning : report.warnings) out += "WARN: " + warning + "\n";
   for (const std::string& flag : report.flags) out += "FLAG: " + flag + "\n";

@@ -126,5 +126,18 @@ TEST(ReferenceTiming, TableFlagsTheVerdictAndGivesTheReasonInsteadOfANumber) {
       << table;
 }
 
+TEST(BenchPhases, TheTableSaysWhereTheTimeWentAndTheJsonKeepsIt) {
+  BenchReport report = report_with_python_reference();
+  EXPECT_EQ(report::format_bench_report(report).find("time: "), std::string::npos);  // not measured: no line
+  report.phase_seconds = {.checks = 12.34, .timing = 2.0, .audit = 4.5, .python_reference = 1.25, .total = 20.1};
+  const std::string table = report::format_bench_report(report);
+  EXPECT_NE(table.find("time: checks 12.3 s, timing 2.0 s, audit of timed calls 4.5 s, .py reference 1.2 s; 20.1 s in all\n"),
+            std::string::npos)
+      << table;
+  const json out = bench_report_to_json(report);
+  EXPECT_DOUBLE_EQ(out["phase_seconds"]["checks"].get<double>(), 12.34);
+  EXPECT_DOUBLE_EQ(out["phase_seconds"]["total"].get<double>(), 20.1);
+}
+
 }  // namespace
 }  // namespace kopt::measure
