@@ -67,8 +67,7 @@ int run_worker_command(const WorkerConfig& config) {
     std::optional<run::WriteSandbox> sandbox;
     if (confine && run::job_runs_a_kernel(job)) sandbox = run::confine_kernel_worker(config.result, job);
     result = execute_job(job);
-    if (run::job_runs_a_kernel(job))
-      result["sandbox"] = sandbox ? sandbox->description : "not confined (the device probe found it does not work here)";
+    if (sandbox) result["sandbox"] = sandbox->description;
     if (job.value("kind", "") == "probe" && result.value("kind", "") == "probe")
       result["sandbox"] = run::try_confined_cuda(config.result, job);
   } catch (const Error& e) {

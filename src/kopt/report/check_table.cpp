@@ -65,7 +65,7 @@ std::string source_audit_lines(const verify::CheckReport& report) {
   std::string out;
   // Unconfined, the verdict still holds (every check is run afresh), but the user should
   // know the kernel could write anywhere they can.
-  if (!report.sandbox.empty() && !report.sandbox.starts_with("landlock"))
+  if (!report.sandbox.empty() && !report.writes_confined)
     out += fmt::format("WARN: kernel's writes not confined: {}\n", report.sandbox);
   for (const spec::SourceFinding& finding : report.source_findings) {
     out += fmt::format("{}: {}\n", report.strict ? "FAIL" : "WARN", spec::describe(finding));

@@ -20,13 +20,6 @@ using spec::DType;
 using spec::DTypeKind;
 
 template <typename T>
-T load(const std::byte* data, std::int64_t index) {
-  T value;
-  std::memcpy(&value, data + index * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
-  return value;
-}
-
-template <typename T>
 void save(std::byte* data, std::int64_t index, T value) {
   std::memcpy(data + index * static_cast<std::int64_t>(sizeof(T)), &value, sizeof(T));
 }
@@ -75,20 +68,20 @@ ElementType element_type(const DType& dtype) {
 
 double element_as_double(const std::byte* data, ElementType type, std::int64_t index) {
   switch (type) {
-    case ElementType::float64: return load<double>(data, index);
-    case ElementType::float32: return load<float>(data, index);
-    case ElementType::float16: return __half2float(load<__half>(data, index));
-    case ElementType::bfloat16: return __bfloat162float(load<__nv_bfloat16>(data, index));
-    case ElementType::float8_e4m3: return static_cast<float>(load<__nv_fp8_e4m3>(data, index));
-    case ElementType::float8_e5m2: return static_cast<float>(load<__nv_fp8_e5m2>(data, index));
-    case ElementType::int8: return load<std::int8_t>(data, index);
-    case ElementType::uint8: return load<std::uint8_t>(data, index);
-    case ElementType::int16: return load<std::int16_t>(data, index);
-    case ElementType::uint16: return load<std::uint16_t>(data, index);
-    case ElementType::int32: return load<std::int32_t>(data, index);
-    case ElementType::uint32: return load<std::uint32_t>(data, index);
-    case ElementType::int64: return static_cast<double>(load<std::int64_t>(data, index));
-    case ElementType::uint64: return static_cast<double>(load<std::uint64_t>(data, index));
+    case ElementType::float64: return load_element<double>(data, index);
+    case ElementType::float32: return load_element<float>(data, index);
+    case ElementType::float16: return __half2float(load_element<__half>(data, index));
+    case ElementType::bfloat16: return __bfloat162float(load_element<__nv_bfloat16>(data, index));
+    case ElementType::float8_e4m3: return static_cast<float>(load_element<__nv_fp8_e4m3>(data, index));
+    case ElementType::float8_e5m2: return static_cast<float>(load_element<__nv_fp8_e5m2>(data, index));
+    case ElementType::int8: return load_element<std::int8_t>(data, index);
+    case ElementType::uint8: return load_element<std::uint8_t>(data, index);
+    case ElementType::int16: return load_element<std::int16_t>(data, index);
+    case ElementType::uint16: return load_element<std::uint16_t>(data, index);
+    case ElementType::int32: return load_element<std::int32_t>(data, index);
+    case ElementType::uint32: return load_element<std::uint32_t>(data, index);
+    case ElementType::int64: return static_cast<double>(load_element<std::int64_t>(data, index));
+    case ElementType::uint64: return static_cast<double>(load_element<std::uint64_t>(data, index));
   }
   return std::nan("");
 }

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string_view>
 
@@ -30,6 +31,14 @@ enum class ElementType {
 ElementType element_type(const spec::DType& dtype);
 
 double element_as_double(const std::byte* data, ElementType type, std::int64_t index);
+
+// Element `index` of an array of T, read without alignment or aliasing assumptions.
+template <typename T>
+T load_element(const std::byte* data, std::int64_t index) {
+  T value;
+  std::memcpy(&value, data + index * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
+  return value;
+}
 
 // Writes `value` converted (round to nearest, integers clamped) at `index`.
 void store_element(std::byte* data, ElementType type, std::int64_t index, double value);

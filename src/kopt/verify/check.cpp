@@ -159,6 +159,7 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
   const bool reuse_cache = !secret && probe.writes_confinable;
   ReferenceContext reference_context{context.runner, reuse_cache ? context.cache_dir : private_references,
                                      context.worker, !reuse_cache};
+  report.writes_confined = probe.writes_confinable;
   const run::DeviceInfo& device = probe.device;
   report.device = device;
   report.arch = resolve_arch(problem.spec.build.arch, options.arch, device.arch());

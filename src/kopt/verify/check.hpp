@@ -62,6 +62,7 @@ struct CheckReport {
   // How the kernel's worker was confined ("landlock ABI 7: writes only beneath 2 folders"),
   // or why it was not; unconfined, no cache a kernel could have written is reused.
   std::string sandbox;
+  bool writes_confined = false;
 
   bool passed() const;
   // One line naming the cause of failure, with case and seed; empty when passed.

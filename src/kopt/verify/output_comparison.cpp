@@ -20,13 +20,6 @@ bool within_tolerance(double out, double ref, const spec::Tolerance& tolerance) 
 
 namespace {
 
-template <typename T>
-T load_integer(const std::byte* data, std::int64_t index) {
-  T value;
-  std::memcpy(&value, data + index * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
-  return value;
-}
-
 // |a - b| without overflow: the unsigned difference of the larger and the smaller is exact
 // modulo 2^64, and the true distance of two 64-bit integers lies in [0, 2^64).
 template <typename T>
@@ -40,8 +33,8 @@ std::uint64_t integer_distance(T a, T b) {
 template <typename T>
 std::pair<bool, double> compare_integer_element(const std::byte* out, const std::byte* ref, std::int64_t index,
                                                 const spec::Tolerance& tolerance) {
-  const T o = load_integer<T>(out, index);
-  const T r = load_integer<T>(ref, index);
+  const T o = run::load_element<T>(out, index);
+  const T r = run::load_element<T>(ref, index);
   const std::uint64_t distance = integer_distance(o, r);
   const long double allowed = static_cast<long double>(tolerance.atol) +
                               static_cast<long double>(tolerance.rtol) * std::fabs(static_cast<long double>(r));
