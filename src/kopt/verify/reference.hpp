@@ -34,6 +34,9 @@ struct ReferenceOutputs {
   std::string backend;                                   // python: "torch on cuda", "numpy on cpu"
   int computed = 0;                                      // (case, seed) pairs computed now
   int cached = 0;                                        // ... and found in the cache
+  // [case][seed] → each output's digest (run::output_digest), in argument order: a .cu
+  // reference's worker takes them; empty where unknown (a .py reference, an older cache entry).
+  std::vector<std::vector<std::vector<std::uint64_t>>> digests;
 };
 
 bool is_python_reference(const std::filesystem::path& reference);
