@@ -22,7 +22,9 @@ std::optional<std::vector<std::uint64_t>> DeviceDigester::digest(const KernelLib
   for (std::size_t i = 0; i < buffers.size(); ++i) {
     if (!library.launch_digest(buffers[i]->data(), buffers[i]->size(), sums_ + i, blocks_)) return std::nullopt;
   }
-  check_cuda(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize");
+  // The whole device: a library built with `--default-stream per-thread` (graph mode) launches
+  // the digest on its per-thread stream, which a wait on the legacy stream may not cover.
+  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   std::vector<std::uint64_t> digests;
   for (std::size_t i = 0; i < buffers.size(); ++i) digests.push_back(sums[i]);
   return digests;

@@ -24,7 +24,7 @@ class DeviceDigester {
 
   // The digest of each buffer's data (run::output_digest of the same bytes), in order, after
   // the work queued before on the default stream; nullopt when `library` has no digest
-  // kernel or there are more buffers than kMaxBuffers. Synchronizes the default stream.
+  // kernel or there are more buffers than kMaxBuffers. Synchronizes the device.
   std::optional<std::vector<std::uint64_t>> digest(const KernelLibrary& library,
                                                    const std::vector<const GuardedDeviceBuffer*>& buffers);
 

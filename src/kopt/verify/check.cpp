@@ -11,6 +11,7 @@
 #include "kopt/core/parallel_for.hpp"
 #include "kopt/core/secret.hpp"
 #include "kopt/run/device_probe.hpp"
+#include "kopt/run/probe_cache.hpp"
 #include "kopt/run/problem_codec.hpp"
 #include "kopt/verify/reference.hpp"
 
@@ -180,8 +181,13 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
   if (build && !build->ok()) return with_compile_failure(std::move(report), problem, *build->failure, known_arch);
 
   run::DeviceProbe probe;
+  const run::ProbeFacts probe_facts = run::read_probe_facts(context.worker);
+  bool probe_from_cache = false;
   try {
-    probe = run::probe_device(context.runner, context.worker, work.path() / "probe");
+    run::CachedProbe cached_probe =
+        run::probe_device_cached(context.runner, context.worker, work.path() / "probe", context.cache_dir, probe_facts);
+    probe = std::move(cached_probe.probe);
+    probe_from_cache = cached_probe.from_cache;
   } catch (const Error& no_device) {
     // A broken spec is the user's first problem, before a missing GPU: a Python reference
     // runs without one, and its failure (exit 2) is reported instead. No kernel has run, so
@@ -242,6 +248,11 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
   report.sandbox = probe.writes_confinable ? outcome.result->value("sandbox", "not reported by the worker")
                                            : "not confined: " + probe.sandbox;
   CheckJobResult result = check_result_from_json(*outcome.result);
+  if (probe_from_cache && result.device.value("uuid", "") != device.uuid) {
+    // Not the GPU the cached probe named (reconfigured since, without a reboot): probe afresh.
+    run::forget_probe(context.cache_dir, context.worker, probe_facts);
+    return run_check(problem, options, context);
+  }
   report.runs = std::move(result.runs);
   report.worker_phases = result.phases;
   if (result.fatal) {
