@@ -128,6 +128,18 @@ class Stopwatch {
 // each comparison already spreads over every core (output_comparison.cpp).
 constexpr unsigned kComparisonWidth = 4;
 
+// [case][seed] → each output's digest in the kernel's run of that case and seed.
+std::vector<std::vector<std::vector<std::uint64_t>>> digests_by_case_and_seed(const CheckReport& report) {
+  std::vector<std::vector<std::vector<std::uint64_t>>> digests(
+      report.cases.size(), std::vector<std::vector<std::uint64_t>>(report.seeds.size()));
+  for (const RunRecord& run : report.runs) {
+    const auto seed = static_cast<std::size_t>(std::ranges::find(report.seeds, run.seed) - report.seeds.begin());
+    const auto c = static_cast<std::size_t>(run.case_index);
+    if (c < digests.size() && seed < report.seeds.size()) digests[c][seed] = run.output_digests;
+  }
+  return digests;
+}
+
 // Every run's dumped outputs against the reference's, runs side by side.
 void compare_with_reference_outputs(CheckReport& report, const CheckJob& job, const ReferenceOutputs& reference) {
   parallel_for(
@@ -260,6 +272,7 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
     return report;
   }
   if (problem.spec.reference) {
+    reference_context.kernel_digests = digests_by_case_and_seed(report);
     ReferenceOutputs reference = reference_outputs(problem, report.seeds, reference_context,
                                                    python_reference ? nullptr : &compiler, report.arch);
     report.reference = describe_reference(problem, reference);

@@ -90,6 +90,11 @@ struct CheckJob {
   // Dumps that only this command reads (the kernel's outputs for the comparison in kopt's
   // process) are not waited for on the disk; cached reference outputs are.
   bool scratch_dumps = false;
+  // Per [case][seed], each output's digest (argument order) that the kernel's worker recorded:
+  // an output of this job with the same digest holds the same bytes and is not dumped. For a
+  // reference computed into a private cache, whose files only this check reads (check.cpp
+  // compares outputs with equal digests without them). Empty: every output is dumped.
+  std::vector<std::vector<std::vector<std::uint64_t>>> dump_unless_digests;
   // The audit of timed calls: one call per seed, made as the timing loop makes it (inputs
   // generated on the GPU, outputs poisoned, their digest taken on the GPU), with nothing but
   // the guards and the digest looked at. The worker cannot see this flag (the job file is gone

@@ -241,10 +241,14 @@ ReferenceOutputs cuda_reference_outputs(const spec::Problem& problem, const std:
     }
     job.cases.push_back(problem.cases[c]);
     job.dump_dirs.push_back(outputs.dirs.back());
+    if (context.private_cache && c < context.kernel_digests.size()) {
+      job.dump_unless_digests.push_back(context.kernel_digests[c]);
+    }
     case_of_job.push_back(c);
   }
   if (job.cases.empty()) return outputs;
   job.seeds = seeds;
+  if (job.dump_unless_digests.size() != job.cases.size()) job.dump_unless_digests.clear();
 
   TempDir work("reference-job", context.cache_dir / "tmp");
   run::WorkerOutcome outcome = run::run_worker(context.runner, context.worker, check_job_to_json(job), work.path());

@@ -26,6 +26,10 @@ struct ReferenceContext {
   // The cache is this command's own (secret seeds, unconfined workers): its outputs need not
   // survive a crash of the machine (core/files.hpp, Durability).
   bool private_cache = false;
+  // [case][seed] → each output's digest in the kernel's run (argument order). A .cu reference
+  // computed into a private cache does not dump an output with the same digest: no one reads
+  // it (check.cpp passes equal digests unread). Empty: every output is dumped.
+  std::vector<std::vector<std::vector<std::uint64_t>>> kernel_digests;
 };
 
 struct ReferenceOutputs {

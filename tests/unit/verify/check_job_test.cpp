@@ -87,7 +87,10 @@ TEST(FindingKind, FundamentalCausesSortFirst) {
 TEST(CheckJob, TheAuditsSingleCallsAndTheWorkersPhasesRoundTrip) {
   CheckJob job{.library = "/cache/lib.so", .signature = vector_add_signature(), .cases = {vector_add_case()},
                .seeds = {1}, .single_calls = true};
-  EXPECT_TRUE(check_job_from_json(check_job_to_json(job)).single_calls);
+  job.dump_unless_digests = {{{11, 22}}};
+  const CheckJob back_job = check_job_from_json(check_job_to_json(job));
+  EXPECT_TRUE(back_job.single_calls);
+  EXPECT_EQ(back_job.dump_unless_digests, job.dump_unless_digests);
   EXPECT_FALSE(check_job_from_json(check_job_to_json(CheckJob{.signature = vector_add_signature()})).single_calls);
 
   CheckJobResult result;
