@@ -37,6 +37,11 @@ inline constexpr int kCallsPerSampleLimit = 1024;
 // case starts: the kernel's own allocations (scratch, workspaces) still find room.
 inline constexpr double kBatchMemoryShare = 0.25;
 
+// The timing method, for keys of cached measurements: a screen result cached under an earlier
+// method (one call per sample) is not comparable with one measured now, so the loop's result
+// cache keys on this (loop/run_loop.cpp, screen_key). Change it when what a sample is changes.
+inline constexpr std::string_view kTimingMethod = "samples of >= 50 us: batches of calls, each on its own inputs";
+
 // n = ceil(kBatchSampleSeconds / one call), clamped to [1, max_calls]. A call of no
 // measurable time (0: under one tick) gets max_calls.
 int calls_per_batch(double one_call_seconds, int max_calls);
