@@ -3,10 +3,16 @@
 `kopt bench TARGET --json` twice, with its defaults and with --max-calls-per-sample 1, and
 checks that the default run timed batches: calls_per_sample > 1 with the same n for every
 variant, the L2 flushed before each batch, the resolution the tick / n, a sane per-call median
-(within [LOW_US, HIGH_US] and no slower than one call per sample, which also pays the events'
-own cost), no FLAG, passed; and that the one-call run timed one call per sample.
+(within [LOW_US, HIGH_US], and at most MAX_VS_ONE times the median of one call per sample), no
+FLAG, passed; and that the one-call run timed one call per sample.
 
-    check_batched_timing.py KOPT LOW_US HIGH_US TARGET [kopt bench options...]
+A batch's per-call time is not one call's: the events' own cost is shared by n calls (lower),
+but each call's outputs, left dirty in the L2, are written back while later calls of the batch
+run (higher), where one call per sample leaves them for after its stop event. A compute-bound
+kernel with small outputs should come out no slower (MAX_VS_ONE 1.05); a memory-bound one
+whose outputs fit in the L2 may pay for its write-back (docs/measurement.md, "Short kernels").
+
+    check_batched_timing.py KOPT LOW_US HIGH_US MAX_VS_ONE TARGET [kopt bench options...]
 
 Prints "BATCHED: ..." and exits 0, or says what is wrong and exits 1.
 """
@@ -56,7 +62,7 @@ def batch_problem(report, low, high):
 
 
 def main(argv):
-    kopt, low, high, arguments = argv[1], float(argv[2]), float(argv[3]), argv[4:]
+    kopt, low, high, max_vs_one, arguments = argv[1], float(argv[2]), float(argv[3]), float(argv[4]), argv[5:]
     batched, process = bench(kopt, arguments)
     if batched is None:
         return fail("kopt bench --json gave no JSON (exit %d)" % process.returncode, process.stdout + process.stderr)
@@ -71,15 +77,15 @@ def main(argv):
         return fail("one call per sample with --max-calls-per-sample 1: %d, %r" % (one["calls_per_sample"], one["l2"]))
     kernel = kernel_of(batched)
     per_call, alone = kernel["summary"]["median"], one["summary"]["median"]
-    if per_call > 1.05 * alone:
-        return fail("a batch's per-call median no slower than one call's: %.3f us vs %.3f us"
-                    % (per_call * 1e6, alone * 1e6))
+    if per_call > max_vs_one * alone:
+        return fail("a batch's per-call median at most %g x one call's: %.3f us vs %.3f us"
+                    % (max_vs_one, per_call * 1e6, alone * 1e6))
     print("BATCHED: %d calls per sample, per-call median %.3f us [%.3f, %.3f] (%d samples, %s); one call per "
-          "sample %.3f us [%.3f, %.3f] (%d samples, %s)"
+          "sample %.3f us [%.3f, %.3f] (%d samples, %s); ratio %.4f"
           % (kernel["calls_per_sample"], per_call * 1e6, kernel["summary"]["median_ci"]["low"] * 1e6,
              kernel["summary"]["median_ci"]["high"] * 1e6, kernel["summary"]["count"], kernel["stop_reason"],
              alone * 1e6, one["summary"]["median_ci"]["low"] * 1e6, one["summary"]["median_ci"]["high"] * 1e6,
-             one["summary"]["count"], one["stop_reason"]))
+             one["summary"]["count"], one["stop_reason"], per_call / alone))
     return 0
 
 
