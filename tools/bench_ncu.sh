@@ -5,7 +5,10 @@
 # repeatability, (max - min) / median, and kopt's figure, the median of the 5; then Nsight
 # Compute's gpu__time_duration.sum of the same kernel in a standalone program
 # (tools/ncu_fma_chain.cu, LAUNCHES launches, median), with --clock-control none and its
-# default cache flush before each kernel. One line per figure.
+# default cache flush before each kernel. One line per figure, and a third line with one run of
+# one call per sample (--max-calls-per-sample 1) beside them: a batch's per-call time holds the
+# GPU's gap between back-to-back kernels, which ncu's per-kernel duration does not, and one
+# call's holds the events' own latency instead.
 #
 #   tools/bench_ncu.sh                # from the repository root, on the GPU machine
 # Env: KOPT, OUT, SIZES ("131072 4194304"), REPEATS (5), LAUNCHES (20), NCU (ncu on PATH, or
@@ -32,12 +35,17 @@ for n in ${SIZES:-$N_7US $N_200US}; do
     medians+=("$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["variants"][0]["summary"]["median"])' \
                  "$OUT/repeat_${n}_$i.json")")
   done
+  "$KOPT" bench "$DISCRIMINATION/base.cu" --spec "$DISCRIMINATION/kopt.toml" --dim "n=$n" --seeds 1 \
+      --max-calls-per-sample 1 --out "$OUT/single_${n}.json" > "$OUT/single_${n}.txt" 2>&1 \
+      || die "kopt bench --max-calls-per-sample 1 failed: see $OUT/single_${n}.txt"
   "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv --kernel-name fma_chain \
       "$OUT/ncu_fma_chain" "$n" "${LAUNCHES:-20}" > "$OUT/ncu_$n.csv" 2> "$OUT/ncu_$n.err" \
       || die "ncu failed: see $OUT/ncu_$n.err"
-  python3 - "$n" "$OUT/ncu_$n.csv" "$((SECONDS - started))" "${medians[@]}" <<'PY'
-import csv, statistics, sys
-n, path, seconds, medians = sys.argv[1], sys.argv[2], sys.argv[3], [float(m) for m in sys.argv[4:]]
+  python3 - "$n" "$OUT/ncu_$n.csv" "$((SECONDS - started))" "$OUT/single_${n}.json" "$OUT/repeat_${n}_1.json" \
+      "${medians[@]}" <<'PY'
+import csv, json, statistics, sys
+n, path, seconds, single_path, first_path = sys.argv[1:6]
+medians = [float(m) for m in sys.argv[6:]]
 scale = {"nsecond": 1e-9, "ns": 1e-9, "usecond": 1e-6, "us": 1e-6, "msecond": 1e-3, "ms": 1e-3, "second": 1.0, "s": 1.0}
 rows = csv.DictReader(line for line in open(path) if line.startswith('"'))
 ncu = [float(r["Metric Value"].replace(",", "")) * scale[r["Metric Unit"]] for r in rows
@@ -51,5 +59,9 @@ print(f"repeatability n={n}: kopt medians {', '.join(f'{m * 1e6:.3f}' for m in m
 print(f"agreement n={n}: kopt {kopt * 1e6:.3f} us (median of {len(medians)} runs), ncu {ncu_median * 1e6:.3f} us "
       f"(median of {len(ncu)} launches, --clock-control none), difference {100 * (kopt - ncu_median) / ncu_median:+.2f} % "
       f"(aim within 2 %); {seconds} s")
+single = json.load(open(single_path))["variants"][0]["summary"]["median"]
+calls = json.load(open(first_path))["variants"][0]["calls_per_sample"]
+print(f"one call per sample n={n}: kopt {single * 1e6:.3f} us ({100 * (single - ncu_median) / ncu_median:+.2f} % from ncu); "
+      f"the runs above took {calls} calls per sample")
 PY
 done
