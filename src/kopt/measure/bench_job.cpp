@@ -9,6 +9,8 @@
 #include <memory>
 
 #include "kopt/core/error.hpp"
+#include "kopt/measure/batch_arguments.hpp"
+#include "kopt/measure/call_batch.hpp"
 #include "kopt/measure/captured_calls.hpp"
 #include "kopt/measure/cuda_timing.hpp"
 #include "kopt/measure/round_order.hpp"
@@ -41,14 +43,21 @@ struct VariantState {
   VariantSamples samples;
   std::unique_ptr<CapturedCalls> graph;  // graph mode, when capture succeeded
   bool blocked = true;                    // solve's launches are queued behind the stream blocker
+  double one_call_seconds = 0;            // the last warm-up call's event time: what n is chosen from
 };
 
+// The times of one sample, all its calls together.
 struct Sample {
   double gpu_seconds = 0;
   double host_seconds = 0;
   double sm_clock_mhz = 0;  // 0: no probe
   bool blocker_timed_out = false;
 };
+
+// Appends `note` to the variant's timing note.
+void add_note(VariantSamples& samples, const std::string& note) {
+  samples.timing_note += (samples.timing_note.empty() ? "" : "; ") + note;
+}
 
 // The clock is probed just before the flush, and one synchronization waits for both: the SM
 // clock of the moment before the timed call, which thermal or power throttling (a matter of
@@ -60,16 +69,23 @@ double probe_and_flush(const run::KernelLibrary& library, ClockProbe& clock, con
   return probed ? clock.read_mhz() : 0;
 }
 
-Sample take_sample(const run::KernelLibrary& library, const run::KernelArguments& arguments,
+// One call per argument set, back to back between the events. The host clock starts at the
+// blocker's release, when the GPU starts on the calls: before it the host only queues them (a
+// few µs a call, which in a batch of 64 would look like work escaping the events); unblocked,
+// the GPU runs each call as it is queued, so the clock starts before the first.
+Sample take_sample(const run::KernelLibrary& library, const std::vector<run::KernelArguments*>& calls,
                    const L2Flusher* flusher, ClockProbe& clock, Event& start, Event& stop, int flush_round,
                    StreamBlocker* blocker) {
   Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, flusher, flush_round)};
   const bool blocked = blocker != nullptr && blocker->hold(library);
-  const auto host_start = Clock::now();
+  auto host_start = Clock::now();
   run::check_cuda(cudaEventRecord(start.get(), nullptr), "cudaEventRecord");
-  library.call(arguments.call());
+  for (const run::KernelArguments* arguments : calls) library.call(arguments->call());
   run::check_cuda(cudaEventRecord(stop.get(), nullptr), "cudaEventRecord");
-  if (blocked) blocker->release();
+  if (blocked) {
+    host_start = Clock::now();
+    blocker->release();
+  }
   run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   const auto host_end = Clock::now();
   if (auto error = library.take_launch_error()) throw run::CudaFailure{"a launch in solve", *error};
@@ -101,8 +117,8 @@ Sample take_graph_sample(const run::KernelLibrary& library, const CapturedCalls&
   const auto host_end = Clock::now();
   float milliseconds = 0;
   run::check_cuda(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
-  sample.gpu_seconds = milliseconds * 1e-3 / graph.calls();
-  sample.host_seconds = std::chrono::duration<double>(host_end - host_start).count() / graph.calls();
+  sample.gpu_seconds = milliseconds * 1e-3;
+  sample.host_seconds = std::chrono::duration<double>(host_end - host_start).count();
   return sample;
 }
 
@@ -121,8 +137,8 @@ void prepare_graph(VariantState& v, const run::KernelArguments& arguments, doubl
 // solve waited for the device while the blocker held it: time it unheld from now on.
 void stop_blocking(VariantState& v) {
   v.blocked = false;
-  v.samples.timing_note =
-      "solve waits for the device, so its launches cannot be queued ahead: the events include the host's launch time";
+  add_note(v.samples,
+           "solve waits for the device, so its launches cannot be queued ahead: the events include the host's launch time");
 }
 
 // Seconds from `mark` to now, moving `mark` to now: one phase of the worker's time ends.
@@ -133,54 +149,70 @@ double lap_seconds(Clock::time_point& mark) {
   return seconds;
 }
 
-// One call of solve as the timing loop makes it: fresh inputs, the sample, the digest.
-struct Call {
-  Sample sample;
-  std::uint64_t seed = 0;
-  std::optional<std::uint64_t> digest;
+// What surrounds the calls of every sample, outside the events.
+struct SampleKit {
+  const L2Flusher* flush;
+  ClockProbe& probe;
+  Event& start;
+  Event& stop;
+  StreamBlocker& blocker;
+  CallInputs& inputs;
+  BatchDigests& digests;
 };
 
-Call timed_call(VariantState& v, run::KernelArguments& arguments, CallInputs& inputs, const L2Flusher* flush,
-                ClockProbe& probe, Event& start, Event& stop, int round, StreamBlocker& blocker) {
-  Call call{.seed = inputs.next_seed()};
-  inputs.prepare(*v.library, arguments, call.seed);
-  call.sample = v.graph ? take_graph_sample(*v.library, *v.graph, probe, start, stop)
-                        : take_sample(*v.library, arguments, flush, probe, start, stop, round,
-                                      v.blocked ? &blocker : nullptr);
-  if (call.sample.blocker_timed_out) stop_blocking(v);
-  call.digest = inputs.digest(*v.library, arguments);
-  return call;
+// One sample as the timing loop takes it: fresh inputs from a seed of its own for every
+// argument set, the calls (one per set; a graph replay on the first), every set's digest.
+TimedBatch timed_batch(VariantState& v, const std::vector<run::KernelArguments*>& sets, SampleKit& kit, int round) {
+  TimedBatch batch{.calls = v.graph ? v.graph->calls() : static_cast<int>(sets.size())};
+  for (run::KernelArguments* set : sets) {
+    batch.seeds.push_back(kit.inputs.next_seed());
+    kit.inputs.prepare(*v.library, *set, batch.seeds.back());
+  }
+  const Sample sample = v.graph ? take_graph_sample(*v.library, *v.graph, kit.probe, kit.start, kit.stop)
+                                : take_sample(*v.library, sets, kit.flush, kit.probe, kit.start, kit.stop, round,
+                                              v.blocked ? &kit.blocker : nullptr);
+  if (sample.blocker_timed_out) stop_blocking(v);
+  batch.gpu_seconds = sample.gpu_seconds;
+  batch.host_seconds = sample.host_seconds;
+  batch.sm_clock_mhz = sample.sm_clock_mhz;
+  batch.digests = kit.digests.take(*v.library, sets);
+  return batch;
 }
 
-void warm_up(const BenchJob& job, VariantState& v, run::KernelArguments& arguments, CallInputs& inputs,
-             const L2Flusher* flush, ClockProbe& probe, Event& start, Event& stop, StreamBlocker& blocker) {
-  double last_call_seconds = 0;
+void warm_up(const BenchJob& job, VariantState& v, run::KernelArguments& arguments, SampleKit& kit) {
   // The first call is never held: it loads the library's kernels (lazily, on first launch),
   // which waits for the device — and so for the blocker.
   for (int i = 0; i < std::max(2, job.settings.warmup_calls); ++i) {
-    inputs.prepare(*v.library, arguments, inputs.next_seed());
-    StreamBlocker* hold = i > 0 && v.blocked ? &blocker : nullptr;
-    Sample s = take_sample(*v.library, arguments, flush, probe, start, stop, i, hold);
+    kit.inputs.prepare(*v.library, arguments, kit.inputs.next_seed());
+    StreamBlocker* hold = i > 0 && v.blocked ? &kit.blocker : nullptr;
+    Sample s = take_sample(*v.library, {&arguments}, kit.flush, kit.probe, kit.start, kit.stop, i, hold);
     if (i == 0) v.samples.first_call_seconds = s.host_seconds;
-    last_call_seconds = s.gpu_seconds;
+    v.one_call_seconds = s.gpu_seconds;
     if (s.blocker_timed_out) stop_blocking(v);
   }
-  if (job.settings.mode == TimingMode::graph) prepare_graph(v, arguments, last_call_seconds);
+  if (job.settings.mode == TimingMode::graph) prepare_graph(v, arguments, v.one_call_seconds);
 }
 
-void keep_call(const BenchJob& job, VariantState& v, const Call& call, double max_clock_mhz) {
-  const Sample& s = call.sample;
-  if (s.sm_clock_mhz > 0 && s.sm_clock_mhz < job.settings.throttle_fraction * max_clock_mhz) {
-    ++v.samples.throttled_discarded;
-    return;
+void keep_batch(const BenchJob& job, VariantState& v, const TimedBatch& batch, double max_clock_mhz) {
+  if (auto per_call = record_batch(v.samples, batch, job.settings.throttle_fraction * max_clock_mhz)) {
+    v.criterion.add_sample(*per_call, batch.calls);
   }
-  v.samples.gpu_seconds.push_back(s.gpu_seconds);
-  v.samples.host_seconds.push_back(s.host_seconds);
-  if (s.sm_clock_mhz > 0) v.samples.sm_clock_mhz.push_back(s.sm_clock_mhz);
-  v.samples.sample_seeds.push_back(call.seed);
-  v.samples.sample_digests.push_back(call.digest.value_or(0));
-  v.samples.digests = call.digest.has_value();
-  v.criterion.add_sample(s.gpu_seconds);
+}
+
+// The calls of one sample for the case's variants: n from the shortest variant's warm-up call,
+// the same for all of them, so that the events' fixed cost weighs alike on every variant (a
+// ratio of per-call medians of batches of different sizes would carry it). Graph mode: 1 (the
+// graph holds its own calls). Allocates the argument sets.
+int choose_calls(const BenchJob& job, std::vector<VariantState>& variants, ArgumentSets& sets) {
+  if (job.settings.mode == TimingMode::graph) return 1;
+  double shortest = variants.front().one_call_seconds;
+  for (const VariantState& v : variants) shortest = std::min(shortest, v.one_call_seconds);
+  const int wanted = calls_per_batch(shortest, job.settings.max_calls_per_sample);
+  const int calls = sets.grow_to(wanted);
+  if (calls > 1) {
+    for (VariantState& v : variants) add_note(v.samples, batch_note(job.settings.mode, calls, wanted));
+  }
+  return calls;
 }
 
 // The criteria of a case's variants, for CaseStopping.
@@ -191,13 +223,10 @@ std::vector<const StoppingCriterion*> criteria_of(const std::vector<VariantState
 }
 
 void measure_case(const BenchJob& job, std::size_t case_index, std::vector<VariantState>& variants,
-                  const DeviceTiming& timing, const L2Flusher* flush, StreamBlocker& blocker, CallInputs& inputs,
-                  BenchJobResult& result) {
+                  const DeviceTiming& timing, SampleKit& kit, BenchJobResult& result) {
   Clock::time_point mark = Clock::now();
   const spec::BoundCase& bound_case = job.cases[case_index];
-  run::KernelArguments arguments(bound_case);
-  ClockProbe probe;
-  Event start, stop;
+  ArgumentSets sets(bound_case);
   result.phases.inputs += lap_seconds(mark);
 
   std::vector<bool> budgeted;
@@ -205,13 +234,19 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     VariantState& v = variants[i];
     v.samples = VariantSamples{.label = v.label, .case_name = bound_case.name};
     run::report_progress(fmt::format("case {}: warming up {}", bound_case.name, v.samples.label));
-    warm_up(job, v, arguments, inputs, flush, probe, start, stop, blocker);
-    // Known once the warm-up has chosen the calls per sample (graph mode).
-    v.samples.resolution_seconds = timing.tick_seconds / v.samples.calls_per_sample;
-    v.criterion = StoppingCriterion(job.settings.stopping, v.samples.resolution_seconds);
+    warm_up(job, v, sets.first(), kit);
     budgeted.push_back(job.variants[i].budgeted);
   }
   result.phases.warmup += lap_seconds(mark);
+  const int calls = choose_calls(job, variants, sets);
+  const std::vector<run::KernelArguments*> batch_sets = sets.first(calls);
+  for (VariantState& v : variants) {
+    if (!v.graph) v.samples.calls_per_sample = calls;
+    v.samples.l2 = std::string(l2_policy(job.settings.mode, v.samples.calls_per_sample));
+    v.samples.resolution_seconds = timing.tick_seconds / v.samples.calls_per_sample;
+    v.criterion = StoppingCriterion(job.settings.stopping, v.samples.resolution_seconds);
+  }
+  result.phases.inputs += lap_seconds(mark);
   run::report_progress(fmt::format("case {}: measuring", bound_case.name));
   SampleProgress progress(bound_case.name, variants.size());
   CaseStopping stopping(budgeted);
@@ -222,8 +257,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     for (std::size_t i : order.next()) {
       if (!stopping.sampling(i)) continue;
       VariantState& v = variants[i];
-      keep_call(job, v, timed_call(v, arguments, inputs, flush, probe, start, stop, ++round, blocker),
-                timing.max_clock_mhz);
+      keep_batch(job, v, timed_batch(v, batch_sets, kit, ++round), timing.max_clock_mhz);
       progress.sampled(v.label, false);
     }
     done = stopping.update(criteria_of(variants), std::chrono::duration<double>(Clock::now() - began).count());
@@ -232,12 +266,12 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     variants[i].samples.stop_reason = std::string(stop_reason_name(stopping.reason(i)));
   }
   result.phases.sampling += lap_seconds(mark);
-  // One more call each, made exactly like a timed one: a kernel that stopped working after
-  // some number of calls is still not working here.
+  // One more sample each, taken exactly like a timed one; its last call is audited: a kernel
+  // that stopped working after some number of calls is still not working there.
   for (VariantState& v : variants) {
-    const Call final_call = timed_call(v, arguments, inputs, flush, probe, start, stop, ++round, blocker);
-    v.samples.final_seed = final_call.seed;
-    v.samples.final_digest = final_call.digest.value_or(0);
+    const TimedBatch final_batch = timed_batch(v, batch_sets, kit, ++round);
+    v.samples.final_seed = final_batch.seeds.back();
+    v.samples.final_digest = final_batch.digests.back().value_or(0);
     result.samples.push_back(std::move(v.samples));
   }
   result.phases.recheck += lap_seconds(mark);
@@ -297,11 +331,14 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
                             .tick_seconds = measure_event_tick(*variants.front().library)};
   result.event_tick_seconds = timing.tick_seconds;
   StreamBlocker blocker;
+  ClockProbe probe;
+  Event start, stop;
   CallInputs inputs(job.sample_key, 4 * std::max(device.sm_count, 1));
+  BatchDigests digests(4 * std::max(device.sm_count, 1));
+  SampleKit kit{.flush = flush ? &*flush : nullptr, .probe = probe, .start = start, .stop = stop, .blocker = blocker,
+                .inputs = inputs, .digests = digests};
   result.phases.setup = std::chrono::duration<double>(Clock::now() - began).count();
-  for (std::size_t c = 0; c < job.cases.size(); ++c) {
-    measure_case(job, c, variants, timing, flush ? &*flush : nullptr, blocker, inputs, result);
-  }
+  for (std::size_t c = 0; c < job.cases.size(); ++c) measure_case(job, c, variants, timing, kit, result);
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - began).count();
   return result;
 }

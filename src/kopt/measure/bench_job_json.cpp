@@ -20,7 +20,8 @@ json settings_to_json(const BenchSettings& s) {
           {"timeout_seconds", s.stopping.timeout_seconds},
           {"max_samples", s.stopping.max_samples},
           {"throttle_fraction", s.throttle_fraction},
-          {"warmup_calls", s.warmup_calls}};
+          {"warmup_calls", s.warmup_calls},
+          {"max_calls_per_sample", s.max_calls_per_sample}};
 }
 
 BenchSettings settings_from_json(const json& in) {
@@ -34,6 +35,7 @@ BenchSettings settings_from_json(const json& in) {
   s.stopping.max_samples = in.at("max_samples");
   s.throttle_fraction = in.at("throttle_fraction");
   s.warmup_calls = in.at("warmup_calls");
+  s.max_calls_per_sample = in.value("max_calls_per_sample", s.max_calls_per_sample);
   return s;
 }
 
@@ -95,6 +97,7 @@ json bench_result_to_json(const BenchJobResult& result) {
                        {"calls_per_sample", s.calls_per_sample},
                        {"resolution_seconds", s.resolution_seconds},
                        {"timing_note", s.timing_note},
+                       {"l2", s.l2},
                        {"sample_seeds", s.sample_seeds},
                        {"sample_digests", s.sample_digests},
                        {"final_seed", s.final_seed},
@@ -127,6 +130,7 @@ BenchJobResult bench_result_from_json(const json& in) {
     v.calls_per_sample = s.value("calls_per_sample", 1);
     v.resolution_seconds = s.value("resolution_seconds", 0.0);
     v.timing_note = s.value("timing_note", "");
+    v.l2 = s.value("l2", "");
     v.sample_seeds = s.value("sample_seeds", std::vector<std::uint64_t>{});
     v.sample_digests = s.value("sample_digests", std::vector<std::uint64_t>{});
     v.final_seed = s.value("final_seed", std::uint64_t{0});
