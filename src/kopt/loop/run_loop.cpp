@@ -16,6 +16,7 @@
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
+#include "kopt/measure/call_batch.hpp"
 #include "kopt/spec/kernel_signature.hpp"
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/spec/tool_arguments.hpp"
@@ -159,12 +160,14 @@ std::vector<std::string> validated_methods(const RunFolder& run, int i, const Ru
 }
 
 // What decides a branch's screen result: its source, defines and case, the device and driver
-// the run measures on, and the run's settings and spec (tolerances and flags live there).
+// the run measures on, the run's settings and spec (tolerances and flags live there), and
+// kopt's timing method.
 VariantKey screen_key(const RunFolder& run, const RunState& state, const Variant& variant) {
   const json env = fs::exists(run.root() / "env.json") ? read_json(run.root() / "env.json") : json::object();
   const json device = env.value("device", json::object());
   ContentHasher settings;
   settings.add(std::to_string(state.settings.seeds)).add(std::to_string(state.settings.min_effect));
+  settings.add(std::string(measure::kTimingMethod));  // a result timed another way is not comparable
   if (state.spec && fs::exists(*state.spec)) settings.add(read_file(*state.spec));
   for (const std::string& dim : state.dims) settings.add(dim);
   return {.source_hash = content_hash(read_file(run.absolute(variant.kernel))),
