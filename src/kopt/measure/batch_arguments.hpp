@@ -87,7 +87,9 @@ class BatchDigests {
         }
       }
     }
-    run::check_cuda(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize");
+    // The whole device: a library built with --default-stream per-thread (graph mode) launches
+    // the digest on its per-thread stream, which a wait on the legacy stream does not cover.
+    run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     std::vector<std::optional<std::uint64_t>> digests;
     slot = 0;
     for (const auto& set : outputs) {

@@ -46,7 +46,9 @@ class CallInputs {
         return std::nullopt;
       }
     }
-    run::check_cuda(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize");
+    // The whole device: a library built with --default-stream per-thread (graph mode) launches
+    // the digest on its per-thread stream, which a wait on the legacy stream does not cover.
+    run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     std::vector<std::uint64_t> per_output;
     for (std::size_t i = 0; i < outputs.size(); ++i) per_output.push_back(digests_[i]);
     return verify::combine_output_digests(per_output);
