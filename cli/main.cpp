@@ -17,7 +17,7 @@
 namespace {
 
 // A first word that names no command: refused before CLI11 sees it, which would otherwise
-// answer `kopt import --help` with the main help and exit 0.
+// answer `kopt teleport --help` with the main help and exit 0.
 std::optional<std::string> unknown_command(int argc, char** argv, const std::vector<kopt::cli::Command>& commands) {
   if (argc < 2 || argv[1][0] == '-') return std::nullopt;
   const std::string_view word = argv[1];

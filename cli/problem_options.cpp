@@ -1,6 +1,7 @@
 #include "problem_options.hpp"
 
 #include "common_options.hpp"
+#include "kopt/core/error.hpp"
 #include "kopt/spec/tool_arguments.hpp"
 
 namespace kopt::cli {
@@ -17,12 +18,33 @@ void add_problem_options(CLI::App& app, ProblemOptions& o) {
       ->check(unsigned_integer())
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 53));
   app.add_flag("--strict", o.strict, "Fail when the source audit finds anything (docs/integrity.md)");
+  // The seed's task folders are sized as --M=4096 --N=4096: options no one declares.
+  app.allow_extras();
+  app.parse_complete_callback([&app, &o] { o.extras = app.remaining(); });
 }
+
+namespace {
+
+// --NAME=VALUE, the seed benchmark's spelling of --dim NAME=VALUE; anything else is a typo.
+std::vector<std::string> dims_written_as_options(const std::vector<std::string>& extras) {
+  std::vector<std::string> dims;
+  for (const std::string& extra : extras) {
+    if (!extra.starts_with("--") || extra.find('=') == std::string::npos) {
+      throw input_error("{}: not an option of this command (a size is --NAME=VALUE or --dim NAME=VALUE)", extra);
+    }
+    dims.push_back(extra.substr(2));
+  }
+  return dims;
+}
+
+}  // namespace
 
 spec::Problem load_problem_with(const std::string& target, const ProblemOptions& o) {
   std::optional<std::filesystem::path> spec_override;
   if (!o.spec.empty()) spec_override = o.spec;
-  spec::Problem problem = spec::load_problem(target, spec_override, parse_dims(o.dims));
+  std::vector<std::string> dims = dims_written_as_options(o.extras);
+  dims.insert(dims.end(), o.dims.begin(), o.dims.end());  // --dim last: it wins over --NAME=
+  spec::Problem problem = spec::load_problem(target, spec_override, parse_dims(dims));
   select_cases(problem, o.cases);
   return problem;
 }

@@ -15,6 +15,7 @@ namespace kopt::cli {
 struct ProblemOptions {
   std::string spec;                  // --spec: one kopt.toml for every KERNEL
   std::vector<std::string> dims;     // --dim NAME=VALUE
+  std::vector<std::string> extras;   // what no option took: the seed's --NAME=VALUE sizes
   std::vector<std::string> cases;    // --case NAME
   std::vector<std::string> defines;  // -D NAME=VALUE
   std::string arch;

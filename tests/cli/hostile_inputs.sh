@@ -201,7 +201,7 @@ echo '[]' >"$work/run/iter1/methods.json"
 expect 2 "methods.json" -- "$kopt" close "$work/run" --simulate "$lab"
 
 echo "== the command line"
-expect 2 "unknown command \"import\"" -- "$kopt" import --help
+expect 2 "unknown command \"teleport\"" -- "$kopt" teleport --help
 expect 2 "unknown command \"frobnicate\"" -- "$kopt" frobnicate
 expect 2 "A subcommand is required" -- "$kopt"
 expect 2 "--frobnicate" -- "$kopt" check "$good" --frobnicate

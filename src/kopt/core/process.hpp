@@ -59,6 +59,9 @@ class SystemProcessRunner final : public ProcessRunner {
 std::optional<std::filesystem::path> find_program(std::string_view name,
                                                   const std::vector<std::filesystem::path>& extra_dirs = {});
 
+// $KOPT_PYTHON, else python3 on PATH; throws an environment Error when there is none.
+std::filesystem::path find_python();
+
 // Where CUDA tools are looked for after $PATH: $CUDA_HOME/bin, /usr/local/cuda/bin, and the
 // folder ./setup installs NVIDIA's cuobjdump and nvdisasm wheels into when the toolkit lacks
 // them (user_cuda_tools_dir()/bin), so that no PATH has to be set for them.

@@ -6,6 +6,7 @@
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/discover/tune_space.hpp"
 
 namespace kopt::loop {
 namespace fs = std::filesystem;
@@ -150,14 +151,29 @@ std::vector<std::string> planned_methods(const fs::path& plan_file) {
   return ids;
 }
 
+// A kernel that declares nothing is searched over what kopt tune-space finds that -D can set
+// (a #define under #ifndef), with the values it proposes (docs/guide.md).
+void add_discovered_params(SearchSpace& space, const fs::path& kernel) {
+  for (const discover::Candidate& candidate : discover::discover_tune_space(kernel).candidates) {
+    if (!candidate.settable_by_define()) continue;
+    std::vector<std::string> values;
+    for (long long value : candidate.proposed) values.push_back(std::to_string(value));
+    space.params.emplace_back(candidate.name, std::move(values));
+    space.defaults[candidate.name] = std::to_string(candidate.value);
+  }
+}
+
 }  // namespace
 
 SearchSpace tunable_space(const fs::path& kernel, const std::optional<fs::path>& spec) {
   const spec::ProblemSpec problem = spec::locate_problem(kernel, spec);
   SearchSpace space = search_space(problem, spec::parse_source_annotations(read_file(kernel), kernel.string()));
+  if (space.params.empty()) add_discovered_params(space, kernel);
   if (space.empty()) {
-    throw input_error("{}: declares no tunable parameters ([tune] or kopt:param): the built-in tuner has nothing "
-                      "to search; use --generator CMD", kernel.string());
+    throw input_error("{}: declares no tunable parameters ([tune] or kopt:param) and has no #ifndef-guarded "
+                      "#define to search: the built-in tuner has nothing to search (kopt tune-space {} lists what a "
+                      "source rewrite could make tunable); use --generator CMD",
+                      kernel.string(), kernel.string());
   }
   return space;
 }

@@ -15,6 +15,12 @@ namespace {
 // bandwidth meaningfully, small enough (64 MiB of fp32) for any GPU.
 constexpr std::int64_t kSpecLessSize = std::int64_t{1} << 24;
 
+// The seed's benchmark gives every buffer of a kernel without a spec one flat size: 2^20
+// elements without integer dims, the dim's value with one, the product of the two largest
+// with several; never more than 2^28 elements.
+constexpr std::int64_t kSeedSizeWithoutDims = std::int64_t{1} << 20;
+constexpr std::int64_t kSeedSizeLimit = std::int64_t{1} << 28;
+
 bool is_integer_scalar(const KernelParam& param) { return param.is_scalar() && !param.dtype->is_floating(); }
 
 std::vector<const KernelParam*> integer_scalars(const KernelSignature& signature) {
@@ -66,7 +72,11 @@ std::string shape_text(const std::vector<Expression>& shape) {
 class Binder {
  public:
   Binder(const ProblemSpec& spec, const KernelSignature& signature, std::vector<std::string>& guesses)
-      : spec_(spec), signature_(signature), guesses_(guesses), size_params_(integer_scalars(signature)) {}
+      : spec_(spec),
+        signature_(signature),
+        guesses_(guesses),
+        size_params_(integer_scalars(signature)),
+        spec_less_(!spec.spec_file.has_value()) {}
 
   void check_spec_against_signature() const {
     for (const auto& [name, buffer] : spec_.buffers) {
@@ -114,8 +124,9 @@ class Binder {
     auto found = bound.dims.find(param.name);
     if (found == bound.dims.end()) {
       throw input_error(
-          "scalar {} of {} has no value in case \"{}\" (set {} in [dims] of kopt.toml, or pass --dim {}=...)",
-          param.name, signature_.entry, bound.name, param.name, param.name);
+          "scalar {} of {} has no value in case \"{}\" (set {} in [dims] of kopt.toml, or pass --dim {}=... or "
+          "--{}=...)",
+          param.name, signature_.entry, bound.name, param.name, param.name, param.name);
     }
     const Number& value = found->second;
     auto cannot_hold = [&](std::string_view why) {
@@ -159,6 +170,8 @@ class Binder {
       buffer.init = bind_init(param, *given->init, bound);
     } else if (param.is_input_buffer()) {
       buffer.init = default_init(*param.dtype);
+    } else if (spec_.seed_task) {
+      buffer.init = InitSpec{InitKind::zeros, 0, 0};  // a reference that accumulates into it needs zeros
     }
     if (buffer.is_output) buffer.tolerance = tolerance_for(param, given);
     return buffer;
@@ -179,6 +192,7 @@ class Binder {
 
   std::string inferred_shape(const KernelParam& param) const {
     if (size_params_.size() == 1) return fmt::format("\"{}\"", size_params_[0]->name);
+    if (spec_less_) return seed_size_rule();
     if (size_params_.empty()) {
       throw input_error(
           "cannot infer the size of buffer {}: {} has no size parameter; give [buffers.{}] shape = \"...\" "
@@ -192,8 +206,34 @@ class Binder {
         param.name);
   }
 
+  std::string seed_size_rule() const {
+    if (size_params_.empty()) return fmt::format("{} elements (no integer dims)", kSeedSizeWithoutDims);
+    return fmt::format("the product of the two largest of {}",
+                       join_names(size_params_, [](const KernelParam* p) { return p->name; }));
+  }
+
+  // The seed benchmark's flat size (kSeedSizeWithoutDims); the dims' values are checked by now.
+  std::int64_t seed_elements(const BoundCase& bound) const {
+    std::vector<std::int64_t> values;
+    for (const KernelParam* size : size_params_) values.push_back(std::get<std::int64_t>(bound.dims.at(size->name)));
+    std::ranges::sort(values, std::greater<>());
+    std::int64_t elements = kSeedSizeWithoutDims;
+    if (values.size() == 1) elements = values[0];
+    if (values.size() >= 2 && __builtin_mul_overflow(values[0], values[1], &elements)) elements = kSeedSizeLimit;
+    return std::min(elements, kSeedSizeLimit);
+  }
+
+  std::vector<std::int64_t> seed_extent(const KernelParam& param, const BoundCase& bound) {
+    const std::int64_t elements = seed_elements(bound);
+    std::string guess = fmt::format("buffer {}: {} elements ({}, as the seed's benchmark sizes it; no kopt.toml)",
+                                    param.name, elements, seed_size_rule());
+    if (std::ranges::find(guesses_, guess) == guesses_.end()) guesses_.push_back(guess);
+    return {elements};
+  }
+
   // The lone integer scalar sizes the buffer; said once per buffer.
   std::vector<std::int64_t> inferred_extent(const KernelParam& param, const BoundCase& bound) {
+    if (size_params_.size() != 1) return seed_extent(param, bound);
     const std::string& size_name = size_params_[0]->name;
     std::int64_t size = std::get<std::int64_t>(bound.dims.at(size_name));
     std::string elements = spec_.cases.size() == 1 ? std::to_string(size) : size_name;
@@ -256,6 +296,7 @@ class Binder {
   const KernelSignature& signature_;
   std::vector<std::string>& guesses_;
   std::vector<const KernelParam*> size_params_;
+  bool spec_less_;  // no kopt.toml: sized by the seed's rule where one dim cannot size a buffer
 };
 
 // A --dim must name something, or a typo would run the default size silently.

@@ -4,6 +4,9 @@
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/spec/problem_spec.hpp"
+#include "kopt/spec/python_facts.hpp"
+
+#include <algorithm>
 
 namespace kopt::spec {
 namespace {
@@ -16,6 +19,43 @@ std::string display_path(const fs::path& path) {
   fs::path relative = path.lexically_relative(fs::current_path(error));
   if (error || relative.empty() || *relative.begin() == "..") return path.string();
   return relative.string();
+}
+
+// The seed benchmark's tolerances, used for the one a ref.py leaves out when it sets the other.
+constexpr Tolerance kSeedTolerance{.atol = 1e-4, .rtol = 1e-3};
+
+// A seed task folder's ref.py may set module-level atol and rtol; they are its tolerance.
+void take_reference_tolerance(ProblemSpec& spec) {
+  ReferenceTolerance own = reference_tolerance(*spec.reference);
+  if (!own.atol && !own.rtol) return;  // the dtype's defaults (docs/check.md), not a guess
+  for (auto [name, value] : {std::pair{"atol", own.atol}, std::pair{"rtol", own.rtol}}) {
+    if (value && !(*value >= 0)) throw input_error("{}: {} = {} must be >= 0", spec.reference->filename().string(), name, *value);
+  }
+  spec.tolerance = Tolerance{.atol = own.atol.value_or(kSeedTolerance.atol), .rtol = own.rtol.value_or(kSeedTolerance.rtol)};
+  spec.guesses.push_back(fmt::format("tolerance: atol {} rtol {} ({}; no kopt.toml gives one)", spec.tolerance->atol,
+                                     spec.tolerance->rtol,
+                                     own.atol && own.rtol ? "ref.py's own"
+                                                          : "ref.py's own, the other the seed benchmark's default"));
+}
+
+// A folder without kopt.toml is a seed task folder when it holds one kernel: the one .cu
+// file that is not a reference (ref.cu, reference.cu).
+fs::path kernel_of_task_folder(const fs::path& folder) {
+  std::vector<fs::path> kernels;
+  std::error_code error;
+  for (const fs::directory_entry& file : fs::directory_iterator(folder, error)) {
+    const fs::path& path = file.path();
+    if (path.extension() == ".cu" && path.stem() != "ref" && path.stem() != "reference") kernels.push_back(path);
+  }
+  if (kernels.size() == 1) return kernels[0];
+  if (kernels.empty()) {
+    throw input_error("{}: no kopt.toml and no kernel (.cu) in this folder; name a .cu file or give --spec",
+                      folder.string());
+  }
+  std::ranges::sort(kernels);
+  std::string names;
+  for (const fs::path& kernel : kernels) names += (names.empty() ? "" : ", ") + kernel.filename().string();
+  throw input_error("{}: no kopt.toml and several kernels ({}); name one of them", folder.string(), names);
 }
 
 ProblemSpec spec_less_problem(const fs::path& kernel) {
@@ -32,6 +72,13 @@ ProblemSpec spec_less_problem(const fs::path& kernel) {
     if (candidate != spec.kernel && fs::is_regular_file(candidate, error)) {
       spec.reference = candidate;
       spec.guesses.push_back(fmt::format("reference: {} (found beside the kernel)", name));
+      if (candidate.extension() == ".py") {
+        spec.seed_task = true;
+        spec.guesses.push_back(
+            "seed task folder (a kernel and ref.py, no kopt.toml): buffers sized from the integer dims as the seed's "
+            "benchmark sizes them, outputs start at zero");
+        take_reference_tolerance(spec);
+      }
       return spec;
     }
   }
@@ -59,9 +106,7 @@ ProblemSpec locate_problem(const fs::path& target, const std::optional<fs::path>
   }
   if (is_folder) {
     fs::path toml = path / "kopt.toml";
-    if (!fs::is_regular_file(toml, error)) {
-      throw input_error("{}: no kopt.toml in this folder; name a .cu file or give --spec", path.string());
-    }
+    if (!fs::is_regular_file(toml, error)) return spec_less_problem(kernel_of_task_folder(path));
     return load_problem_spec(toml);
   }
   if (path.extension() == ".toml") return load_problem_spec(path);

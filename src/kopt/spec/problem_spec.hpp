@@ -103,6 +103,10 @@ struct ProblemSpec {
   // The precision policy of FP32 problems: whether the kernel may run its products on the
   // tensor cores in TF32. It decides the FP32 floor a timing is held to (docs/integrity.md).
   bool allow_tf32 = false;
+  // A seed task folder (a kernel and a ref.py, no kopt.toml): every buffer is sized the way
+  // the seed's benchmark sizes it (one flat size from the integer dims) and every output
+  // starts at zero, for the kernel and the reference alike (docs/check.md).
+  bool seed_task = false;
   std::vector<std::string> guesses;              // what was inferred, one sentence each
   // The kopt.toml read (for parse_problem_spec: directory / file_name); none: a spec-less
   // problem, where bind_problem may guess the lone size parameter's value.

@@ -139,15 +139,6 @@ std::vector<json> run_python_runner(const spec::Problem& problem, const std::vec
 
 bool is_python_reference(const fs::path& reference) { return reference.extension() == ".py"; }
 
-fs::path find_python() {
-  if (const char* python = std::getenv("KOPT_PYTHON"); python && *python) {
-    if (auto found = find_program(python)) return *found;
-    throw environment_error("KOPT_PYTHON={} is not an executable", python);
-  }
-  if (auto found = find_program("python3")) return *found;
-  throw environment_error("python3 not found: a .py reference needs Python 3 with numpy (or torch)");
-}
-
 ReferenceOutputs python_reference_outputs(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,
                                           ReferenceContext& context) {
   const std::string identity = content_hash(read_file(*problem.spec.reference));

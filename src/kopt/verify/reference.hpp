@@ -66,7 +66,6 @@ ReferenceOutputs cuda_reference_outputs(const spec::Problem& problem, const std:
 ReferenceOutputs reference_outputs(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,
                                    ReferenceContext& context, build::Compiler* compiler, const std::string& arch);
 
-// $KOPT_PYTHON, else python3 on PATH; throws an environment Error when there is none.
-std::filesystem::path find_python();
+using kopt::find_python;  // core/process.hpp
 
 }  // namespace kopt::verify

@@ -142,7 +142,7 @@ TEST(ProblemSpecBinding, RejectsScalarsThatDoNotFitTheirCType) {
   EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[buffers.Y]\nshape = \"4\"\n",
                          "extern \"C\" void solve(float* Y, int N) {}"),
               HasSubstr("scalar N of solve has no value in case \"default\" (set N in [dims] of kopt.toml, "
-                        "or pass --dim N=...)"));
+                        "or pass --dim N=... or --N=...)"));
 }
 
 TEST(ProblemSpecBinding, RejectsInitsThatDoNotSuitTheBuffer) {

@@ -46,10 +46,11 @@ TEST(SpecLessProblem, RefusesWhatItCannotGuess) {
   folder.add("gemm.cu", kSgemmKernel)
       .add("saxpy.cu", "extern \"C\" void solve(float* Y, float alpha, int N) {}\n");
   EXPECT_THAT(error_of([&] { load_problem(folder / "gemm.cu", std::nullopt, {}); }),
-              HasSubstr("cannot infer the size of buffer A: solve has several size parameters (M, N, K)"));
+              HasSubstr("scalar M of solve has no value in case \"default\" (set M in [dims] of kopt.toml, or pass "
+                        "--dim M=... or --M=...)"));
   EXPECT_THAT(error_of([&] { load_problem(folder / "saxpy.cu", std::nullopt, {}); }),
               HasSubstr("scalar alpha of solve has no value in case \"default\" (set alpha in [dims] of "
-                        "kopt.toml, or pass --dim alpha=...)"));
+                        "kopt.toml, or pass --dim alpha=... or --alpha=...)"));
 }
 
 TEST(ProblemSpecLocate, FindsTheSpecFromAFolderATomlOrAKernelBesideIt) {
@@ -77,7 +78,7 @@ TEST(ProblemSpecLocate, ExplainsWhatItCannotUse) {
   SpecFolder folder;
   folder.add("notes.txt", "");
   EXPECT_THAT(error_of([&] { locate_problem(folder.path()); }),
-              HasSubstr("no kopt.toml in this folder; name a .cu file or give --spec"));
+              HasSubstr("no kopt.toml and no kernel (.cu) in this folder; name a .cu file or give --spec"));
   EXPECT_THAT(error_of([&] { locate_problem(folder / "missing.cu"); }),
               HasSubstr("missing.cu: no such file or folder"));
   EXPECT_THAT(error_of([&] { locate_problem(folder / "notes.txt"); }),

@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+"""Facts kopt reads from Python files without running them.
+
+    python3 kopt_python_facts.py tolerance REF.py
+    python3 kopt_python_facts.py leetgpu CHALLENGE.py
+
+Parses the file with Python's own `ast` module (nothing in it is imported or executed) and
+prints one JSON object on stdout:
+
+  tolerance  the module-level `atol` and `rtol` of a seed-style ref.py (either may be absent):
+             {"atol": 1e-3, "rtol": 1e-2}
+  leetgpu    a LeetGPU challenge.py as a kopt problem: its name, atol/rtol, the performance
+             test's dims and buffers (shape as an expression of the dims, init, role) and
+             every functional test that gives its dims as numbers, as further cases:
+             {"format": "leetgpu", "name": ..., "tolerance": {...}, "dims": {...},
+              "buffers": {NAME: {"shape": [...], "init": ..., "role": ...}},
+              "cases": [{"name": ..., "dims": {...}}], "notes": [...]}
+
+Exit codes: 0 ok; 2 the file cannot be read or says something this reader cannot take (the
+last line of stderr is `PYTHON_FACTS: message`, naming the file, the line and the thing).
+"""
+
+import ast
+import json
+import sys
+
+EXIT_OK = 0
+EXIT_FAILED = 2
+
+
+class CannotRead(Exception):
+    """A fact that is in the file but not in a form this reader takes."""
+
+
+def parse(path):
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise CannotRead("cannot read %s: %s" % (path, e.strerror))
+    except UnicodeDecodeError:
+        raise CannotRead("%s is not UTF-8 text" % path)
+    try:
+        return ast.parse(text, filename=path)
+    except SyntaxError as e:
+        raise CannotRead("%s:%s: not valid Python: %s" % (path, e.lineno, e.msg))
+
+
+def number(node, what, path):
+    """A number written as a literal (1e-3, -2, 5)."""
+    try:
+        value = ast.literal_eval(node)
+    except ValueError:
+        value = None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise CannotRead("%s:%d: %s is %s, not a number literal"
+                         % (path, node.lineno, what, ast.unparse(node)))
+    return value
+
+
+def module_assignments(tree):
+    """name -> value node of every `NAME = value` at the top level (the last one wins)."""
+    found = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign):
+            for target in statement.targets:
+                if isinstance(target, ast.Name):
+                    found[target.id] = statement.value
+        elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
+                and statement.value is not None:
+            found[statement.target.id] = statement.value
+    return found
+
+
+def tolerance(path):
+    assigned = module_assignments(parse(path))
+    return {name: number(assigned[name], name, path) for name in ("atol", "rtol") if name in assigned}
+
+
+# ---------------------------------------------------------------- LeetGPU challenge.py
+
+# ctypes scalar types of get_solve_signature; a pointer to any of them is a buffer.
+# ctype -> bytes per element (LeetGPU passes fp16 buffers as POINTER(c_uint16)).
+CTYPES = {"c_float": 4, "c_double": 8, "c_int": 4, "c_uint": 4, "c_int8": 1, "c_uint8": 1,
+          "c_int16": 2, "c_uint16": 2, "c_int32": 4, "c_uint32": 4, "c_int64": 8, "c_uint64": 8,
+          "c_size_t": 8, "c_long": 8, "c_ulong": 8, "c_char": 1, "c_ubyte": 1, "c_byte": 1,
+          "c_short": 2, "c_ushort": 2, "c_bool": 1, "c_longlong": 8, "c_ulonglong": 8}
+ROLES = {"in": "input", "out": "output", "inout": "inout"}
+# kopt's expression operators for Python's (integer sizes: // and / agree on them).
+OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "/", ast.Mod: "%"}
+
+
+class Tensor:
+    """A buffer as the test builds it: its shape (expressions of the dims) and its fill."""
+
+    def __init__(self, shape, init):
+        self.shape = shape
+        self.init = init
+
+
+def line_of(node):
+    return getattr(node, "lineno", 0)
+
+
+def class_named(tree, name, path):
+    for statement in tree.body:
+        if isinstance(statement, ast.ClassDef) and statement.name == name:
+            return statement
+    raise CannotRead("%s: no class %s" % (path, name))
+
+
+def method(cls, name, path):
+    for statement in cls.body:
+        if isinstance(statement, ast.FunctionDef) and statement.name == name:
+            return statement
+    raise CannotRead("%s: class %s has no method %s" % (path, cls.name, name))
+
+
+def class_constants(cls, path):
+    """`atol = 0.05`-style class attributes that are literals."""
+    found = {}
+    for statement in cls.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Name):
+            try:
+                found[statement.targets[0].id] = ast.literal_eval(statement.value)
+            except ValueError:
+                pass
+    return found
+
+
+def returned_value(function, path):
+    for statement in function.body:
+        if isinstance(statement, ast.Return) and statement.value is not None:
+            return statement.value
+    raise CannotRead("%s:%d: %s returns nothing" % (path, function.lineno, function.name))
+
+
+def solve_signature(cls, path):
+    """name -> (kind, role, bytes per element) from get_solve_signature's returned dict."""
+    function = method(cls, "get_solve_signature", path)
+    table = returned_value(function, path)
+    if not isinstance(table, ast.Dict):
+        raise CannotRead("%s:%d: get_solve_signature does not return a dict literal" % (path, line_of(table)))
+    params = {}
+    for key, value in zip(table.keys, table.values):
+        name = ast.literal_eval(key)
+        if not isinstance(value, ast.Tuple) or len(value.elts) != 2:
+            raise CannotRead("%s:%d: signature entry %s is not (ctype, role)" % (path, line_of(value), name))
+        ctype, role = value.elts
+        role = ast.literal_eval(role)
+        if role not in ROLES:
+            raise CannotRead("%s:%d: parameter %s has role %r (in, out or inout)" % (path, line_of(value), name, role))
+        text = ast.unparse(ctype)
+        pointer = "POINTER(" in text
+        leaf = text.rstrip(")").split(".")[-1]
+        if leaf not in CTYPES:
+            raise CannotRead("%s:%d: parameter %s has type %s" % (path, line_of(value), name, text))
+        params[name] = ("buffer" if pointer else "scalar", ROLES[role], CTYPES[leaf])
+    return params
+
+
+class TestReader:
+    """Evaluates the straight-line body of a generate_*_test method: local assignments of
+    numbers, and tensor constructors, with sizes kept as expressions of the locals."""
+
+    def __init__(self, path, function):
+        self.path = path
+        self.function = function
+        self.values = {}       # local -> number
+        self.tensors = {}      # local -> Tensor
+        self.expressions = {}  # local -> the source of its value, for shapes
+        self.dims = {}         # the test's scalar parameters, once known
+
+    def fail(self, node, what):
+        raise CannotRead("%s:%d: %s: %s" % (self.path, line_of(node), self.function.name, what))
+
+    def number(self, node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+                and not isinstance(node.value, bool):
+            return node.value
+        if isinstance(node, ast.Name) and node.id in self.values:
+            return self.values[node.id]
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -self.number(node.operand)
+        if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
+            left, right = self.number(node.left), self.number(node.right)
+            return {ast.Add: lambda: left + right, ast.Sub: lambda: left - right,
+                    ast.Mult: lambda: left * right, ast.FloorDiv: lambda: left // right,
+                    ast.Mod: lambda: left % right}[type(node.op)]()
+        self.fail(node, "%s is not a number this reader can follow" % ast.unparse(node))
+
+    def size(self, node, dim_of):
+        """A size as a kopt expression: locals passed as scalars become their dim's name, and
+        a number that is the value of exactly one integer dim becomes that dim (a test that
+        writes 50000000 for N sizes its buffer by N in every case)."""
+        if isinstance(node, ast.Name):
+            if node.id in dim_of:
+                return dim_of[node.id]
+            if node.id in self.values:
+                return self.by_value(self.values[node.id])
+        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+            return self.by_value(node.value)
+        if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
+            return "(%s %s %s)" % (self.size(node.left, dim_of), OPERATORS[type(node.op)],
+                                   self.size(node.right, dim_of))
+        self.fail(node, "size %s is not an expression of the dims" % ast.unparse(node))
+
+    def by_value(self, value):
+        named = [name for name, dim in self.dims.items()
+                 if isinstance(dim, int) and not isinstance(dim, bool) and dim == value]
+        return named[0] if len(named) == 1 and value not in (0, 1) else str(value)
+
+    def bound_text(self, node, dim_of):
+        try:
+            return self.size(node, dim_of)
+        except CannotRead:
+            return str(self.number(node))
+
+    def shape(self, node, dim_of):
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return [strip_parentheses(self.size(element, dim_of)) for element in node.elts]
+        return [strip_parentheses(self.size(node, dim_of))]
+
+    def tensor(self, node, dim_of):
+        """A Tensor for a constructor call, or None when `node` builds none."""
+        if not isinstance(node, ast.Call):
+            return None
+        callee = ast.unparse(node.func)
+        args = node.args
+        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Call):
+            base = self.tensor(node.func.value, dim_of)  # torch.empty(...).uniform_(a, b)
+            if base is None:
+                return None
+            return Tensor(base.shape, self.fill_method(node, node.func.attr, args))
+        shape_of = lambda index: self.shape(args[index], dim_of) if len(args) > index \
+            else self.fail(node, "%s without a shape" % callee)
+        bound = lambda index, default: self.number(args[index]) if len(args) > index else default
+        leaf = callee.split(".")[-1]
+        if leaf == "OutTensor":
+            return Tensor(shape_of(0), None)
+        if leaf in ("empty", "zeros", "ones"):  # torch.empty(M, K) and torch.empty((M, K)) alike
+            return Tensor(self.shape_args(node, dim_of), {"empty": None}.get(leaf, leaf))
+        if leaf == "rand":
+            return Tensor(self.shape_args(node, dim_of), "uniform(0,1)")
+        if leaf == "randn":
+            return Tensor(self.shape_args(node, dim_of), "normal")
+        if leaf == "randint":
+            low, high = (("0", self.bound_text(args[0], dim_of)) if len(args) == 2
+                         else (self.bound_text(args[0], dim_of), self.bound_text(args[1], dim_of)))
+            return Tensor(self.shape(args[-1], dim_of), "int[%s,%s)" % (low, high))
+        if leaf == "RandTensor":
+            return Tensor(shape_of(0), "uniform(%s,%s)" % (bound(1, 0.0), bound(2, 1.0)))
+        if leaf == "RandnTensor":
+            return Tensor(shape_of(0), "normal(%s,%s)" % (bound(1, 0.0), bound(2, 1.0)))
+        if leaf == "RandIntTensor":
+            return Tensor(shape_of(0), "int[%s,%s)" % (self.bound_text(args[1], dim_of),
+                                                       self.bound_text(args[2], dim_of)))
+        if leaf == "FullTensor":
+            return Tensor(shape_of(0), self.constant_fill(node, bound(1, 0.0)))
+        if leaf == "full":
+            return Tensor(shape_of(0), self.constant_fill(node, bound(1, 0.0)))
+        return None
+
+    def shape_args(self, node, dim_of):
+        """torch.rand(M, N) and torch.rand((M, N)) alike."""
+        if len(node.args) == 1:
+            return self.shape(node.args[0], dim_of)
+        return [strip_parentheses(self.size(arg, dim_of)) for arg in node.args]
+
+    def constant_fill(self, node, value):
+        if value in (0, 1):
+            return "zeros" if value == 0 else "ones"
+        self.fail(node, "a buffer filled with %s (kopt fills with zeros, ones or random values)" % value)
+
+    def fill_method(self, node, name, args):
+        if name == "uniform_":
+            low = self.number(args[0]) if args else 0.0
+            high = self.number(args[1]) if len(args) > 1 else 1.0
+            return "uniform(%s,%s)" % (low, high)
+        if name == "normal_":
+            mean = self.number(args[0]) if args else 0.0
+            std = self.number(args[1]) if len(args) > 1 else 1.0
+            return "normal(%s,%s)" % (mean, std)
+        if name == "zero_":
+            return "zeros"
+        self.fail(node, "a buffer filled by .%s(...)" % name)
+
+    def returned_test(self):
+        """Walks the body; returns the dict literal the method returns, with the locals known."""
+        for statement in self.function.body:
+            if isinstance(statement, ast.Return):
+                if isinstance(statement.value, ast.Name) and statement.value.id in self.expressions:
+                    return self.expressions[statement.value.id]
+                return statement.value
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+                for name, value in assigned_pairs(statement.targets[0], statement.value):
+                    self.expressions[name] = value
+                    try:
+                        self.values[name] = self.number(value)
+                    except CannotRead:
+                        pass
+        self.fail(self.function, "no return")
+
+
+def assigned_pairs(target, value):
+    """(name, value node) of `N = 5` and of `M, N = 4, 5`."""
+    if isinstance(target, ast.Name):
+        return [(target.id, value)]
+    if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+        return [pair for t, v in zip(target.elts, value.elts) for pair in assigned_pairs(t, v)]
+    return []
+
+
+def strip_parentheses(text):
+    return text[1:-1] if text.startswith("(") and text.endswith(")") else text
+
+
+def test_dict(reader, node):
+    if not isinstance(node, ast.Dict) or any(key is None for key in node.keys):
+        reader.fail(node, "the test is not a dict literal")
+    return {ast.literal_eval(key): value for key, value in zip(node.keys, node.values)}
+
+
+def scalar_dims(reader, entries, params):
+    """The scalar parameters' values, and which local each one was written as."""
+    dims, dim_of = {}, {}
+    for name, (kind, _, _) in params.items():
+        if kind != "scalar":
+            continue
+        if name not in entries:
+            reader.fail(reader.function, "the test gives no value for %s" % name)
+        dims[name] = reader.number(entries[name])
+        if isinstance(entries[name], ast.Name):
+            dim_of[entries[name].id] = name
+    return dims, dim_of
+
+
+def performance_problem(path, function, params):
+    reader = TestReader(path, function)
+    entries = test_dict(reader, reader.returned_test())
+    dims, dim_of = scalar_dims(reader, entries, params)
+    reader.dims = dims
+    buffers = {}
+    for name, (kind, role, element_bytes) in params.items():
+        if kind != "buffer":
+            continue
+        node = entries.get(name)
+        if isinstance(node, ast.Name) and node.id in reader.expressions:
+            node = reader.expressions[node.id]
+        tensor = reader.tensor(node, dim_of) if node is not None else None
+        if tensor is None:
+            reader.fail(node or function, "buffer %s is not built by a constructor this reader knows"
+                        % name)
+        buffer = {"shape": tensor.shape, "role": role, "element_bytes": element_bytes}
+        if role != "input" and tensor.init not in (None, "zeros"):
+            buffer["role"] = "inout"  # the kernel reads what the test put there
+        if tensor.init is not None and (role != "output" or tensor.init == "zeros"):
+            buffer["init"] = tensor.init
+        buffers[name] = buffer
+    return dims, buffers
+
+
+def functional_cases(path, cls, params, notes):
+    """Each functional test whose scalars are numbers, as a case; others are left out, noted."""
+    try:
+        function = method(cls, "generate_functional_test", path)
+    except CannotRead:
+        return []
+    cases = []
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) for k in node.keys)):
+            continue
+        keys = {k.value for k in node.keys}
+        if not all(name in keys for name, (kind, _, _) in params.items() if kind == "scalar"):
+            continue
+        reader = TestReader(path, function)
+        try:
+            dims, _ = scalar_dims(reader, test_dict(reader, node), params)
+        except CannotRead:
+            notes.append("functional test at line %d left out: its sizes are computed" % node.lineno)
+            continue
+        name = " ".join("%s=%s" % (k, v) for k, v in dims.items())
+        if all(case["name"] != name for case in cases):
+            cases.append({"name": name, "dims": dims})
+    return cases
+
+
+def leetgpu(path):
+    tree = parse(path)
+    cls = class_named(tree, "Challenge", path)
+    constants = class_constants(cls, path)
+    params = solve_signature(cls, path)
+    dims, buffers = performance_problem(path, method(cls, "generate_performance_test", path), params)
+    notes = []
+    facts = {"format": "leetgpu", "name": str(constants.get("name", "")), "dims": dims,
+             "buffers": buffers, "params": [{"name": n, "kind": k, "role": r} for n, (k, r, _) in params.items()],
+             "notes": notes}
+    facts["cases"] = functional_cases(path, cls, params, notes)
+    tolerance = {k: constants[k] for k in ("atol", "rtol") if isinstance(constants.get(k), (int, float))}
+    if tolerance:
+        facts["tolerance"] = tolerance
+    return facts
+
+
+COMMANDS = {"tolerance": tolerance, "leetgpu": leetgpu}
+
+
+def main(argv):
+    if len(argv) != 3 or argv[1] not in COMMANDS:
+        print("PYTHON_FACTS: usage: kopt_python_facts.py {%s} FILE" % "|".join(COMMANDS),
+              file=sys.stderr)
+        return EXIT_FAILED
+    try:
+        facts = COMMANDS[argv[1]](argv[2])
+    except CannotRead as e:
+        print("PYTHON_FACTS: %s" % e, file=sys.stderr)
+        return EXIT_FAILED
+    print(json.dumps(facts))  # in the file's order: dims and buffers as the signature lists them
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,51 @@
+#pragma once
+// kopt tune-space: the candidate parameters of an unannotated kernel, found in its source
+// without a GPU: #define and constexpr integer constants and launch-shape literals in solve,
+// with values proposed around each (data/tune_space.toml), and the compile-options axis.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kopt::discover {
+
+enum class ConstantKind { define, guarded_define, constexpr_constant, launch_literal };
+
+struct Candidate {
+  std::string name;    // the macro or constant; a launch literal: "solve: <<<..., 256>>>"
+  ConstantKind kind;
+  long long value = 0;
+  int line = 0;
+  std::string ladder;                 // "block size", "powers of two around 64"
+  std::vector<long long> proposed;    // ascending, `value` among them
+  // The tuner sets parameters with -D NAME=VALUE: only a #define under #ifndef NAME takes it.
+  bool settable_by_define() const { return kind == ConstantKind::guarded_define; }
+};
+
+struct CompileOption {
+  std::vector<std::string> flags;
+  std::string why;
+  bool tolerance_dependent = false;
+};
+
+struct TuneSpace {
+  std::vector<Candidate> candidates;          // in source order
+  std::vector<CompileOption> compile_options;
+  std::vector<std::string> declared;          // kopt:param macros already declared (not proposed again)
+};
+
+// Reads `kernel` (throws input_error naming it when it cannot).
+TuneSpace discover_tune_space(const std::filesystem::path& kernel);
+TuneSpace discover_tune_space_in(std::string_view source, std::string_view file_name);
+
+// The [tune] table of the candidates -D can set ("BLOCK = [64, 128, 256]\n" lines); empty
+// when there are none.
+std::string tune_table_of(const TuneSpace& space);
+
+// Appends tune_table_of(space) as [tune] to the kopt.toml `spec` (atomically). Refuses, in one
+// line, a spec that already has [tune], a missing spec and a space with nothing -D can set.
+void save_tune_table(const TuneSpace& space, const std::filesystem::path& spec);
+
+std::string kind_text(ConstantKind kind);
+
+}  // namespace kopt::discover

@@ -1,0 +1,149 @@
+#include "kopt/intake/problem_import.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include "kopt/spec/toml.hpp"
+
+#include <sstream>
+
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+#include "kopt/spec/problem_spec.hpp"
+#include "kopt/spec/python_facts.hpp"
+
+namespace kopt::intake {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+
+// A TOML string or number as toml++ writes it (quoting and escapes are its business).
+template <typename T>
+std::string toml_value(const T& value) {
+  std::ostringstream out;
+  out << toml::value<T>(value);
+  return out.str();
+}
+
+// Integers as integers; a real in its shortest exact form, always with a point or an
+// exponent so that TOML reads it back as a float (1.0, not 1).
+std::string toml_number(const ordered_json& number) {
+  if (number.is_number_integer()) return toml_value<std::int64_t>(number.get<std::int64_t>());
+  std::string text = fmt::format("{}", number.get<double>());
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
+std::string dims_lines(const ordered_json& dims) {
+  std::string lines;
+  for (const auto& [dim, value] : dims.items()) lines += fmt::format("{} = {}\n", dim, toml_number(value));
+  return lines;
+}
+
+std::string shape_toml(const ordered_json& shape) {
+  std::vector<std::string> items;
+  for (const ordered_json& extent : shape) items.push_back(toml_value<std::string>(extent.get<std::string>()));
+  return shape.size() == 1 ? items[0] : fmt::format("[{}]", fmt::join(items, ", "));
+}
+
+std::string buffer_tables(const ordered_json& buffers) {
+  std::string text;
+  for (const auto& [name, buffer] : buffers.items()) {
+    text += fmt::format("\n[buffers.{}]  # {}\nshape = {}\n", name, buffer["role"].get<std::string>(),
+                        shape_toml(buffer["shape"]));
+    if (buffer.contains("init")) text += fmt::format("init = {}\n", toml_value<std::string>(buffer["init"].get<std::string>()));
+  }
+  return text;
+}
+
+// The least DRAM traffic of one call: every input read once, every output written once, an
+// in-out buffer both.
+std::string bytes_formula(const ordered_json& buffers) {
+  std::string formula;
+  for (const auto& [name, buffer] : buffers.items()) {
+    std::vector<std::string> extents;
+    for (const ordered_json& extent : buffer["shape"]) extents.push_back(fmt::format("({})", extent.get<std::string>()));
+    const std::string elements = fmt::format("{}", fmt::join(extents, "*"));
+    const int passes = buffer["role"] == "inout" ? 2 : 1;
+    formula += fmt::format("{}{}*{}", formula.empty() ? "" : " + ", passes * buffer["element_bytes"].get<int>(), elements);
+  }
+  return formula;
+}
+
+std::string case_tables(const ordered_json& cases) {
+  std::string text;
+  for (const ordered_json& one : cases) {
+    text += fmt::format("\n[[cases]]\nname = {}\n{}", toml_value<std::string>(one["name"].get<std::string>()),
+                        dims_lines(one["dims"]));
+  }
+  return text;
+}
+
+ordered_json read_facts(const fs::path& file, ProblemFormat format) {
+  if (format == ProblemFormat::tensara) {
+    throw input_error("{}: Tensara def.py is not translated yet (kopt import reads LeetGPU challenge.py); write "
+                      "kopt.toml by hand (docs/check.md)",
+                      file.string());
+  }
+  return spec::read_python_facts("leetgpu", file);
+}
+
+// What is written must load: a kopt.toml that kopt itself refuses would be a bug here.
+void check_spec_loads(const std::string& spec_toml) {
+  TempDir scratch("kopt-import");
+  write_file_atomic(scratch.path() / "ref.py", "");
+  write_file_atomic(scratch.path() / "kopt.toml", spec_toml);
+  spec::load_problem_spec(scratch.path() / "kopt.toml", scratch.path() / "solution.cu");
+}
+
+}  // namespace
+
+ProblemFormat problem_format_of(const fs::path& file, const std::string& named) {
+  if (named == "leetgpu") return ProblemFormat::leetgpu;
+  if (named == "tensara") return ProblemFormat::tensara;
+  if (!named.empty()) throw input_error("--format {}: expected leetgpu or tensara", named);
+  if (file.filename() == "challenge.py") return ProblemFormat::leetgpu;
+  if (file.filename() == "def.py") return ProblemFormat::tensara;
+  throw input_error("{}: not challenge.py (LeetGPU) or def.py (Tensara); say which with --format", file.string());
+}
+
+std::string spec_toml_of(const ordered_json& facts, const std::string& name, const std::string& source_name) {
+  std::string text = fmt::format(
+      "# Imported by `kopt import` from {} ({}: {}). The kernel is the one .cu file put beside\n"
+      "# this file; dtypes come from its solve signature.\nname = {}\nreference = \"ref.py\"\n\n[dims]  # the "
+      "performance test\n{}",
+      source_name, facts.value("format", ""), facts.value("name", ""), toml_value<std::string>(name),
+      dims_lines(facts["dims"]));
+  text += case_tables(facts.value("cases", ordered_json::array()));
+  text += buffer_tables(facts["buffers"]);
+  if (facts.contains("tolerance")) {
+    text += "\n[tolerance]\n";
+    for (const auto& [key, value] : facts["tolerance"].items()) text += fmt::format("{} = {}\n", key, toml_number(value));
+  }
+  text += fmt::format("\n[work]\nbytes = {}\n", toml_value<std::string>(bytes_formula(facts["buffers"])));
+  return text;
+}
+
+ImportedProblem import_problem(const fs::path& file, ProblemFormat format) {
+  require_regular_file(file);
+  ordered_json facts = read_facts(file, format);
+  fs::path folder = fs::absolute(file).lexically_normal().parent_path();
+  ImportedProblem problem{.name = folder.filename().string(),
+                          .spec_toml = spec_toml_of(facts, folder.filename().string(), file.filename().string()),
+                          .reference_source = read_file(file),
+                          .notes = facts.value("notes", std::vector<std::string>{})};
+  problem.notes.push_back("no FLOP count: LeetGPU gives none ([work] has bytes only)");
+  check_spec_loads(problem.spec_toml);
+  return problem;
+}
+
+void write_imported_problem(const ImportedProblem& problem, const fs::path& folder) {
+  const fs::path spec = folder / "kopt.toml";
+  std::error_code error;
+  if (fs::exists(spec, error)) throw input_error("{} exists; import into another --out folder", spec.string());
+  create_folders(folder);
+  write_file_atomic(folder / "ref.py", problem.reference_source);
+  write_file_atomic(spec, problem.spec_toml);
+}
+
+}  // namespace kopt::intake

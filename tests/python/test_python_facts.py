@@ -1,0 +1,76 @@
+"""Tests of python/kopt_python_facts.py, run as kopt runs it: a subprocess printing JSON.
+
+The files it reads are never executed: every one here would fail if it were imported.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+READER = os.path.join(HERE, os.pardir, os.pardir, "python", "kopt_python_facts.py")
+SAXPY = os.path.join(HERE, os.pardir, "fixtures", "import", "leetgpu_saxpy", "challenge.py")
+
+
+def read(command, path):
+    done = subprocess.run([sys.executable, READER, command, str(path)], capture_output=True, text=True)
+    return done.returncode, json.loads(done.stdout) if done.returncode == 0 else done.stderr.splitlines()[-1]
+
+
+def write(folder, source):
+    path = folder / "challenge.py"
+    path.write_text("import not_a_module_anywhere\n" + textwrap.dedent(source))
+    return path
+
+
+def test_tolerance_reads_module_level_literals(tmp_path):
+    ref = tmp_path / "ref.py"
+    ref.write_text("import not_a_module_anywhere\natol = 1e-3\nrtol: float = 0.5\n")
+    assert read("tolerance", ref) == (0, {"atol": 1e-3, "rtol": 0.5})
+
+
+def test_leetgpu_fixture_as_kopt_sees_it():
+    code, facts = read("leetgpu", SAXPY)
+    assert code == 0
+    assert facts["dims"] == {"rows": 4096, "cols": 2048, "alpha": 1.25}
+    assert facts["buffers"]["X"] == {"shape": ["rows", "cols"], "role": "input", "element_bytes": 4,
+                                     "init": "uniform(-2.0,2.0)"}
+    assert facts["buffers"]["Y"]["role"] == "inout"
+    assert facts["cases"] == [{"name": "rows=16 cols=16 alpha=-1.5",
+                               "dims": {"rows": 16, "cols": 16, "alpha": -1.5}}]
+    assert facts["tolerance"] == {"atol": 1e-05, "rtol": 1e-05}
+
+
+def test_leetgpu_numbers_that_equal_one_dim_become_that_dim(tmp_path):
+    path = write(tmp_path, """
+        class Challenge(ChallengeBase):
+            def get_solve_signature(self):
+                return {"data": (ctypes.POINTER(ctypes.c_int), "in"),
+                        "bins": (ctypes.POINTER(ctypes.c_int), "out"),
+                        "N": (ctypes.c_int, "in"), "B": (ctypes.c_int, "in")}
+            def generate_performance_test(self):
+                BATCH, WIDTH = 4, 8
+                data = torch.randint(0, 256, (50000,), device=self.device)
+                bins = torch.zeros(BATCH * WIDTH, device=self.device)
+                return {"data": data, "bins": bins, "N": 50000, "B": 256}
+    """)
+    code, facts = read("leetgpu", path)
+    assert code == 0, facts
+    assert facts["buffers"]["data"]["shape"] == ["N"]
+    assert facts["buffers"]["data"]["init"] == "int[0,B)"
+    assert facts["buffers"]["bins"] == {"shape": ["4 * 8"], "role": "output", "element_bytes": 4, "init": "zeros"}
+
+
+def test_leetgpu_says_what_it_cannot_translate(tmp_path):
+    path = write(tmp_path, """
+        class Challenge(ChallengeBase):
+            def get_solve_signature(self):
+                return {"x": (ctypes.POINTER(ctypes.c_float), "in"), "N": (ctypes.c_int, "in")}
+            def generate_performance_test(self):
+                return self._make(1024)
+    """)
+    code, line = read("leetgpu", path)
+    assert code == 2
+    assert line.startswith("PYTHON_FACTS: ") and "generate_performance_test: the test is not a dict literal" in line

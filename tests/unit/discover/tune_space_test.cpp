@@ -1,0 +1,110 @@
+// kopt tune-space's discovery: what it finds in an unannotated kernel, what it proposes
+// (data/tune_space.toml), what -D can set, and --save's [tune].
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+#include "kopt/discover/tune_space.hpp"
+#include "kopt/spec/problem_spec.hpp"
+
+namespace kopt::discover {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr std::string_view kKernel = R"cu(#ifndef BLOCK_SIZE
+#define BLOCK_SIZE 256
+#endif
+#define ITEMS_PER_THREAD 4   // a #define -D cannot override
+#define EPSILON_BITS 3       // not a power of two: a fact of the problem, not proposed
+constexpr int TILE = 32;
+#ifndef KOPT_USE_SMEM
+#define KOPT_USE_SMEM 1      // kopt:method memory.tiling_smem
+#endif
+__global__ void k(const float* x, float* y, int n) {}
+extern "C" void solve(const float* x, float* y, int n) {
+  dim3 block(16, 16);
+  k<<<(n + 255) / 256, 128>>>(x, y, n);
+}
+)cu";
+
+std::vector<std::string> names(const TuneSpace& space) {
+  std::vector<std::string> found;
+  for (const Candidate& candidate : space.candidates) found.push_back(candidate.name);
+  return found;
+}
+
+TEST(TuneSpace, FindsDefinesConstexprsAndLaunchLiteralsButNotMethodSwitches) {
+  TuneSpace space = discover_tune_space_in(kKernel, "k.cu");
+  EXPECT_THAT(names(space), ElementsAre("BLOCK_SIZE", "ITEMS_PER_THREAD", "TILE", "dim3 block.x", "dim3 block.y",
+                                        "<<<>>> block"));
+  EXPECT_EQ(space.candidates[0].kind, ConstantKind::guarded_define);
+  EXPECT_TRUE(space.candidates[0].settable_by_define());
+  EXPECT_EQ(space.candidates[1].kind, ConstantKind::define);
+  EXPECT_FALSE(space.candidates[1].settable_by_define());
+  EXPECT_EQ(space.candidates[2].kind, ConstantKind::constexpr_constant);
+  EXPECT_EQ(space.candidates[5].value, 128);
+  EXPECT_EQ(space.candidates[5].line, 13);
+}
+
+TEST(TuneSpace, ProposesTheLadderTheNameAsksForWithItsOwnValue) {
+  TuneSpace space = discover_tune_space_in(kKernel, "k.cu");
+  EXPECT_EQ(space.candidates[0].ladder, "block size");
+  EXPECT_THAT(space.candidates[0].proposed, ElementsAre(64, 128, 256, 512, 1024));
+  EXPECT_THAT(space.candidates[1].proposed, ElementsAre(1, 2, 4, 8, 16));
+  EXPECT_THAT(space.candidates[3].proposed, ElementsAre(16, 64, 128, 256, 512, 1024));  // 16 kept
+  TuneSpace plain = discover_tune_space_in("#ifndef WIDTH\n#define WIDTH 64\n#endif\n", "w.cu");
+  EXPECT_EQ(plain.candidates[0].ladder, "powers of two around 64");
+  EXPECT_THAT(plain.candidates[0].proposed, ElementsAre(16, 32, 64, 128, 256));
+}
+
+TEST(TuneSpace, HasTheCompileOptionsAxisWithFastMathFlagged) {
+  TuneSpace space = discover_tune_space_in("", "empty.cu");
+  EXPECT_TRUE(space.candidates.empty());
+  ASSERT_FALSE(space.compile_options.empty());
+  int tolerance_dependent = 0;
+  for (const CompileOption& option : space.compile_options) {
+    if (option.tolerance_dependent) {
+      ++tolerance_dependent;
+      EXPECT_THAT(option.flags, ElementsAre("-use_fast_math"));
+    }
+  }
+  EXPECT_EQ(tolerance_dependent, 1);
+}
+
+TEST(TuneSpace, SavesWhatMinusDCanSetAsATuneTableTheSpecLoads) {
+  TempDir folder("kopt-tune-space-test");
+  write_file_atomic(folder.path() / "k.cu", kKernel);
+  write_file_atomic(folder.path() / "kopt.toml", "kernel = \"k.cu\"\n[dims]\nn = 1024\n");
+  TuneSpace space = discover_tune_space(folder.path() / "k.cu");
+  EXPECT_EQ(tune_table_of(space), "BLOCK_SIZE = [64, 128, 256, 512, 1024]\n");
+  save_tune_table(space, folder.path() / "kopt.toml");
+  spec::ProblemSpec saved = spec::load_problem_spec(folder.path() / "kopt.toml");
+  ASSERT_EQ(saved.tune.params.size(), 1u);
+  EXPECT_EQ(saved.tune.params[0].first, "BLOCK_SIZE");
+  EXPECT_THAT(saved.tune.params[0].second, ElementsAre("64", "128", "256", "512", "1024"));
+}
+
+TEST(TuneSpace, RefusesToSaveWhatItCannot) {
+  TempDir folder("kopt-tune-space-test");
+  write_file_atomic(folder.path() / "kopt.toml", "[tune]\nX = [1, 2]\n");
+  TuneSpace space = discover_tune_space_in(kKernel, "k.cu");
+  auto error_of = [](auto call) {
+    try {
+      call();
+    } catch (const Error& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_THAT(error_of([&] { save_tune_table(space, folder.path() / "kopt.toml"); }), HasSubstr("already has [tune]"));
+  EXPECT_THAT(error_of([&] { save_tune_table(space, folder.path() / "none.toml"); }), HasSubstr("no kopt.toml"));
+  TuneSpace rewrite_only = discover_tune_space_in("constexpr int TILE = 32;\n", "t.cu");
+  EXPECT_THAT(error_of([&] { save_tune_table(rewrite_only, folder.path() / "kopt.toml"); }),
+              HasSubstr("nothing to save: no constant that -D can set"));
+}
+
+}  // namespace
+}  // namespace kopt::discover

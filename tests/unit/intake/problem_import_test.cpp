@@ -1,0 +1,86 @@
+// kopt import of a LeetGPU challenge.py (tests/fixtures/import/leetgpu_saxpy, written for
+// these tests in LeetGPU's format): the spec it writes, that it loads with an unmodified
+// solution, and the one-line refusals.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+#include "kopt/intake/problem_import.hpp"
+#include "kopt/spec/problem_spec.hpp"
+
+namespace kopt::intake {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::Contains;
+using ::testing::HasSubstr;
+
+const fs::path kFixture = fs::path(KOPT_FIXTURES_DIR) / "import" / "leetgpu_saxpy";
+
+template <typename Call>
+std::string error_of(Call call) {
+  try {
+    call();
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ExitCode::bad_input);
+    return error.what();
+  }
+  return "no error";
+}
+
+TEST(LeetGpuImport, WritesTheChallengeAsASpec) {
+  ImportedProblem problem = import_problem(kFixture / "challenge.py", ProblemFormat::leetgpu);
+  EXPECT_EQ(problem.name, "leetgpu_saxpy");
+  EXPECT_THAT(problem.spec_toml, HasSubstr("[dims]  # the performance test\nrows = 4096\ncols = 2048\nalpha = 1.25\n"));
+  EXPECT_THAT(problem.spec_toml, HasSubstr("[[cases]]\nname = 'rows=16 cols=16 alpha=-1.5'\nrows = 16\n"));
+  EXPECT_THAT(problem.spec_toml, HasSubstr("[buffers.X]  # input\nshape = ['rows', 'cols']\ninit = 'uniform(-2.0,2.0)'\n"));
+  EXPECT_THAT(problem.spec_toml, HasSubstr("[buffers.Y]  # inout\nshape = ['rows', 'cols']\ninit = 'normal(0.0,1.0)'\n"));
+  EXPECT_THAT(problem.spec_toml, HasSubstr("[tolerance]\natol = 1e-05\nrtol = 1e-05\n"));
+  EXPECT_THAT(problem.spec_toml, HasSubstr("bytes = '4*(rows)*(cols) + 8*(rows)*(cols)'"));
+  EXPECT_THAT(problem.notes, Contains(HasSubstr("functional test at line 40 left out: its sizes are computed")));
+  EXPECT_EQ(problem.reference_source, read_file(kFixture / "challenge.py"));
+}
+
+TEST(LeetGpuImport, TheWrittenFolderRunsAnUnmodifiedSolution) {
+  TempDir folder("kopt-import-test");
+  write_imported_problem(import_problem(kFixture / "challenge.py", ProblemFormat::leetgpu), folder.path());
+  write_file_atomic(folder.path() / "solution.cu", read_file(kFixture / "solution.cu"));
+  spec::Problem problem = spec::load_problem(folder.path(), std::nullopt, {});
+  ASSERT_EQ(problem.cases.size(), 2u);  // the performance test and the one functional test with numbers
+  const spec::BoundBuffer& y = *problem.cases[0].args[1].buffer;
+  EXPECT_EQ(y.elements, 4096 * 2048);
+  EXPECT_TRUE(y.is_output);
+  EXPECT_TRUE(y.init.has_value());  // in-out: the kernel reads what the test put there
+  EXPECT_EQ(problem.spec.reference, folder.path() / "ref.py");
+  EXPECT_EQ(problem.cases[1].args[0].buffer->elements, 256);
+
+  EXPECT_THAT(error_of([&] { write_imported_problem(import_problem(kFixture / "challenge.py", ProblemFormat::leetgpu),
+                                                    folder.path()); }),
+              HasSubstr("kopt.toml exists; import into another --out folder"));
+}
+
+TEST(LeetGpuImport, SaysInOneLineWhatItCannotTranslate) {
+  TempDir folder("kopt-import-test");
+  std::string challenge = read_file(kFixture / "challenge.py");
+  const std::string built = "X = RandTensor((rows, cols), -2.0, 2.0)";
+  challenge.replace(challenge.find(built), built.size(), "X = self.make_input(rows, cols)");
+  write_file_atomic(folder.path() / "challenge.py", challenge);
+  std::string error = error_of([&] { import_problem(folder.path() / "challenge.py", ProblemFormat::leetgpu); });
+  EXPECT_THAT(error, HasSubstr("generate_performance_test: buffer X is not built by a constructor this reader knows"));
+  EXPECT_EQ(error.find('\n'), std::string::npos);
+}
+
+TEST(ProblemFormat, ComesFromTheFileNameOrTheOption) {
+  EXPECT_EQ(problem_format_of("a/challenge.py", ""), ProblemFormat::leetgpu);
+  EXPECT_EQ(problem_format_of("a/def.py", ""), ProblemFormat::tensara);
+  EXPECT_EQ(problem_format_of("a/mine.py", "leetgpu"), ProblemFormat::leetgpu);
+  EXPECT_THAT(error_of([] { problem_format_of("a/mine.py", ""); }),
+              HasSubstr("not challenge.py (LeetGPU) or def.py (Tensara); say which with --format"));
+  EXPECT_THAT(error_of([] { problem_format_of("a/mine.py", "kaggle"); }), HasSubstr("--format kaggle"));
+  EXPECT_THAT(error_of([] { import_problem(kFixture / "challenge.py", ProblemFormat::tensara); }),
+              HasSubstr("Tensara def.py is not translated yet"));
+}
+
+}  // namespace
+}  // namespace kopt::intake
