@@ -11,6 +11,7 @@
 
 #include "kopt/measure/bench_job.hpp"
 #include "kopt/measure/peaks.hpp"
+#include "kopt/measure/sample_witness.hpp"
 #include "kopt/measure/statistics.hpp"
 #include "kopt/measure/verdict.hpp"
 #include "kopt/verify/check.hpp"
@@ -61,6 +62,9 @@ struct VariantReport {
   std::string recheck_failure;       // non-empty: wrong after the timing loop (cached results?)
   bool timed_calls_unverified = false;  // its outputs vary run to run: no digest to compare
   bool interleaved = true;           // false: timed on its own (a .py reference), not A B A B
+  // kopt's own clock around each sample against its reported time (sample_witness.hpp);
+  // none for a variant the timing worker did not sample.
+  std::optional<VariantWitness> witness;
 };
 
 // A variant with no time, and why (a numpy reference runs on the CPU): never a number.

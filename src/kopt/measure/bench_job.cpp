@@ -12,6 +12,7 @@
 #include "kopt/measure/captured_calls.hpp"
 #include "kopt/measure/cuda_timing.hpp"
 #include "kopt/measure/round_order.hpp"
+#include "kopt/measure/sample_witness.hpp"
 #include "kopt/measure/sample_progress.hpp"
 #include "kopt/measure/timed_call_inputs.hpp"
 #include "kopt/run/device_info.hpp"
@@ -48,6 +49,7 @@ struct Sample {
   double host_seconds = 0;
   double sm_clock_mhz = 0;  // 0: no probe
   bool blocker_timed_out = false;
+  std::uint32_t witness_id = 0;  // under which kopt's parent saw it (0: not signalled)
 };
 
 // The clock is probed just before the flush, and one synchronization waits for both: the SM
@@ -62,9 +64,11 @@ double probe_and_flush(const run::KernelLibrary& library, ClockProbe& clock, con
 
 Sample take_sample(const run::KernelLibrary& library, const run::KernelArguments& arguments,
                    const L2Flusher* flusher, ClockProbe& clock, Event& start, Event& stop, int flush_round,
-                   StreamBlocker* blocker) {
+                   StreamBlocker* blocker, SampleSignals* witness = nullptr) {
   Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, flusher, flush_round)};
   const bool blocked = blocker != nullptr && blocker->hold(library);
+  // The parent's clock brackets exactly what the events and the host clock bracket.
+  if (witness != nullptr) sample.witness_id = witness->begin();
   const auto host_start = Clock::now();
   run::check_cuda(cudaEventRecord(start.get(), nullptr), "cudaEventRecord");
   library.call(arguments.call());
@@ -72,6 +76,7 @@ Sample take_sample(const run::KernelLibrary& library, const run::KernelArguments
   if (blocked) blocker->release();
   run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   const auto host_end = Clock::now();
+  if (witness != nullptr) witness->end(sample.witness_id);
   if (auto error = library.take_launch_error()) throw run::CudaFailure{"a launch in solve", *error};
 
   sample.blocker_timed_out = blocked && blocker->timed_out();
@@ -91,14 +96,16 @@ int calls_per_graph(double one_call_seconds) {
 }
 
 Sample take_graph_sample(const run::KernelLibrary& library, const CapturedCalls& graph, ClockProbe& clock,
-                         Event& start, Event& stop) {
+                         Event& start, Event& stop, SampleSignals& witness) {
   Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, nullptr, 0)};
+  sample.witness_id = witness.begin();
   const auto host_start = Clock::now();
   run::check_cuda(cudaEventRecord(start.get(), cudaStreamPerThread), "cudaEventRecord");
   run::check_cuda(cudaGraphLaunch(graph.exec(), cudaStreamPerThread), "cudaGraphLaunch");
   run::check_cuda(cudaEventRecord(stop.get(), cudaStreamPerThread), "cudaEventRecord");
   run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   const auto host_end = Clock::now();
+  witness.end(sample.witness_id);
   float milliseconds = 0;
   run::check_cuda(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
   sample.gpu_seconds = milliseconds * 1e-3 / graph.calls();
@@ -141,12 +148,13 @@ struct Call {
 };
 
 Call timed_call(VariantState& v, run::KernelArguments& arguments, CallInputs& inputs, const L2Flusher* flush,
-                ClockProbe& probe, Event& start, Event& stop, int round, StreamBlocker& blocker) {
+                ClockProbe& probe, Event& start, Event& stop, int round, StreamBlocker& blocker,
+                SampleSignals& witness) {
   Call call{.seed = inputs.next_seed()};
   inputs.prepare(*v.library, arguments, call.seed);
-  call.sample = v.graph ? take_graph_sample(*v.library, *v.graph, probe, start, stop)
+  call.sample = v.graph ? take_graph_sample(*v.library, *v.graph, probe, start, stop, witness)
                         : take_sample(*v.library, arguments, flush, probe, start, stop, round,
-                                      v.blocked ? &blocker : nullptr);
+                                      v.blocked ? &blocker : nullptr, &witness);
   if (call.sample.blocker_timed_out) stop_blocking(v);
   call.digest = inputs.digest(*v.library, arguments);
   return call;
@@ -179,6 +187,7 @@ void keep_call(const BenchJob& job, VariantState& v, const Call& call, double ma
   if (s.sm_clock_mhz > 0) v.samples.sm_clock_mhz.push_back(s.sm_clock_mhz);
   v.samples.sample_seeds.push_back(call.seed);
   v.samples.sample_digests.push_back(call.digest.value_or(0));
+  if (s.witness_id != 0) v.samples.witness_ids.push_back(s.witness_id);
   v.samples.digests = call.digest.has_value();
   v.criterion.add_sample(s.gpu_seconds);
 }
@@ -192,7 +201,7 @@ std::vector<const StoppingCriterion*> criteria_of(const std::vector<VariantState
 
 void measure_case(const BenchJob& job, std::size_t case_index, std::vector<VariantState>& variants,
                   const DeviceTiming& timing, const L2Flusher* flush, StreamBlocker& blocker, CallInputs& inputs,
-                  BenchJobResult& result) {
+                  SampleSignals& witness, BenchJobResult& result) {
   Clock::time_point mark = Clock::now();
   const spec::BoundCase& bound_case = job.cases[case_index];
   run::KernelArguments arguments(bound_case);
@@ -222,7 +231,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     for (std::size_t i : order.next()) {
       if (!stopping.sampling(i)) continue;
       VariantState& v = variants[i];
-      keep_call(job, v, timed_call(v, arguments, inputs, flush, probe, start, stop, ++round, blocker),
+      keep_call(job, v, timed_call(v, arguments, inputs, flush, probe, start, stop, ++round, blocker, witness),
                 timing.max_clock_mhz);
       progress.sampled(v.label, false);
     }
@@ -235,7 +244,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
   // One more call each, made exactly like a timed one: a kernel that stopped working after
   // some number of calls is still not working here.
   for (VariantState& v : variants) {
-    const Call final_call = timed_call(v, arguments, inputs, flush, probe, start, stop, ++round, blocker);
+    const Call final_call = timed_call(v, arguments, inputs, flush, probe, start, stop, ++round, blocker, witness);
     v.samples.final_seed = final_call.seed;
     v.samples.final_digest = final_call.digest.value_or(0);
     result.samples.push_back(std::move(v.samples));
@@ -298,9 +307,10 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   result.event_tick_seconds = timing.tick_seconds;
   StreamBlocker blocker;
   CallInputs inputs(job.sample_key, 4 * std::max(device.sm_count, 1));
+  SampleSignals witness(job.witness_fd);
   result.phases.setup = std::chrono::duration<double>(Clock::now() - began).count();
   for (std::size_t c = 0; c < job.cases.size(); ++c) {
-    measure_case(job, c, variants, timing, flush ? &*flush : nullptr, blocker, inputs, result);
+    measure_case(job, c, variants, timing, flush ? &*flush : nullptr, blocker, inputs, witness, result);
   }
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - began).count();
   return result;
