@@ -26,6 +26,7 @@ struct BenchConfig {
   double min_effect_percent = 1.0;
   bool no_reference = false;
   bool all_cases = false;        // time every case, not only the perf case
+  std::string witness;           // "ncu": Nsight Compute cross-checks kopt's times (profile/ncu_witness.hpp)
 };
 
 void add_bench_options(CLI::App& app, BenchConfig& config);

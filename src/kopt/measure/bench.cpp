@@ -419,6 +419,7 @@ json bench_report_to_json(const BenchReport& report) {
           {"untimed", untimed},
           {"flags", report.flags},
           {"warnings", report.warnings},
+          {"ncu_witness", report.ncu_witness},
           {"wall_seconds", report.wall_seconds},
           {"worker_phase_seconds", worker_phases_to_json(report.worker_phases)},
           {"phase_seconds", {{"checks", report.phase_seconds.checks},

@@ -41,6 +41,10 @@ struct BenchOptions {
   std::vector<std::string> labels;
 };
 
+// The label of kernel `index` in the bench's variants: options.labels, else its file name
+// (with "#index" where two kernels share one).
+std::string kernel_label(const std::vector<spec::Problem>& kernels, std::size_t index, const BenchOptions& options);
+
 // The check options of kernel `index`: check.defines, then its own.
 verify::CheckOptions check_options_for(const BenchOptions& options, std::size_t index);
 
@@ -110,6 +114,9 @@ struct BenchReport {
   BenchPhaseSeconds phase_seconds;
   std::uint64_t order_seed = 0;          // the variants' order in each round was drawn from it
   double event_tick_seconds = 0;         // the CUDA event timer's tick, measured by the worker
+  // `--witness ncu` (profile/ncu_witness.hpp): ncu's time per call of each variant beside
+  // kopt's; null when not asked for.
+  nlohmann::json ncu_witness = nullptr;
 
   bool passed() const;                   // every check passed and nothing was flagged
 };
