@@ -170,9 +170,7 @@ std::optional<std::string> unseen_flag(const VariantSamples& s, const VariantWit
 
 std::optional<std::string> short_flag(const VariantSamples& s, const VariantWitness& w,
                                       const SampleWitnessRule& rule) {
-  if (w.witnessed == 0 || static_cast<double>(w.short_samples) <= rule.flag_share * static_cast<double>(w.witnessed)) {
-    return std::nullopt;
-  }
+  if (!mostly_short(w, rule)) return std::nullopt;
   return fmt::format("{}: samples report less time than kopt's own clock saw (median {:.1f} µs reported, {:.1f} µs "
                      "seen from kopt's process; {} of {} samples short by more than max({:.0f} µs, {:.0f} %)): the "
                      "timing worker's clocks were patched or its samples forged",
@@ -202,6 +200,14 @@ const SampleWitnessRule& sample_witness_rule() {
 
 bool short_of_span(double reported_seconds, double span_seconds, const SampleWitnessRule& rule) {
   return span_seconds - reported_seconds > std::max(rule.slack_seconds, rule.slack_fraction * span_seconds);
+}
+
+bool mostly_short(const VariantWitness& w, const SampleWitnessRule& rule) {
+  return w.witnessed > 0 && static_cast<double>(w.short_samples) > rule.flag_share * static_cast<double>(w.witnessed);
+}
+
+bool witness_fails(const VariantWitness& w, const SampleWitnessRule& rule) {
+  return w.witnessed != w.samples || mostly_short(w, rule);
 }
 
 VariantWitness witness_variant(const VariantSamples& s, const WitnessedSpans& spans, const SampleWitnessRule& rule) {

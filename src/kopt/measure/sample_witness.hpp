@@ -143,6 +143,11 @@ VariantWitness witness_variant(const VariantSamples& samples, const WitnessedSpa
                                const SampleWitnessRule& rule);
 // Whether one sample's reported time falls short of the parent's span beyond the slack.
 bool short_of_span(double reported_seconds, double span_seconds, const SampleWitnessRule& rule);
+// Whether more than rule.flag_share of the witnessed samples were short.
+bool mostly_short(const VariantWitness& witness, const SampleWitnessRule& rule);
+// Whether the witness fails the variant: samples it never saw, or mostly short ones (what the
+// optimization loop turns into a failed outcome).
+bool witness_fails(const VariantWitness& witness, const SampleWitnessRule& rule);
 
 // The FLAG lines of one timing worker's samples (empty when all agree). Without a pipe the
 // parent listened on, none.

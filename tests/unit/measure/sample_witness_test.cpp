@@ -192,8 +192,18 @@ TEST(WitnessFlags, AMinorityOfShortSamplesIsNoise) {
   std::vector<double> reported(10, 200e-6), spans(10, 220e-6);
   for (int i = 0; i < 5; ++i) reported[i] = 80e-6;  // half: not more than half
   EXPECT_THAT(witness_flags({samples_of(reported)}, spans_of(spans), kRule), IsEmpty());
+  EXPECT_FALSE(witness_fails(witness_variant(samples_of(reported), spans_of(spans), kRule), kRule));
   reported[5] = 80e-6;
   EXPECT_THAT(witness_flags({samples_of(reported)}, spans_of(spans), kRule), SizeIs(1));
+  EXPECT_TRUE(witness_fails(witness_variant(samples_of(reported), spans_of(spans), kRule), kRule));
+}
+
+// The loop fails a variant whose samples the parent never saw, as bench flags it.
+TEST(WitnessFails, WhenSamplesWereNeverSeen) {
+  VariantSamples unseen = samples_of({100e-6, 100e-6});
+  unseen.witness_ids.pop_back();
+  EXPECT_TRUE(witness_fails(witness_variant(unseen, spans_of({110e-6, 110e-6}), kRule), kRule));
+  EXPECT_FALSE(witness_fails(witness_variant(samples_of({100e-6, 100e-6}), spans_of({110e-6, 110e-6}), kRule), kRule));
 }
 
 // Graph mode: a sample is one replay of N calls; its time per call × N is what the span saw.
