@@ -2,6 +2,7 @@
 
 #include "kopt/core/files.hpp"
 #include "kopt/measure/call_batch.hpp"
+#include "kopt/profile/ncu_witness.hpp"
 
 namespace kopt::cli {
 
@@ -33,6 +34,11 @@ void add_bench_options(CLI::App& app, BenchConfig& c) {
                "Time every case (default: only the spec's [dims] case, \"default\"; every case is checked)");
   app.add_flag("--no-reference", c.no_reference,
                "Do not time the reference (a .cu one beside the kernels, a .py one after them)");
+  app.add_option("--witness", c.witness,
+                 "ncu: after timing, profile each kernel's calls under Nsight Compute (--clock-control none) and "
+                 "flag a kernel whose ncu time per call exceeds kopt's beyond the noise (costs seconds per kernel; "
+                 "kopt's own clock witnesses every sample either way)")
+      ->check(CLI::IsMember({"ncu"}));
   app.add_option("--out", c.out, "Where to write bench.json (default: beside the first kernel)")
       ->check(output_file());
   add_common_options(app, c.common);
@@ -62,6 +68,7 @@ measure::BenchReport run_bench_from_config(const BenchConfig& c) {
   SystemProcessRunner runner;
   verify::CheckContext context{runner, cache_dir_of(c.common), worker_settings_of(c.common)};
   measure::BenchReport report = measure::run_bench(kernels, options, context);
+  if (c.witness == "ncu" && !report.variants.empty()) profile::add_ncu_witness(report, kernels, options, context);
   std::filesystem::path out = c.out.empty() ? kernels.front().spec.kernel.parent_path() / "bench.json"
                                             : std::filesystem::path(c.out);
   write_file_atomic(out, measure::bench_report_to_json(report).dump(2) + "\n");

@@ -27,6 +27,7 @@ struct BenchConfig {
   bool no_reference = false;
   bool all_cases = false;        // time every case, not only the perf case
   int max_calls_per_sample = 64; // measure::kDefaultMaxCallsPerSample
+  std::string witness;           // "ncu": Nsight Compute cross-checks kopt's times (profile/ncu_witness.hpp)
 };
 
 void add_bench_options(CLI::App& app, BenchConfig& config);

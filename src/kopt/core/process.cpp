@@ -159,6 +159,12 @@ class Fd {
   unblock_interrupt_signals_in_child();
   ::dup2(out_fd, STDOUT_FILENO);
   ::dup2(err_fd, STDERR_FILENO);
+  if (spec.inherited_fd >= 0) {
+    // The exec-error channel must not be the descriptor about to be replaced.
+    if (report_fd == kInheritedFd) report_fd = ::fcntl(report_fd, F_DUPFD_CLOEXEC, kInheritedFd + 1);
+    if (spec.inherited_fd == kInheritedFd) ::fcntl(kInheritedFd, F_SETFD, 0);  // dup2 onto itself keeps CLOEXEC
+    else ::dup2(spec.inherited_fd, kInheritedFd);
+  }
   int devnull = ::open("/dev/null", O_RDONLY);
   if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
   if (!spec.working_dir.empty() && ::chdir(spec.working_dir.c_str()) != 0) {

@@ -20,7 +20,12 @@ struct ProcessSpec {
   // Called with each line of standard error (without its newline) as it arrives, while the
   // program runs; the whole stream is still captured in ProcessResult::err.
   std::function<void(std::string_view line)> on_error_line;
+  // A file descriptor of kopt's that the program gets as descriptor kInheritedFd (the write
+  // end of the timing witness's pipe: measure/sample_witness.hpp); -1: none.
+  int inherited_fd = -1;
 };
+
+inline constexpr int kInheritedFd = 3;
 
 struct ProcessResult {
   bool started = false;       // false: the program could not be run at all (see start_error)

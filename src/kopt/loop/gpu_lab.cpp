@@ -189,6 +189,10 @@ Measurement GpuLab::measure(const MeasureRequest& request) {
     *slot = timed_outcome(v);
     if (!v.recheck_failure.empty()) *slot = failed_outcome(v.label, "wrong after the timing loop: " + v.recheck_failure);
     if (v.below_floor) *slot = failed_outcome(v.label, "faster than the roofline floor: a wrong spec or a cheating kernel");
+    if (v.witness && measure::witness_fails(*v.witness, measure::sample_witness_rule())) {
+      *slot = failed_outcome(v.label, "its samples report less time than kopt's own clock saw (patched clocks or forged "
+                                      "samples: docs/integrity.md)");
+    }
   }
   for (const measure::PairVerdict& p : bench.verdicts) {
     const auto slot = std::ranges::find(result.outcomes, p.label, &VariantOutcome::label);

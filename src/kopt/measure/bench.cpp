@@ -12,6 +12,7 @@
 #include "kopt/measure/call_batch.hpp"
 #include "kopt/measure/timed_call_audit.hpp"
 #include "kopt/measure/reference_timing.hpp"
+#include "kopt/measure/sample_witness.hpp"
 #include "kopt/run/worker_launcher.hpp"
 #include "kopt/run/device_probe.hpp"
 #include "kopt/spec/problem_work.hpp"
@@ -32,9 +33,11 @@ constexpr double kEscapeFraction = 0.2;
 // Datasheet peaks are not exact: only a time this far under the floor is called impossible.
 constexpr double kFloorMargin = 0.95;
 
-std::string label_for(const spec::Problem& problem, std::size_t index, const std::vector<spec::Problem>& kernels,
-                      const BenchOptions& options) {
+}  // namespace
+
+std::string kernel_label(const std::vector<spec::Problem>& kernels, std::size_t index, const BenchOptions& options) {
   if (index < options.labels.size() && !options.labels[index].empty()) return options.labels[index];
+  const spec::Problem& problem = kernels[index];
   std::string name = problem.spec.kernel.filename().string();
   for (std::size_t j = 0; j < kernels.size(); ++j) {
     if (j != index && kernels[j].spec.kernel.filename() == problem.spec.kernel.filename()) {
@@ -43,6 +46,8 @@ std::string label_for(const spec::Problem& problem, std::size_t index, const std
   }
   return name;
 }
+
+namespace {
 
 // The library to time: the checked one, except in graph mode, which needs launches on the
 // per-thread default stream to capture them (the legacy stream cannot be captured). That
@@ -178,6 +183,25 @@ void add_variants(BenchReport& report, const spec::Problem& problem, std::vector
   }
 }
 
+// The parent's witness of the timing worker's samples (sample_witness.hpp): its flags, before
+// the samples move into the report.
+void add_witness_flags(BenchReport& report, const std::vector<VariantSamples>& samples, const WitnessedSpans& spans) {
+  if (!spans.listened) {
+    report.warnings.push_back("kopt could not witness the timing worker's samples (no pipe): its times rest on the "
+                              "worker's clocks alone");
+    return;
+  }
+  for (std::string& flag : witness_flags(samples, spans, sample_witness_rule())) report.flags.push_back(std::move(flag));
+}
+
+// The witness's numbers for each variant the timing worker sampled (bench.json "witness").
+void add_witness_numbers(BenchReport& report, const WitnessedSpans& spans) {
+  if (!spans.listened) return;
+  for (VariantReport& v : report.variants) {
+    if (v.interleaved) v.witness = witness_variant(v.samples, spans, sample_witness_rule());
+  }
+}
+
 // The runner times a .py reference in its own process once the worker is done: the two never
 // share the GPU, and its samples cannot be interleaved with the kernels'.
 void add_python_reference(BenchReport& report, const spec::Problem& problem, const BenchOptions& options,
@@ -259,7 +283,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
                .order_seed = secret_seed(), .settings = options.settings, .device = context.worker.device};
   report.order_seed = job.order_seed;
   for (std::size_t i = 0; i < kernels.size(); ++i) {
-    job.variants.push_back({label_for(kernels[i], i, kernels, options),
+    job.variants.push_back({kernel_label(kernels, i, options),
                             timing_library(kernels[i], report.checks[i], options, i, context)});
   }
   const bool cuda_reference = first.spec.reference && !verify::is_python_reference(*first.spec.reference);
@@ -276,10 +300,15 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   // The timing worker's folder is gone before the audit's worker starts (no trace of a bench
   // beside the audit's folder: timed_call_audit.hpp).
   const SecondsSince timing_started;
+  SampleWitness witness;
   run::WorkerOutcome outcome = [&] {
     TempDir work("bench", context.cache_dir / "tmp");
-    return run::run_worker(context.runner, worker, bench_job_to_json(job), work.path());
+    run::WorkerSettings witnessed = worker;
+    witnessed.inherited_fd = witness.child_fd();
+    job.witness_fd = witness.child_fd() >= 0 ? kWitnessFd : -1;
+    return run::run_worker(context.runner, witnessed, bench_job_to_json(job), work.path());
   }();
+  const WitnessedSpans spans = witness.finish();
   report.phase_seconds.timing = timing_started.seconds();
   if (!outcome.result) {
     report.flags.push_back(fmt::format("timing failed: the worker {}{}", outcome.failure,
@@ -295,8 +324,10 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   const SecondsSince audit_started;
   audit_timed_calls(result.samples, job, report.checks, context, audit_choice);
   report.phase_seconds.audit = audit_started.seconds();
+  add_witness_flags(report, result.samples, spans);
 
   add_variants(report, first, std::move(result.samples), options.settings.mode, true);
+  add_witness_numbers(report, spans);
   const bool python_reference = first.spec.reference && verify::is_python_reference(*first.spec.reference);
   if (options.time_reference && python_reference) {
     spec::Problem timed = first;
@@ -336,6 +367,7 @@ json variant_to_json(const VariantReport& v) {
           {"median_host_gap_seconds", v.median_host_gap_seconds},
           {"escapes_events", v.escapes_events},
           {"recheck_failure", v.recheck_failure},
+          {"witness", v.witness ? variant_witness_to_json(*v.witness) : json(nullptr)},
           {"interleaved", v.interleaved}};
 }
 
@@ -396,6 +428,7 @@ json bench_report_to_json(const BenchReport& report) {
           {"untimed", untimed},
           {"flags", report.flags},
           {"warnings", report.warnings},
+          {"ncu_witness", report.ncu_witness},
           {"wall_seconds", report.wall_seconds},
           {"worker_phase_seconds", worker_phases_to_json(report.worker_phases)},
           {"phase_seconds", {{"checks", report.phase_seconds.checks},

@@ -11,6 +11,7 @@
 
 #include "kopt/measure/bench_job.hpp"
 #include "kopt/measure/peaks.hpp"
+#include "kopt/measure/sample_witness.hpp"
 #include "kopt/measure/statistics.hpp"
 #include "kopt/measure/verdict.hpp"
 #include "kopt/verify/check.hpp"
@@ -40,6 +41,10 @@ struct BenchOptions {
   std::vector<std::string> labels;
 };
 
+// The label of kernel `index` in the bench's variants: options.labels, else its file name
+// (with "#index" where two kernels share one).
+std::string kernel_label(const std::vector<spec::Problem>& kernels, std::size_t index, const BenchOptions& options);
+
 // The check options of kernel `index`: check.defines, then its own.
 verify::CheckOptions check_options_for(const BenchOptions& options, std::size_t index);
 
@@ -61,6 +66,9 @@ struct VariantReport {
   std::string recheck_failure;       // non-empty: wrong after the timing loop (cached results?)
   bool timed_calls_unverified = false;  // its outputs vary run to run: no digest to compare
   bool interleaved = true;           // false: timed on its own (a .py reference), not A B A B
+  // kopt's own clock around each sample against its reported time (sample_witness.hpp);
+  // none for a variant the timing worker did not sample.
+  std::optional<VariantWitness> witness;
 };
 
 // A variant with no time, and why (a numpy reference runs on the CPU): never a number.
@@ -106,6 +114,9 @@ struct BenchReport {
   BenchPhaseSeconds phase_seconds;
   std::uint64_t order_seed = 0;          // the variants' order in each round was drawn from it
   double event_tick_seconds = 0;         // the CUDA event timer's tick, measured by the worker
+  // `--witness ncu` (profile/ncu_witness.hpp): ncu's time per call of each variant beside
+  // kopt's; null when not asked for.
+  nlohmann::json ncu_witness = nullptr;
 
   bool passed() const;                   // every check passed and nothing was flagged
 };

@@ -14,6 +14,7 @@
 #include "kopt/measure/captured_calls.hpp"
 #include "kopt/measure/cuda_timing.hpp"
 #include "kopt/measure/round_order.hpp"
+#include "kopt/measure/sample_witness.hpp"
 #include "kopt/measure/sample_progress.hpp"
 #include "kopt/measure/timed_call_inputs.hpp"
 #include "kopt/run/device_info.hpp"
@@ -52,6 +53,7 @@ struct Sample {
   double host_seconds = 0;
   double sm_clock_mhz = 0;  // 0: no probe
   bool blocker_timed_out = false;
+  std::uint32_t witness_id = 0;  // under which kopt's parent saw it (0: not signalled)
 };
 
 // Appends `note` to the variant's timing note.
@@ -75,19 +77,23 @@ double probe_and_flush(const run::KernelLibrary& library, ClockProbe& clock, con
 // the GPU runs each call as it is queued, so the clock starts before the first.
 Sample take_sample(const run::KernelLibrary& library, const std::vector<run::KernelArguments*>& calls,
                    const L2Flusher* flusher, ClockProbe& clock, Event& start, Event& stop, int flush_round,
-                   StreamBlocker* blocker) {
+                   StreamBlocker* blocker, SampleSignals* witness = nullptr) {
   Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, flusher, flush_round)};
   const bool blocked = blocker != nullptr && blocker->hold(library);
   auto host_start = Clock::now();
+  // kopt's parent witnesses the same window as the host clock: from when the GPU may start.
+  if (!blocked && witness != nullptr) sample.witness_id = witness->begin();
   run::check_cuda(cudaEventRecord(start.get(), nullptr), "cudaEventRecord");
   for (const run::KernelArguments* arguments : calls) library.call(arguments->call());
   run::check_cuda(cudaEventRecord(stop.get(), nullptr), "cudaEventRecord");
   if (blocked) {
+    if (witness != nullptr) sample.witness_id = witness->begin();
     host_start = Clock::now();
     blocker->release();
   }
   run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   const auto host_end = Clock::now();
+  if (witness != nullptr) witness->end(sample.witness_id);
   if (auto error = library.take_launch_error()) throw run::CudaFailure{"a launch in solve", *error};
 
   sample.blocker_timed_out = blocked && blocker->timed_out();
@@ -107,14 +113,16 @@ int calls_per_graph(double one_call_seconds) {
 }
 
 Sample take_graph_sample(const run::KernelLibrary& library, const CapturedCalls& graph, ClockProbe& clock,
-                         Event& start, Event& stop) {
+                         Event& start, Event& stop, SampleSignals& witness) {
   Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, nullptr, 0)};
+  sample.witness_id = witness.begin();
   const auto host_start = Clock::now();
   run::check_cuda(cudaEventRecord(start.get(), cudaStreamPerThread), "cudaEventRecord");
   run::check_cuda(cudaGraphLaunch(graph.exec(), cudaStreamPerThread), "cudaGraphLaunch");
   run::check_cuda(cudaEventRecord(stop.get(), cudaStreamPerThread), "cudaEventRecord");
   run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   const auto host_end = Clock::now();
+  witness.end(sample.witness_id);
   float milliseconds = 0;
   run::check_cuda(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
   sample.gpu_seconds = milliseconds * 1e-3;
@@ -158,9 +166,10 @@ struct SampleKit {
   StreamBlocker& blocker;
   CallInputs& inputs;
   BatchDigests& digests;
+  SampleSignals& witness;  // kopt's parent process's view of each sample
 };
 
-// One sample as the timing loop takes it: fresh inputs from a seed of its own for every
+// One sample as the timing loop takes it: fresh inputs from a seed of their own for every
 // argument set, the calls (one per set; a graph replay on the first), every set's digest.
 TimedBatch timed_batch(VariantState& v, const std::vector<run::KernelArguments*>& sets, SampleKit& kit, int round) {
   TimedBatch batch{.calls = v.graph ? v.graph->calls() : static_cast<int>(sets.size())};
@@ -168,13 +177,14 @@ TimedBatch timed_batch(VariantState& v, const std::vector<run::KernelArguments*>
     batch.seeds.push_back(kit.inputs.next_seed());
     kit.inputs.prepare(*v.library, *set, batch.seeds.back());
   }
-  const Sample sample = v.graph ? take_graph_sample(*v.library, *v.graph, kit.probe, kit.start, kit.stop)
+  const Sample sample = v.graph ? take_graph_sample(*v.library, *v.graph, kit.probe, kit.start, kit.stop, kit.witness)
                                 : take_sample(*v.library, sets, kit.flush, kit.probe, kit.start, kit.stop, round,
-                                              v.blocked ? &kit.blocker : nullptr);
+                                              v.blocked ? &kit.blocker : nullptr, &kit.witness);
   if (sample.blocker_timed_out) stop_blocking(v);
   batch.gpu_seconds = sample.gpu_seconds;
   batch.host_seconds = sample.host_seconds;
   batch.sm_clock_mhz = sample.sm_clock_mhz;
+  batch.witness_id = sample.witness_id;
   batch.digests = kit.digests.take(*v.library, sets);
   return batch;
 }
@@ -335,8 +345,9 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   Event start, stop;
   CallInputs inputs(job.sample_key, 4 * std::max(device.sm_count, 1));
   BatchDigests digests(4 * std::max(device.sm_count, 1));
+  SampleSignals witness(job.witness_fd);
   SampleKit kit{.flush = flush ? &*flush : nullptr, .probe = probe, .start = start, .stop = stop, .blocker = blocker,
-                .inputs = inputs, .digests = digests};
+                .inputs = inputs, .digests = digests, .witness = witness};
   result.phases.setup = std::chrono::duration<double>(Clock::now() - began).count();
   for (std::size_t c = 0; c < job.cases.size(); ++c) measure_case(job, c, variants, timing, kit, result);
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - began).count();

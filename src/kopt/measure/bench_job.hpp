@@ -95,6 +95,9 @@ struct BenchJob {
   std::uint64_t order_seed = 1;
   BenchSettings settings;
   int device = 0;
+  // The pipe to kopt's parent on which each sample's begin and end are signalled
+  // (sample_witness.hpp); -1: none.
+  int witness_fd = -1;
 };
 
 // The samples of one variant on one case. Times in seconds.
@@ -122,6 +125,9 @@ struct VariantSamples {
   std::uint64_t final_seed = 0;
   std::uint64_t final_digest = 0;
   bool digests = false;                   // false: the library has no device digest
+  // The id under which each kept sample was signalled to kopt's parent (parallel to
+  // gpu_seconds; sample_witness.hpp); empty without a witness.
+  std::vector<std::uint32_t> witness_ids;
   std::optional<verify::RunRecord> recheck;  // the audit of timed calls, set by kopt's own process
 };
 

@@ -66,7 +66,8 @@ json bench_job_to_json(const BenchJob& job) {
           {"sample_key", job.sample_key},
           {"order_seed", job.order_seed},
           {"settings", settings_to_json(job.settings)},
-          {"device", job.device}};
+          {"device", job.device},
+          {"witness_fd", job.witness_fd}};
 }
 
 BenchJob bench_job_from_json(const json& in) {
@@ -80,6 +81,7 @@ BenchJob bench_job_from_json(const json& in) {
   job.order_seed = in.value("order_seed", std::uint64_t{1});
   job.settings = settings_from_json(in.at("settings"));
   job.device = in.at("device");
+  job.witness_fd = in.value("witness_fd", -1);
   return job;
 }
 
@@ -103,6 +105,7 @@ json bench_result_to_json(const BenchJobResult& result) {
                        {"final_seed", s.final_seed},
                        {"final_digest", s.final_digest},
                        {"digests", s.digests},
+                       {"witness_ids", s.witness_ids},
                        {"recheck", s.recheck ? verify::run_record_to_json(*s.recheck) : json(nullptr)}});
   }
   return {{"kind", "bench"}, {"device", result.device}, {"mode", result.mode}, {"samples", samples},
@@ -136,6 +139,7 @@ BenchJobResult bench_result_from_json(const json& in) {
     v.final_seed = s.value("final_seed", std::uint64_t{0});
     v.final_digest = s.value("final_digest", std::uint64_t{0});
     v.digests = s.value("digests", false);
+    v.witness_ids = s.value("witness_ids", std::vector<std::uint32_t>{});
     if (!s.at("recheck").is_null()) v.recheck = verify::run_record_from_json(s.at("recheck"));
     result.samples.push_back(std::move(v));
   }

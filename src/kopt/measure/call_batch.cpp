@@ -59,6 +59,7 @@ std::optional<double> record_batch(VariantSamples& samples, const TimedBatch& ba
   samples.gpu_seconds.push_back(per_call);
   samples.host_seconds.push_back(batch.host_seconds / calls);
   if (batch.sm_clock_mhz > 0) samples.sm_clock_mhz.push_back(batch.sm_clock_mhz);
+  if (batch.witness_id != 0) samples.witness_ids.push_back(batch.witness_id);
   bool digested = !batch.digests.empty();
   for (std::size_t i = 0; i < batch.seeds.size(); ++i) {
     const bool known = i < batch.digests.size() && batch.digests[i].has_value();

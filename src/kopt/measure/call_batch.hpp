@@ -72,6 +72,7 @@ struct TimedBatch {
   double host_seconds = 0;
   double sm_clock_mhz = 0;  // 0: no probe
   int calls = 1;
+  std::uint32_t witness_id = 0;  // under which kopt's parent saw the sample (0: not signalled)
   std::vector<std::uint64_t> seeds;
   std::vector<std::optional<std::uint64_t>> digests;  // nullopt: the library cannot digest
 };

@@ -36,9 +36,10 @@ std::vector<std::string> ncu_command_prefix(const fs::path& ncu, const NcuSettin
                                     settings.import_source ? "yes" : "no",
                                     "--clock-control",
                                     settings.clock_control,
-                                    // Flush caches before each replay pass, as kopt's cold timing does.
+                                    // By default caches are flushed before each replay pass, as kopt's
+                                    // cold timing does.
                                     "--cache-control",
-                                    "all",
+                                    settings.cache_control,
                                     "--target-processes",
                                     "all",
                                     "--export",

@@ -22,6 +22,7 @@ std::string ncu_version(ProcessRunner& runner, const std::filesystem::path& ncu)
 struct NcuSettings {
   std::string section_set = "full";      // --set; empty: only `metrics`
   std::string clock_control = "none";    // --clock-control: none (the clocks a normal run sees) | base
+  std::string cache_control = "all";     // --cache-control: all (flush before each pass, as cold timing) | none
   bool import_source = true;             // --import-source: the CUDA source in the report
   std::vector<std::string> metrics;      // --metrics, in addition to the set; empty: none
 };

@@ -21,6 +21,7 @@ json profile_job_to_json(const ProfileJob& job) {
           {"case", run::case_to_json(job.bound_case)},
           {"seed", job.seed},
           {"warmup_calls", job.warmup_calls},
+          {"profiled_calls", job.profiled_calls},
           {"device", job.device}};
 }
 
@@ -30,6 +31,7 @@ ProfileJob profile_job_from_json(const json& in) {
           .bound_case = run::case_from_json(in.at("case")),
           .seed = in.at("seed"),
           .warmup_calls = in.at("warmup_calls"),
+          .profiled_calls = in.value("profiled_calls", 1),
           .device = in.at("device")};
 }
 
@@ -65,7 +67,8 @@ json execute_profile_job(const ProfileJob& job) {
     arguments.restore_in_out();
   }
   run::report_progress("profiled call");
-  {
+  for (int i = 0; i < job.profiled_calls; ++i) {
+    if (i > 0) arguments.restore_in_out();
     NvtxRange range(kProfileRange);
     call_and_wait(library, arguments);
   }

@@ -25,6 +25,9 @@ struct ProfileJob {
   spec::BoundCase bound_case;
   std::uint64_t seed = 1;
   int warmup_calls = 2;  // outside the range: module loading and first-touch costs stay out
+  // Calls of solve, each in its own range (ncu_witness.hpp times several); each call's kernels
+  // follow the previous call's in the report.
+  int profiled_calls = 1;
   int device = 0;
 };
 

@@ -29,6 +29,9 @@ struct WorkerSettings {
   // Where the worker's progress lines are shown live, under the job's activity ("timing:
   // case default: measuring 3 variants: 1262 samples, 2 still sampling"); none: nowhere.
   ProgressLine* progress = nullptr;
+  // A descriptor the worker gets as core/process.hpp's kInheritedFd: the timing witness's
+  // pipe (measure/sample_witness.hpp); -1: none.
+  int inherited_fd = -1;
 };
 
 struct WorkerOutcome {

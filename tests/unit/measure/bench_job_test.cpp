@@ -16,6 +16,7 @@ TEST(BenchJobResult, SurvivesTheTripThroughJson) {
   VariantSamples samples{.label = "A", .case_name = "default", .gpu_seconds = {1e-4, 1.1e-4},
                          .host_seconds = {1.2e-4, 1.3e-4}, .sm_clock_mhz = {1980, 1975}, .throttled_discarded = 3,
                          .stop_reason = "median_precise", .first_call_seconds = 2e-4, .resolution_seconds = 32e-9};
+  samples.witness_ids = {4, 6};
   result.samples.push_back(samples);
   result.event_tick_seconds = 32e-9;
 
@@ -37,18 +38,21 @@ TEST(BenchJobResult, SurvivesTheTripThroughJson) {
   EXPECT_DOUBLE_EQ(back.samples[0].resolution_seconds, 32e-9);
   EXPECT_DOUBLE_EQ(back.event_tick_seconds, 32e-9);
   EXPECT_FALSE(back.samples[0].recheck.has_value());
+  EXPECT_EQ(back.samples[0].witness_ids, (std::vector<std::uint32_t>{4, 6}));
 }
 
 // The job too: the reference's budget and the seed of the rounds' order reach the worker.
 TEST(BenchJob, SurvivesTheTripThroughJson) {
   BenchJob job{.variants = {{"a.cu", "/lib/a.so"}, {"reference", "/lib/ref.so", true}}, .sample_key = 7,
-               .order_seed = 11};
+               .order_seed = 11, .witness_fd = 3};
   const BenchJob back = bench_job_from_json(bench_job_to_json(job));
   ASSERT_EQ(back.variants.size(), 2u);
   EXPECT_FALSE(back.variants[0].budgeted);
   EXPECT_TRUE(back.variants[1].budgeted);
   EXPECT_EQ(back.order_seed, 11u);
   EXPECT_EQ(back.sample_key, 7u);
+  EXPECT_EQ(back.witness_fd, 3);
+  EXPECT_EQ(bench_job_from_json(bench_job_to_json(BenchJob{})).witness_fd, -1);
   EXPECT_DOUBLE_EQ(back.settings.stopping.target_half_width, 0.0025);
 }
 

@@ -1,0 +1,257 @@
+#include "kopt/measure/sample_witness.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+
+#include "kopt/core/embedded_files.hpp"
+#include "kopt/core/error.hpp"
+#include "kopt/measure/statistics.hpp"
+#include "kopt/spec/toml.hpp"
+
+namespace kopt::measure {
+using nlohmann::json;
+
+// ---- Worker side ------------------------------------------------------------------------
+
+std::string signal_line(char kind, std::uint32_t id) { return fmt::format("{} {}\n", kind, id); }
+
+std::uint32_t SampleSignals::begin() {
+  if (!on()) return 0;
+  send('B', ++last_id_);
+  return last_id_;
+}
+
+void SampleSignals::end(std::uint32_t id) {
+  if (on() && id != 0) send('E', id);
+}
+
+void SampleSignals::send(char kind, std::uint32_t id) const {
+  const std::string line = signal_line(kind, id);  // < PIPE_BUF: one write, never interleaved
+  while (::write(fd_, line.data(), line.size()) < 0 && errno == EINTR) {
+  }
+}
+
+// ---- Parent side ------------------------------------------------------------------------
+
+std::optional<double> WitnessedSpans::seconds(std::uint32_t id) const {
+  auto found = spans.find(id);
+  if (found == spans.end() || !found->second.begin || !found->second.end) return std::nullopt;
+  if (*found->second.end < *found->second.begin) return std::nullopt;
+  return *found->second.end - *found->second.begin;
+}
+
+void SignalParser::feed(std::string_view bytes, double arrived_seconds) {
+  pending_.append(bytes);
+  std::size_t start = 0;
+  for (std::size_t end; (end = pending_.find('\n', start)) != std::string::npos; start = end + 1) {
+    take_line(std::string_view(pending_).substr(start, end - start), arrived_seconds);
+  }
+  pending_.erase(0, start);
+}
+
+void SignalParser::take_line(std::string_view line, double arrived_seconds) {
+  std::uint32_t id = 0;
+  const bool kind_ok = line.size() >= 3 && (line[0] == 'B' || line[0] == 'E') && line[1] == ' ';
+  const char* digits_end = line.data() + line.size();
+  const auto parsed = kind_ok ? std::from_chars(line.data() + 2, digits_end, id) : std::from_chars_result{};
+  if (!kind_ok || parsed.ec != std::errc{} || parsed.ptr != digits_end || id == 0) {
+    ++spans_.malformed_lines;
+    return;
+  }
+  WitnessedSpans::Span& span = spans_.spans[id];
+  std::optional<double>& slot = line[0] == 'B' ? span.begin : span.end;
+  if (slot) {
+    ++spans_.repeated_signals;
+    return;
+  }
+  slot = arrived_seconds;
+  if (line[0] == 'B' && !spans_.first_begin) spans_.first_begin = arrived_seconds;
+  if (line[0] == 'E') spans_.last_end = arrived_seconds;
+}
+
+WitnessedSpans SignalParser::finish() {
+  if (!pending_.empty()) ++spans_.malformed_lines;
+  pending_.clear();
+  return std::move(spans_);
+}
+
+SampleWitness::SampleWitness() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return;  // no witness: finish() says it did not listen
+  read_fd_ = fds[0];
+  write_fd_ = fds[1];
+  ::fcntl(read_fd_, F_SETFL, O_NONBLOCK);
+  reader_ = std::thread([this] { read_until_stopped(); });
+}
+
+SampleWitness::~SampleWitness() {
+  if (reader_.joinable()) finish();
+}
+
+// Polls rather than blocks, so that finish() ends it even when a process the kernel started
+// kept the pipe's write end open. Each chunk is stamped when read(2) returns it.
+void SampleWitness::read_until_stopped() {
+  char buffer[4096];
+  while (true) {
+    const bool stopping = stop_.load();
+    pollfd fd{read_fd_, POLLIN, 0};
+    if (!stopping && ::poll(&fd, 1, 50) <= 0) continue;
+    const ssize_t n = ::read(read_fd_, buffer, sizeof buffer);
+    const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - origin_).count();
+    if (n > 0) {
+      parser_.feed(std::string_view(buffer, static_cast<std::size_t>(n)), now);
+    } else if (n == 0 || (errno != EINTR && (stopping || errno != EAGAIN))) {
+      return;  // end of file, or nothing left to drain once stopped
+    }
+  }
+}
+
+WitnessedSpans SampleWitness::finish() {
+  if (!reader_.joinable()) return {};
+  ::close(write_fd_);  // the parent's copy; the worker's went with it
+  write_fd_ = -1;
+  stop_ = true;
+  reader_.join();
+  ::close(read_fd_);
+  read_fd_ = -1;
+  return parser_.finish();
+}
+
+// ---- The rules --------------------------------------------------------------------------
+
+namespace {
+
+constexpr std::string_view kWitnessFile = "data/witness.toml";
+
+double positive(const toml::table& table, std::string_view key) {
+  const std::optional<double> value = table[key].value<double>();
+  if (!value || !(*value > 0)) throw environment_error("{}: [sample] {} must be a positive number", kWitnessFile, key);
+  return *value;
+}
+
+SampleWitnessRule load_sample_rule() {
+  toml::table root;
+  try {
+    root = toml::parse(data_file(kWitnessFile), kWitnessFile);
+  } catch (const toml::parse_error& e) {
+    throw environment_error("{}:{}: {}", kWitnessFile, e.source().begin.line, e.description());
+  }
+  const toml::table* sample = root["sample"].as_table();
+  if (root["version"].value<std::int64_t>() != 1 || sample == nullptr) {
+    throw environment_error("{}: expected version = 1 and a [sample] table", kWitnessFile);
+  }
+  return {.slack_seconds = positive(*sample, "slack_seconds"),
+          .slack_fraction = positive(*sample, "slack_fraction"),
+          .flag_share = positive(*sample, "flag_share"),
+          .sum_slack_seconds = positive(*sample, "sum_slack_seconds")};
+}
+
+double reported_seconds(const VariantSamples& s, std::size_t i) {
+  return s.gpu_seconds[i] * std::max(s.calls_per_sample, 1);
+}
+
+std::string who(const VariantSamples& s) { return fmt::format("{} (case {})", s.label, s.case_name); }
+
+double micro(double seconds) { return seconds * 1e6; }
+
+std::optional<std::string> unseen_flag(const VariantSamples& s, const VariantWitness& w) {
+  if (w.witnessed == w.samples) return std::nullopt;
+  return fmt::format("{}: {} of its {} samples were never seen by kopt's own clock (no begin and end signal from the "
+                     "timing worker): samples forged, or the witness's channel silenced",
+                     who(s), w.samples - w.witnessed, w.samples);
+}
+
+std::optional<std::string> short_flag(const VariantSamples& s, const VariantWitness& w,
+                                      const SampleWitnessRule& rule) {
+  if (!mostly_short(w, rule)) return std::nullopt;
+  return fmt::format("{}: samples report less time than kopt's own clock saw (median {:.1f} µs reported, {:.1f} µs "
+                     "seen from kopt's process; {} of {} samples short by more than max({:.0f} µs, {:.0f} %)): the "
+                     "timing worker's clocks were patched or its samples forged",
+                     who(s), micro(w.median_reported_seconds), micro(w.median_span_seconds), w.short_samples,
+                     w.witnessed, micro(rule.slack_seconds), 100 * rule.slack_fraction);
+}
+
+std::optional<std::string> sum_flag(const std::vector<VariantSamples>& samples, const WitnessedSpans& spans,
+                                    const SampleWitnessRule& rule) {
+  double claimed = 0;
+  for (const VariantSamples& s : samples) {
+    for (std::size_t i = 0; i < s.gpu_seconds.size(); ++i) claimed += reported_seconds(s, i);
+  }
+  const double seen = spans.first_begin && spans.last_end ? std::max(0.0, *spans.last_end - *spans.first_begin) : 0;
+  if (claimed <= seen + rule.sum_slack_seconds) return std::nullopt;
+  return fmt::format("the samples claim {:.4g} s of GPU time, but kopt's own clock saw the whole sampling take {:.4g} "
+                     "s: samples written faster than they could have been taken (forged)",
+                     claimed, seen);
+}
+
+}  // namespace
+
+const SampleWitnessRule& sample_witness_rule() {
+  static const SampleWitnessRule rule = load_sample_rule();
+  return rule;
+}
+
+bool short_of_span(double reported_seconds, double span_seconds, const SampleWitnessRule& rule) {
+  return span_seconds - reported_seconds > std::max(rule.slack_seconds, rule.slack_fraction * span_seconds);
+}
+
+bool mostly_short(const VariantWitness& w, const SampleWitnessRule& rule) {
+  return w.witnessed > 0 && static_cast<double>(w.short_samples) > rule.flag_share * static_cast<double>(w.witnessed);
+}
+
+bool witness_fails(const VariantWitness& w, const SampleWitnessRule& rule) {
+  return w.witnessed != w.samples || mostly_short(w, rule);
+}
+
+VariantWitness witness_variant(const VariantSamples& s, const WitnessedSpans& spans, const SampleWitnessRule& rule) {
+  VariantWitness w{.samples = s.gpu_seconds.size()};
+  std::vector<double> reported, seen;
+  for (std::size_t i = 0; i < s.gpu_seconds.size() && i < s.witness_ids.size(); ++i) {
+    const std::optional<double> span = spans.seconds(s.witness_ids[i]);
+    if (!span) continue;
+    ++w.witnessed;
+    reported.push_back(reported_seconds(s, i));
+    seen.push_back(*span);
+    if (short_of_span(reported.back(), *span, rule)) ++w.short_samples;
+  }
+  if (!reported.empty()) {
+    w.median_reported_seconds = median(reported);
+    w.median_span_seconds = median(seen);
+  }
+  return w;
+}
+
+std::vector<std::string> witness_flags(const std::vector<VariantSamples>& samples, const WitnessedSpans& spans,
+                                       const SampleWitnessRule& rule) {
+  std::vector<std::string> flags;
+  if (!spans.listened) return flags;
+  if (spans.tampered()) {
+    flags.push_back(fmt::format("the witness's channel carried {} line(s) kopt's worker never writes and {} repeated "
+                                "signal(s): code in the timing worker wrote to it (the kernel?)",
+                                spans.malformed_lines, spans.repeated_signals));
+  }
+  for (const VariantSamples& s : samples) {
+    const VariantWitness w = witness_variant(s, spans, rule);
+    if (auto flag = unseen_flag(s, w)) flags.push_back(std::move(*flag));
+    if (auto flag = short_flag(s, w, rule)) flags.push_back(std::move(*flag));
+  }
+  if (auto flag = sum_flag(samples, spans, rule)) flags.push_back(std::move(*flag));
+  return flags;
+}
+
+json variant_witness_to_json(const VariantWitness& w) {
+  return {{"samples", w.samples},
+          {"witnessed", w.witnessed},
+          {"short_samples", w.short_samples},
+          {"median_reported_seconds", w.median_reported_seconds},
+          {"median_span_seconds", w.median_span_seconds}};
+}
+
+}  // namespace kopt::measure

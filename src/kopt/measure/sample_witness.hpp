@@ -1,0 +1,159 @@
+#pragma once
+// The parent's witness of each timed sample (docs/integrity.md, "Outside witnesses").
+//
+// The kernel's code runs inside the timing worker, so every clock the worker reads (CUDA's
+// event timer, the host clock) is a clock the kernel can patch: cheat_timer_patch patches the
+// events, cheat_clock_patch patches both, and the two then agree on a forged time. The
+// witness is a clock the kernel does not share: the worker writes one short line on a pipe
+// to kopt's parent right before it records a sample's start event ("B 17") and right after
+// it has synchronized the sample's end ("E 17"); a thread of the parent timestamps each line
+// with the parent's own monotonic clock as it arrives. Once the worker has exited, each kept
+// sample's reported time is held against the parent's span around it.
+//
+// The rules are one-sided: the span holds the event time plus kopt's own overhead (records,
+// launches, synchronization, the pipe's latency), so it may exceed the reported time by a
+// stated slack (data/witness.toml), never the reverse by much. Samples that report much less
+// than the span, samples the parent never saw, and samples that together claim more time than
+// the whole sampling took are FLAGs.
+//
+// The worker's writes are the worker's, and the kernel runs in it: a kernel can write lines
+// of its own to the same pipe. Forging the witness therefore needs work aimed at kopt's
+// channel, timed so that the parent's clock agrees, not just a patch of the process's clocks.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kopt/measure/bench_job.hpp"
+
+namespace kopt::measure {
+
+// The file descriptor the timing worker finds the witness pipe on (core/process.hpp's
+// ProcessSpec::inherited_fd puts it there).
+inline constexpr int kWitnessFd = 3;
+
+// ---- Worker side ------------------------------------------------------------------------
+
+// Writes the begin and end signals of each sample; does nothing without a pipe (fd < 0).
+// Write errors are ignored: a worker that cannot signal leaves samples the parent never saw,
+// and the parent judges that.
+class SampleSignals {
+ public:
+  explicit SampleSignals(int fd = -1) : fd_(fd) {}
+  bool on() const { return fd_ >= 0; }
+  // Signals the start of a new sample; returns its id (0 when off).
+  std::uint32_t begin();
+  void end(std::uint32_t id);
+
+ private:
+  void send(char kind, std::uint32_t id) const;
+  int fd_;
+  std::uint32_t last_id_ = 0;
+};
+
+// "B 17\n": one signal as it travels on the pipe.
+std::string signal_line(char kind, std::uint32_t id);
+
+// ---- Parent side ------------------------------------------------------------------------
+
+// The parent's record of the signals: per sample id, when its begin and end arrived
+// (seconds on the parent's monotonic clock, from the witness's start).
+struct WitnessedSpans {
+  struct Span {
+    std::optional<double> begin, end;
+  };
+  std::map<std::uint32_t, Span> spans;
+  std::size_t malformed_lines = 0;   // lines kopt's worker never writes
+  std::size_t repeated_signals = 0;  // a second begin or end for one id
+  std::optional<double> first_begin, last_end;
+  bool listened = false;             // false: no pipe (the witness could not be set up)
+
+  // The parent's span of sample `id`, when both its signals arrived in order.
+  std::optional<double> seconds(std::uint32_t id) const;
+  bool tampered() const { return malformed_lines > 0 || repeated_signals > 0; }
+};
+
+// Splits the pipe's bytes into signals; each complete line gets the time its last byte was
+// read. Bytes of a partial line wait for the next chunk.
+class SignalParser {
+ public:
+  void feed(std::string_view bytes, double arrived_seconds);
+  // A partial line left at the end counts as malformed.
+  WitnessedSpans finish();
+
+ private:
+  void take_line(std::string_view line, double arrived_seconds);
+  std::string pending_;
+  WitnessedSpans spans_{.listened = true};
+};
+
+// The pipe and the thread that reads it: construct before starting the worker, hand
+// child_fd() to the worker's ProcessSpec::inherited_fd, call finish() once the worker has
+// exited. Without a pipe (pipe2 failed), child_fd() is -1 and finish() says not listened.
+class SampleWitness {
+ public:
+  SampleWitness();
+  ~SampleWitness();
+  SampleWitness(const SampleWitness&) = delete;
+  SampleWitness& operator=(const SampleWitness&) = delete;
+
+  int child_fd() const { return write_fd_; }
+  WitnessedSpans finish();
+
+ private:
+  void read_until_stopped();
+  int read_fd_ = -1, write_fd_ = -1;
+  std::chrono::steady_clock::time_point origin_ = std::chrono::steady_clock::now();
+  std::atomic<bool> stop_{false};
+  SignalParser parser_;
+  std::thread reader_;
+};
+
+// ---- The rules --------------------------------------------------------------------------
+
+// data/witness.toml [sample].
+struct SampleWitnessRule {
+  double slack_seconds = 50e-6;
+  double slack_fraction = 0.2;
+  double flag_share = 0.5;
+  double sum_slack_seconds = 1e-3;
+};
+const SampleWitnessRule& sample_witness_rule();  // loaded once; throws environment Error on a bad file
+
+// One variant's kept samples against the parent's spans.
+struct VariantWitness {
+  std::size_t samples = 0;
+  std::size_t witnessed = 0;        // samples whose span the parent saw whole
+  std::size_t short_samples = 0;    // reported less than the span beyond the slack
+  double median_reported_seconds = 0;  // per sample (calls_per_sample calls), over witnessed samples
+  double median_span_seconds = 0;
+};
+
+// A sample's reported time is gpu_seconds × calls_per_sample: the span covers the whole
+// sample (a graph replay of several calls).
+VariantWitness witness_variant(const VariantSamples& samples, const WitnessedSpans& spans,
+                               const SampleWitnessRule& rule);
+// Whether one sample's reported time falls short of the parent's span beyond the slack.
+bool short_of_span(double reported_seconds, double span_seconds, const SampleWitnessRule& rule);
+// Whether more than rule.flag_share of the witnessed samples were short.
+bool mostly_short(const VariantWitness& witness, const SampleWitnessRule& rule);
+// Whether the witness fails the variant: samples it never saw, or mostly short ones (what the
+// optimization loop turns into a failed outcome).
+bool witness_fails(const VariantWitness& witness, const SampleWitnessRule& rule);
+
+// The FLAG lines of one timing worker's samples (empty when all agree). Without a pipe the
+// parent listened on, none.
+std::vector<std::string> witness_flags(const std::vector<VariantSamples>& samples, const WitnessedSpans& spans,
+                                       const SampleWitnessRule& rule);
+
+nlohmann::json variant_witness_to_json(const VariantWitness& witness);
+
+}  // namespace kopt::measure

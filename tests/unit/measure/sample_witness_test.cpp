@@ -1,0 +1,261 @@
+#include "kopt/measure/sample_witness.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "kopt/core/process.hpp"
+
+namespace kopt::measure {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+const SampleWitnessRule kRule{.slack_seconds = 50e-6, .slack_fraction = 0.2, .flag_share = 0.5,
+                              .sum_slack_seconds = 1e-3};
+
+// Signals as the parent would have stamped them: sample i begins at `at[i]` and lasts `span[i]`.
+WitnessedSpans spans_of(const std::vector<double>& span_seconds, double gap_seconds = 1e-3) {
+  SignalParser parser;
+  double now = 0;
+  for (std::size_t i = 0; i < span_seconds.size(); ++i) {
+    const auto id = static_cast<std::uint32_t>(i + 1);
+    parser.feed(signal_line('B', id), now);
+    now += span_seconds[i];
+    parser.feed(signal_line('E', id), now);
+    now += gap_seconds;
+  }
+  return parser.finish();
+}
+
+VariantSamples samples_of(const std::vector<double>& reported, int calls_per_sample = 1) {
+  VariantSamples s{.label = "k", .case_name = "default", .calls_per_sample = calls_per_sample};
+  for (std::size_t i = 0; i < reported.size(); ++i) {
+    s.gpu_seconds.push_back(reported[i] / calls_per_sample);
+    s.witness_ids.push_back(static_cast<std::uint32_t>(i + 1));
+  }
+  return s;
+}
+
+// ---- The pipe's protocol ----
+
+TEST(SignalParser, ReadsBeginAndEndOfEachSample) {
+  SignalParser parser;
+  parser.feed("B 1\n", 1.0);
+  parser.feed("E 1\nB 2\n", 1.5);
+  parser.feed("E 2\n", 3.0);
+  const WitnessedSpans spans = parser.finish();
+  EXPECT_TRUE(spans.listened);
+  EXPECT_DOUBLE_EQ(*spans.seconds(1), 0.5);
+  EXPECT_DOUBLE_EQ(*spans.seconds(2), 1.5);
+  EXPECT_DOUBLE_EQ(*spans.first_begin, 1.0);
+  EXPECT_DOUBLE_EQ(*spans.last_end, 3.0);
+  EXPECT_FALSE(spans.tampered());
+}
+
+// A line split between two reads counts when its last byte arrives.
+TEST(SignalParser, ALineSplitAcrossReadsGetsTheTimeOfItsEnd) {
+  SignalParser parser;
+  parser.feed("B 1", 1.0);
+  parser.feed("2\nE", 2.0);
+  parser.feed(" 12\n", 4.0);
+  const WitnessedSpans spans = parser.finish();
+  EXPECT_DOUBLE_EQ(*spans.seconds(12), 2.0);
+  EXPECT_FALSE(spans.tampered());
+}
+
+TEST(SignalParser, LinesKoptNeverWritesAreCountedAsTampering) {
+  for (const char* line : {"X 1\n", "B\n", "B 0\n", "B -3\n", "B 1x\n", "B  1\n", "E 99999999999\n", "\n"}) {
+    SignalParser parser;
+    parser.feed(line, 1.0);
+    const WitnessedSpans spans = parser.finish();
+    EXPECT_EQ(spans.malformed_lines, 1U) << line;
+    EXPECT_TRUE(spans.tampered()) << line;
+  }
+  SignalParser partial;
+  partial.feed("B 1\nE 1", 1.0);  // the worker never leaves a line unfinished
+  EXPECT_EQ(partial.finish().malformed_lines, 1U);
+}
+
+TEST(SignalParser, ASecondSignalForOneSampleIsTamperingAndTheFirstStands) {
+  SignalParser parser;
+  parser.feed("B 1\n", 1.0);
+  parser.feed("E 1\n", 2.0);
+  parser.feed("E 1\n", 1.1);  // a forger's "earlier" end changes nothing
+  const WitnessedSpans spans = parser.finish();
+  EXPECT_EQ(spans.repeated_signals, 1U);
+  EXPECT_DOUBLE_EQ(*spans.seconds(1), 1.0);
+}
+
+TEST(WitnessedSpans, AnEndBeforeItsBeginOrAMissingSignalIsNoSpan) {
+  SignalParser parser;
+  parser.feed("E 1\n", 1.0);
+  parser.feed("B 1\n", 2.0);
+  parser.feed("B 2\n", 3.0);
+  const WitnessedSpans spans = parser.finish();
+  EXPECT_FALSE(spans.seconds(1).has_value());
+  EXPECT_FALSE(spans.seconds(2).has_value());
+  EXPECT_FALSE(spans.seconds(3).has_value());
+}
+
+TEST(SampleSignals, NumberEachSampleAndWriteOneLinePerSignal) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  SampleSignals signals(fds[1]);
+  EXPECT_TRUE(signals.on());
+  const std::uint32_t first = signals.begin();
+  signals.end(first);
+  const std::uint32_t second = signals.begin();
+  ::close(fds[1]);
+  EXPECT_EQ(first, 1U);
+  EXPECT_EQ(second, 2U);
+  char buffer[64];
+  const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+  ::close(fds[0]);
+  EXPECT_EQ(std::string(buffer, static_cast<std::size_t>(n)), "B 1\nE 1\nB 2\n");
+  SampleSignals off;
+  EXPECT_FALSE(off.on());
+  EXPECT_EQ(off.begin(), 0U);
+}
+
+// The parent's end of the pipe, through a real child process: the child gets the write end
+// as descriptor 3 and the reader thread stamps its lines with the parent's clock.
+TEST(SampleWitness, StampsAChildsSignalsWithTheParentsClock) {
+  SampleWitness witness;
+  ASSERT_GE(witness.child_fd(), 0);
+  SystemProcessRunner runner;
+  const ProcessResult result = runner.run({.argv = {"sh", "-c", "echo 'B 1' >&3; sleep 0.2; echo 'E 1' >&3"},
+                                           .inherited_fd = witness.child_fd()});
+  ASSERT_TRUE(result.ok()) << result.outcome();
+  const WitnessedSpans spans = witness.finish();
+  ASSERT_TRUE(spans.seconds(1).has_value());
+  EXPECT_GE(*spans.seconds(1), 0.15);
+  EXPECT_LT(*spans.seconds(1), 5.0);
+  EXPECT_FALSE(spans.tampered());
+}
+
+// A child that keeps the pipe open past the worker (a stray) does not hold the parent up.
+TEST(SampleWitness, FinishesWhileSomethingElseHoldsThePipe) {
+  SampleWitness witness;
+  const int held = ::fcntl(witness.child_fd(), F_DUPFD_CLOEXEC, 10);
+  ASSERT_GE(held, 0);
+  EXPECT_TRUE(witness.finish().listened);
+  ::close(held);
+}
+
+// ---- The rules ----
+
+TEST(ShortOfSpan, AllowsTheLargerOfTheAbsoluteAndTheRelativeSlack) {
+  // 100 µs span: the absolute 50 µs rules.
+  EXPECT_FALSE(short_of_span(51e-6, 100e-6, kRule));
+  EXPECT_TRUE(short_of_span(49e-6, 100e-6, kRule));
+  // 1 ms span: 20 % (200 µs) rules.
+  EXPECT_FALSE(short_of_span(801e-6, 1e-3, kRule));
+  EXPECT_TRUE(short_of_span(799e-6, 1e-3, kRule));
+  // One-sided: reporting more than the span is not "short".
+  EXPECT_FALSE(short_of_span(2e-3, 1e-3, kRule));
+}
+
+// An honest worker's span holds its event time plus ~20 µs of its own overhead, and now and
+// then a preempted sample of much more.
+TEST(WitnessFlags, HonestSpansPass) {
+  std::vector<double> reported, spans;
+  for (int i = 0; i < 100; ++i) {
+    reported.push_back(200e-6 + 1e-6 * (i % 7));
+    spans.push_back(reported.back() + 20e-6 + (i % 10 == 0 ? 2e-3 : 3e-6 * (i % 5)));
+  }
+  EXPECT_THAT(witness_flags({samples_of(reported)}, spans_of(spans), kRule), IsEmpty());
+  const VariantWitness w = witness_variant(samples_of(reported), spans_of(spans), kRule);
+  EXPECT_EQ(w.witnessed, 100U);
+  EXPECT_EQ(w.short_samples, 10U);
+  EXPECT_NEAR(w.median_span_seconds - w.median_reported_seconds, 26e-6, 10e-6);
+}
+
+// cheat_clock_patch: the worker's clocks both say 0.4x; the parent's saw the real time.
+TEST(WitnessFlags, SamplesShorterThanTheParentSawAreFlagged) {
+  std::vector<double> reported, spans;
+  for (int i = 0; i < 50; ++i) {
+    spans.push_back(220e-6);
+    reported.push_back(0.4 * 200e-6);
+  }
+  const std::vector<std::string> flags = witness_flags({samples_of(reported)}, spans_of(spans), kRule);
+  ASSERT_THAT(flags, SizeIs(1));
+  EXPECT_THAT(flags[0], HasSubstr("k (case default): samples report less time than kopt's own clock saw"));
+  EXPECT_THAT(flags[0], HasSubstr("50 of 50 samples short"));
+}
+
+TEST(WitnessFlags, AMinorityOfShortSamplesIsNoise) {
+  std::vector<double> reported(10, 200e-6), spans(10, 220e-6);
+  for (int i = 0; i < 5; ++i) reported[i] = 80e-6;  // half: not more than half
+  EXPECT_THAT(witness_flags({samples_of(reported)}, spans_of(spans), kRule), IsEmpty());
+  EXPECT_FALSE(witness_fails(witness_variant(samples_of(reported), spans_of(spans), kRule), kRule));
+  reported[5] = 80e-6;
+  EXPECT_THAT(witness_flags({samples_of(reported)}, spans_of(spans), kRule), SizeIs(1));
+  EXPECT_TRUE(witness_fails(witness_variant(samples_of(reported), spans_of(spans), kRule), kRule));
+}
+
+// The loop fails a variant whose samples the parent never saw, as bench flags it.
+TEST(WitnessFails, WhenSamplesWereNeverSeen) {
+  VariantSamples unseen = samples_of({100e-6, 100e-6});
+  unseen.witness_ids.pop_back();
+  EXPECT_TRUE(witness_fails(witness_variant(unseen, spans_of({110e-6, 110e-6}), kRule), kRule));
+  EXPECT_FALSE(witness_fails(witness_variant(samples_of({100e-6, 100e-6}), spans_of({110e-6, 110e-6}), kRule), kRule));
+}
+
+// Graph mode: a sample is one replay of N calls; its time per call × N is what the span saw.
+TEST(WitnessFlags, ComparesTheWholeSampleOfSeveralCalls) {
+  const std::vector<double> reported(20, 200e-6), spans(20, 210e-6);
+  EXPECT_THAT(witness_flags({samples_of(reported, 32)}, spans_of(spans), kRule), IsEmpty());
+  const VariantWitness w = witness_variant(samples_of(reported, 32), spans_of(spans), kRule);
+  EXPECT_NEAR(w.median_reported_seconds, 200e-6, 1e-12);
+}
+
+// A forger with the nonce writes samples of its own: kopt's clock never saw them.
+TEST(WitnessFlags, SamplesTheParentNeverSawAreFlagged) {
+  VariantSamples forged = samples_of(std::vector<double>(10, 100e-6));
+  forged.witness_ids.clear();
+  const std::vector<std::string> flags = witness_flags({forged}, spans_of({}), kRule);
+  ASSERT_FALSE(flags.empty());
+  EXPECT_THAT(flags[0], HasSubstr("10 of its 10 samples were never seen by kopt's own clock"));
+
+  VariantSamples partly = samples_of(std::vector<double>(10, 100e-6));
+  partly.witness_ids[3] = 77;  // an id no signal named
+  EXPECT_THAT(witness_flags({partly}, spans_of(std::vector<double>(10, 110e-6)), kRule)[0],
+              HasSubstr("1 of its 10 samples were never seen"));
+}
+
+// Samples claiming 40 × 1 ms from a sampling phase the parent saw last 5 ms: written faster
+// than they could have been taken.
+TEST(WitnessFlags, SamplesClaimingMoreTimeThanTheSamplingTookAreFlagged) {
+  const std::vector<double> reported(40, 1e-3);
+  const std::vector<double> spans(40, 100e-6);  // each "ended" 100 µs after it began
+  const std::vector<std::string> flags = witness_flags({samples_of(reported)}, spans_of(spans, 25e-6), kRule);
+  EXPECT_THAT(flags, testing::Contains(HasSubstr("written faster than they could have been taken")));
+}
+
+TEST(WitnessFlags, LinesTheWorkerNeverWritesAreFlagged) {
+  SignalParser parser;
+  parser.feed("B 1\nE 1\nhello\n", 1.0);
+  const std::vector<std::string> flags = witness_flags({}, parser.finish(), kRule);
+  ASSERT_THAT(flags, SizeIs(1));
+  EXPECT_THAT(flags[0], HasSubstr("1 line(s) kopt's worker never writes"));
+}
+
+TEST(WitnessFlags, NoneWithoutAPipe) {
+  EXPECT_THAT(witness_flags({samples_of({1e-3})}, WitnessedSpans{}, kRule), IsEmpty());
+}
+
+TEST(SampleWitnessRule, IsReadFromTheDataFile) {
+  const SampleWitnessRule& rule = sample_witness_rule();
+  EXPECT_DOUBLE_EQ(rule.slack_seconds, 50e-6);
+  EXPECT_DOUBLE_EQ(rule.slack_fraction, 0.2);
+  EXPECT_DOUBLE_EQ(rule.flag_share, 0.5);
+  EXPECT_DOUBLE_EQ(rule.sum_slack_seconds, 1e-3);
+}
+
+}  // namespace
+}  // namespace kopt::measure
