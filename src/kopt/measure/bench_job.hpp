@@ -81,6 +81,9 @@ struct BenchVariant {
   std::filesystem::path library;
   // Timed no longer than the first kernel (the reference: CaseStopping in stopping_criterion.hpp).
   bool budgeted = false;
+  // Keep some timed calls' outputs for a comparison within tolerance: the check found them
+  // not bitwise reproducible, so no digest can verify them (measure/output_retention.hpp).
+  bool retain_outputs = false;
 };
 
 struct BenchJob {
@@ -95,6 +98,8 @@ struct BenchJob {
   std::uint64_t order_seed = 1;
   BenchSettings settings;
   int device = 0;
+  // Where the worker writes the outputs it kept (a folder beneath its own); empty: none kept.
+  std::filesystem::path retention_dir;
 };
 
 // The samples of one variant on one case. Times in seconds.
@@ -122,6 +127,11 @@ struct VariantSamples {
   std::uint64_t final_seed = 0;
   std::uint64_t final_digest = 0;
   bool digests = false;                   // false: the library has no device digest
+  // A variant that keeps outputs (BenchVariant::retain_outputs): the seeds of the calls whose
+  // outputs the worker kept (output_retention.hpp), or why it kept none. They travel here, in
+  // the result that carries the nonce, not in a file of the kernel-writable folder.
+  std::vector<std::uint64_t> kept_seeds;
+  std::string kept_note;
   std::optional<verify::RunRecord> recheck;  // the audit of timed calls, set by kopt's own process
 };
 
