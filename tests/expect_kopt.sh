@@ -13,6 +13,7 @@
 #                     is this run's output, never an earlier run's (repeatable)
 #   --exit N          the exit code kopt must return
 #   --match REGEX     stdout+stderr must match this extended regex (repeatable)
+#   --no-match REGEX  stdout+stderr must not match this extended regex (repeatable)
 #   --one-line-error  stderr must be exactly one line, starting with "kopt: "
 #   --needs TOOL      skip (exit 77) unless kopt doctor finds TOOL (one of the CUDA tools it lists)
 #   ARGS              the command; the word @KOPT@ in it is replaced by the kopt binary
@@ -20,13 +21,14 @@ set -u
 kopt=$1
 shift
 want_exit=0 gpu="" one_line=0 needs=""
-matches=() fresh=()
+matches=() absent=() fresh=()
 while [ $# -gt 0 ]; do
   case $1 in
     --gpu) gpu=need ;;
     --no-gpu) gpu=absent ;;
     --exit) want_exit=$2; shift ;;
     --match) matches+=("$2"); shift ;;
+    --no-match) absent+=("$2"); shift ;;
     --one-line-error) one_line=1 ;;
     --needs) needs=$2; shift ;;
     --fresh) fresh+=("$2"); shift ;;
@@ -78,6 +80,9 @@ status=0
 if [ "$got_exit" -ne "$want_exit" ]; then echo "FAILED: exit code $got_exit, expected $want_exit"; status=1; fi
 for regex in "${matches[@]+"${matches[@]}"}"; do
   if ! cat "$out" "$err" | grep -Eq -- "$regex"; then echo "FAILED: output does not match /$regex/"; status=1; fi
+done
+for regex in "${absent[@]+"${absent[@]}"}"; do
+  if cat "$out" "$err" | grep -Eq -- "$regex"; then echo "FAILED: output matches /$regex/"; status=1; fi
 done
 if [ $one_line -eq 1 ]; then
   lines=$(grep -c . "$err")

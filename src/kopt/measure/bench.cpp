@@ -11,6 +11,7 @@
 #include "kopt/core/secret.hpp"
 #include "kopt/measure/call_batch.hpp"
 #include "kopt/measure/timed_call_audit.hpp"
+#include "kopt/measure/tolerance_audit.hpp"
 #include "kopt/measure/reference_timing.hpp"
 #include "kopt/measure/sample_witness.hpp"
 #include "kopt/run/worker_launcher.hpp"
@@ -119,6 +120,11 @@ void assess_variant(VariantReport& v, const std::optional<DevicePeaks>& peaks, c
   if (v.samples.recheck && !v.samples.recheck->passed()) v.recheck_failure = v.samples.recheck->findings.front().message;
   v.timed_calls_unverified = v.samples.recheck && std::ranges::find(v.samples.recheck->notes, kUnverifiableNote) !=
                                                        v.samples.recheck->notes.end();
+  if (v.timed_calls_unverified) {
+    for (const std::string& note : v.samples.recheck->notes) {
+      if (note.starts_with(kToleranceUnverifiedPrefix)) v.unverified_reason = note;
+    }
+  }
 }
 
 namespace {
@@ -172,8 +178,8 @@ void add_variants(BenchReport& report, const spec::Problem& problem, std::vector
     if (v.timed_calls_unverified) {
       report.warnings.push_back(fmt::format(
           "{} (case {}): its timed calls are not verified: its outputs are not bitwise reproducible, so they cannot be "
-          "compared by digest (docs/integrity.md)",
-          v.label, v.case_name));
+          "compared by digest{} (docs/integrity.md)",
+          v.label, v.case_name, v.unverified_reason.empty() ? "" : ", and " + v.unverified_reason));
     }
     // After the last variant of its case, so the table and the JSON keep cases together.
     auto after = std::find_if(report.variants.rbegin(), report.variants.rend(),
@@ -285,6 +291,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     job.variants.push_back({kernel_label(kernels, i, options),
                             timing_library(kernels[i], report.checks[i], options, i, context)});
+    job.variants.back().retain_outputs = varies_between_runs(report.checks[i]);
   }
   const bool cuda_reference = first.spec.reference && !verify::is_python_reference(*first.spec.reference);
   if (options.time_reference && cuda_reference) {
@@ -301,12 +308,19 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   // beside the audit's folder: timed_call_audit.hpp).
   const SecondsSince timing_started;
   SampleWitness witness;
+  // Named as a check's folder (timed_call_audit.hpp); out of every worker's reach once moved here.
+  TempDir kept_outputs("check", context.cache_dir / "tmp");
   run::WorkerOutcome outcome = [&] {
     TempDir work("bench", context.cache_dir / "tmp");
     run::WorkerSettings witnessed = worker;
     witnessed.inherited_fd = witness.child_fd();
     job.witness_fd = witness.child_fd() >= 0 ? kWitnessFd : -1;
-    return run::run_worker(context.runner, witnessed, bench_job_to_json(job), work.path());
+    job.retention_dir = work.path() / "kept";
+    run::WorkerOutcome timed = run::run_worker(context.runner, witnessed, bench_job_to_json(job), work.path());
+    std::error_code moved;
+    if (fs::exists(job.retention_dir)) fs::rename(job.retention_dir, kept_outputs.path() / "kept", moved);
+    if (moved) throw environment_error("cannot move the kept timed outputs out of {}: {}", work.path().string(), moved.message());
+    return timed;
   }();
   const WitnessedSpans spans = witness.finish();
   report.phase_seconds.timing = timing_started.seconds();
@@ -323,6 +337,8 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   std::mt19937_64 audit_choice(secret_seed());
   const SecondsSince audit_started;
   audit_timed_calls(result.samples, job, report.checks, context, audit_choice);
+  audit_timed_calls_within_tolerance(result.samples, job, kept_outputs.path() / "kept", first, arch, context,
+                                     audit_choice);
   report.phase_seconds.audit = audit_started.seconds();
   add_witness_flags(report, result.samples, spans);
 

@@ -65,6 +65,7 @@ struct VariantReport {
   double median_sm_clock_mhz = 0;
   std::string recheck_failure;       // non-empty: wrong after the timing loop (cached results?)
   bool timed_calls_unverified = false;  // its outputs vary run to run: no digest to compare
+  std::string unverified_reason;     // ... and why they were not verified within tolerance either
   bool interleaved = true;           // false: timed on its own (a .py reference), not A B A B
   // kopt's own clock around each sample against its reported time (sample_witness.hpp);
   // none for a variant the timing worker did not sample.

@@ -13,6 +13,7 @@
 #include "kopt/measure/call_batch.hpp"
 #include "kopt/measure/captured_calls.hpp"
 #include "kopt/measure/cuda_timing.hpp"
+#include "kopt/measure/output_retention.hpp"
 #include "kopt/measure/round_order.hpp"
 #include "kopt/measure/sample_witness.hpp"
 #include "kopt/measure/sample_progress.hpp"
@@ -167,6 +168,7 @@ struct SampleKit {
   CallInputs& inputs;
   BatchDigests& digests;
   SampleSignals& witness;  // kopt's parent process's view of each sample
+  OutputRetention& retention;  // variants whose outputs vary keep some calls' (output_retention.hpp)
 };
 
 // One sample as the timing loop takes it: fresh inputs from a seed of their own for every
@@ -250,6 +252,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
   result.phases.warmup += lap_seconds(mark);
   const int calls = choose_calls(job, variants, sets);
   const std::vector<run::KernelArguments*> batch_sets = sets.first(calls);
+  kit.retention.start_case(case_index, sets.first());  // after the batch's sets: they come first
   for (VariantState& v : variants) {
     if (!v.graph) v.samples.calls_per_sample = calls;
     v.samples.l2 = std::string(l2_policy(job.settings.mode, v.samples.calls_per_sample));
@@ -267,7 +270,9 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     for (std::size_t i : order.next()) {
       if (!stopping.sampling(i)) continue;
       VariantState& v = variants[i];
-      keep_batch(job, v, timed_batch(v, batch_sets, kit, ++round), timing.max_clock_mhz);
+      const TimedBatch batch = timed_batch(v, batch_sets, kit, ++round);
+      kit.retention.offer_calls(i, batch.seeds, batch_sets);
+      keep_batch(job, v, batch, timing.max_clock_mhz);
       progress.sampled(v.label, false);
     }
     done = stopping.update(criteria_of(variants), std::chrono::duration<double>(Clock::now() - began).count());
@@ -278,12 +283,15 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
   result.phases.sampling += lap_seconds(mark);
   // One more sample each, taken exactly like a timed one; its last call is audited: a kernel
   // that stopped working after some number of calls is still not working there.
-  for (VariantState& v : variants) {
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    VariantState& v = variants[i];
     const TimedBatch final_batch = timed_batch(v, batch_sets, kit, ++round);
+    kit.retention.offer_calls(i, {final_batch.seeds.back()}, {batch_sets.back()});
     v.samples.final_seed = final_batch.seeds.back();
     v.samples.final_digest = final_batch.digests.back().value_or(0);
     result.samples.push_back(std::move(v.samples));
   }
+  kit.retention.finish_case(sets.first(), std::span(result.samples).last(variants.size()));
   result.phases.recheck += lap_seconds(mark);
 }
 
@@ -346,8 +354,9 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   CallInputs inputs(job.sample_key, 4 * std::max(device.sm_count, 1));
   BatchDigests digests(4 * std::max(device.sm_count, 1));
   SampleSignals witness(job.witness_fd);
+  OutputRetention retention(job);
   SampleKit kit{.flush = flush ? &*flush : nullptr, .probe = probe, .start = start, .stop = stop, .blocker = blocker,
-                .inputs = inputs, .digests = digests, .witness = witness};
+                .inputs = inputs, .digests = digests, .witness = witness, .retention = retention};
   result.phases.setup = std::chrono::duration<double>(Clock::now() - began).count();
   for (std::size_t c = 0; c < job.cases.size(); ++c) measure_case(job, c, variants, timing, kit, result);
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - began).count();

@@ -81,6 +81,9 @@ struct BenchVariant {
   std::filesystem::path library;
   // Timed no longer than the first kernel (the reference: CaseStopping in stopping_criterion.hpp).
   bool budgeted = false;
+  // Keep some timed calls' outputs for a comparison within tolerance: the check found them
+  // not bitwise reproducible, so no digest can verify them (measure/output_retention.hpp).
+  bool retain_outputs = false;
 };
 
 struct BenchJob {
@@ -98,6 +101,8 @@ struct BenchJob {
   // The pipe to kopt's parent on which each sample's begin and end are signalled
   // (sample_witness.hpp); -1: none.
   int witness_fd = -1;
+  // Where the worker writes the outputs it kept (a folder beneath its own); empty: none kept.
+  std::filesystem::path retention_dir;
 };
 
 // The samples of one variant on one case. Times in seconds.
@@ -128,6 +133,11 @@ struct VariantSamples {
   // The id under which each kept sample was signalled to kopt's parent (parallel to
   // gpu_seconds; sample_witness.hpp); empty without a witness.
   std::vector<std::uint32_t> witness_ids;
+  // A variant that keeps outputs (BenchVariant::retain_outputs): the seeds of the calls whose
+  // outputs the worker kept (output_retention.hpp), or why it kept none. They travel here, in
+  // the result that carries the nonce, not in a file of the kernel-writable folder.
+  std::vector<std::uint64_t> kept_seeds;
+  std::string kept_note;
   std::optional<verify::RunRecord> recheck;  // the audit of timed calls, set by kopt's own process
 };
 

@@ -54,7 +54,8 @@ WorkerPhases worker_phases_from_json(const json& in) {
 json bench_job_to_json(const BenchJob& job) {
   json variants = json::array();
   for (const BenchVariant& v : job.variants) {
-    variants.push_back({{"label", v.label}, {"library", v.library.string()}, {"budgeted", v.budgeted}});
+    variants.push_back({{"label", v.label}, {"library", v.library.string()}, {"budgeted", v.budgeted},
+                        {"retain_outputs", v.retain_outputs}});
   }
   json cases = json::array();
   for (const spec::BoundCase& c : job.cases) cases.push_back(run::case_to_json(c));
@@ -67,13 +68,15 @@ json bench_job_to_json(const BenchJob& job) {
           {"order_seed", job.order_seed},
           {"settings", settings_to_json(job.settings)},
           {"device", job.device},
-          {"witness_fd", job.witness_fd}};
+          {"witness_fd", job.witness_fd},
+          {"retention_dir", job.retention_dir.string()}};
 }
 
 BenchJob bench_job_from_json(const json& in) {
   BenchJob job;
   for (const json& v : in.at("variants")) {
-    job.variants.push_back({v.at("label"), v.at("library").get<std::string>(), v.value("budgeted", false)});
+    job.variants.push_back({v.at("label"), v.at("library").get<std::string>(), v.value("budgeted", false),
+                            v.value("retain_outputs", false)});
   }
   job.signature = run::signature_from_json(in.at("signature"));
   for (const json& c : in.at("cases")) job.cases.push_back(run::case_from_json(c));
@@ -82,6 +85,7 @@ BenchJob bench_job_from_json(const json& in) {
   job.settings = settings_from_json(in.at("settings"));
   job.device = in.at("device");
   job.witness_fd = in.value("witness_fd", -1);
+  job.retention_dir = in.value("retention_dir", std::string());
   return job;
 }
 
@@ -106,6 +110,8 @@ json bench_result_to_json(const BenchJobResult& result) {
                        {"final_digest", s.final_digest},
                        {"digests", s.digests},
                        {"witness_ids", s.witness_ids},
+                       {"kept_seeds", s.kept_seeds},
+                       {"kept_note", s.kept_note},
                        {"recheck", s.recheck ? verify::run_record_to_json(*s.recheck) : json(nullptr)}});
   }
   return {{"kind", "bench"}, {"device", result.device}, {"mode", result.mode}, {"samples", samples},
@@ -140,6 +146,8 @@ BenchJobResult bench_result_from_json(const json& in) {
     v.final_digest = s.value("final_digest", std::uint64_t{0});
     v.digests = s.value("digests", false);
     v.witness_ids = s.value("witness_ids", std::vector<std::uint32_t>{});
+    v.kept_seeds = s.value("kept_seeds", std::vector<std::uint64_t>{});
+    v.kept_note = s.value("kept_note", "");
     if (!s.at("recheck").is_null()) v.recheck = verify::run_record_from_json(s.at("recheck"));
     result.samples.push_back(std::move(v));
   }

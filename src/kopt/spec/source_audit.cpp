@@ -24,7 +24,7 @@ struct AuditRule {
   std::string category;
   std::string what;
   std::regex pattern;
-  bool raw = false;  // match the lines as written (string literals kept)
+  bool raw = false;  // match the lines with string literals kept (comments still blanked)
 };
 
 std::vector<AuditRule> load_rules() {
@@ -88,12 +88,15 @@ std::vector<std::string> local_includes(std::string_view source) {
 
 std::vector<SourceFinding> audit_source(std::string_view source, const std::string& file_name) {
   const std::vector<std::string> raw = lines_of(source);
-  const std::vector<std::string> code = lines_of(clean_source(source).code);
+  const CleanSource clean = clean_source(source);
+  const std::vector<std::string> code = lines_of(clean.code);
+  const std::vector<std::string> literals = lines_of(clean.without_comments);
   std::vector<SourceFinding> findings;
   std::set<std::pair<std::string, int>> seen;
   for (std::size_t i = 0; i < raw.size(); ++i) {
     for (const AuditRule& rule : rules()) {
-      const std::string& line = rule.raw ? raw[i] : (i < code.size() ? code[i] : raw[i]);
+      const std::vector<std::string>& lines = rule.raw ? literals : code;
+      const std::string& line = i < lines.size() ? lines[i] : raw[i];
       if (!std::regex_search(line, rule.pattern)) continue;
       if (!seen.insert({rule.category, static_cast<int>(i) + 1}).second) continue;
       findings.push_back({rule.category, rule.what, file_name, static_cast<int>(i) + 1, trimmed(raw[i])});

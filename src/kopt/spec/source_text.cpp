@@ -53,7 +53,7 @@ std::size_t end_of_raw_string(std::string_view source, std::size_t open) {
 }  // namespace
 
 CleanSource clean_source(std::string_view source) {
-  CleanSource clean{std::string(source), {}};
+  CleanSource clean{std::string(source), {}, std::string(source)};
   std::string& code = clean.code;
   int line = 1;
   std::size_t i = 0;
@@ -65,10 +65,12 @@ CleanSource clean_source(std::string_view source) {
       end = std::min(source.find('\n', i), source.size());
       clean.comments.push_back({line, i, std::string(source.substr(i + 2, end - i - 2))});
       blank(code, i, end);
+      blank(clean.without_comments, i, end);
     } else if (c == '/' && next == '*') {
       std::size_t close = source.find("*/", i + 2);
       end = close == std::string_view::npos ? source.size() : close + 2;
       blank(code, i, end);
+      blank(clean.without_comments, i, end);
     } else if (c == '"') {
       end = starts_raw_string(source, i) ? end_of_raw_string(source, i) : end_of_quoted(source, i);
       std::string_view literal = source.substr(i, end - i);

@@ -21,6 +21,9 @@ struct CleanSource {
   // literals "C" and "C++" are kept: `extern "C"` is what we look for.
   std::string code;
   std::vector<LineComment> comments;
+  // The source with only its comments blanked: string literals kept (the source audit looks
+  // for paths such as "/proc/self/mem" in them, and a comment that mentions one is no use).
+  std::string without_comments;
 };
 
 CleanSource clean_source(std::string_view source);

@@ -54,6 +54,27 @@ TEST(BenchJob, SurvivesTheTripThroughJson) {
   EXPECT_EQ(back.witness_fd, 3);
   EXPECT_EQ(bench_job_from_json(bench_job_to_json(BenchJob{})).witness_fd, -1);
   EXPECT_DOUBLE_EQ(back.settings.stopping.target_half_width, 0.0025);
+  EXPECT_TRUE(back.retention_dir.empty());
+}
+
+// The seeds of kept outputs travel in the result (under the nonce), not in a file the kernel
+// could rewrite.
+TEST(BenchJobResult, CarriesTheKeptSeedsAndWhyNoneWereKept) {
+  BenchJobResult result{.device = nlohmann::json::object(), .mode = "cold"};
+  result.samples.push_back({.label = "A", .case_name = "default", .kept_seeds = {5, 9}});
+  result.samples.push_back({.label = "B", .case_name = "default", .kept_note = "too large"});
+  const BenchJobResult back = bench_result_from_json(bench_result_to_json(result));
+  EXPECT_EQ(back.samples[0].kept_seeds, (std::vector<std::uint64_t>{5, 9}));
+  EXPECT_EQ(back.samples[1].kept_note, "too large");
+}
+
+// Which variants keep timed outputs, and where: the worker must learn both.
+TEST(BenchJob, CarriesWhichVariantsKeepOutputsAndWhere) {
+  BenchJob job{.variants = {{"a.cu", "/lib/a.so"}, {"b.cu", "/lib/b.so", false, true}}, .retention_dir = "/w/kept"};
+  const BenchJob back = bench_job_from_json(bench_job_to_json(job));
+  EXPECT_FALSE(back.variants[0].retain_outputs);
+  EXPECT_TRUE(back.variants[1].retain_outputs);
+  EXPECT_EQ(back.retention_dir, "/w/kept");
 }
 
 TEST(WorkerPhases, JsonNamesEachPhase) {
