@@ -320,4 +320,13 @@ std::string escape_xml(const std::string& text) {
   return escaped;
 }
 
+std::string render_roofline_svg(const roofline::RooflineAnalysis& analysis, const std::string& label) {
+  RooflineChart chart{.bytes_per_second = analysis.inputs.peak_bytes_per_second,
+                      .compute_ceilings = {{analysis.compute_ceiling, analysis.inputs.peak_flop_per_second}},
+                      .title = label + (analysis.degraded ? " (analytic: no counters)" : "")};
+  chart.points.push_back(
+      {label, analysis.point.arithmetic_intensity.value_or(0.0), analysis.inputs.achieved_flop_per_second});
+  return render_roofline_svg(chart);
+}
+
 }  // namespace kopt::report

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "kopt/core/embedded_files.hpp"
+#include "kopt/core/context.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
@@ -131,14 +132,7 @@ std::vector<json> run_python_runner(const spec::Problem& problem, const std::vec
 
 bool is_python_reference(const fs::path& reference) { return reference.extension() == ".py"; }
 
-fs::path find_python() {
-  if (const char* python = std::getenv("KOPT_PYTHON"); python && *python) {
-    if (auto found = find_program(python)) return *found;
-    throw environment_error("KOPT_PYTHON={} is not an executable", python);
-  }
-  if (auto found = find_program("python3")) return *found;
-  throw environment_error("python3 not found: a .py reference needs Python 3 with numpy (or torch)");
-}
+fs::path find_python() { return SystemToolchain().path(Tool::python); }
 
 ReferenceOutputs python_reference_outputs(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,
                                           ReferenceContext& context) {
