@@ -13,6 +13,7 @@
 #include "kopt/catalog/sass_signature.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/doctor/survey.hpp"
 #include "kopt/measure/peak_measurement.hpp"
 #include "kopt/measure/verdict.hpp"
 #include "kopt/profile/profiler.hpp"
@@ -73,7 +74,16 @@ void GpuLab::compile_in_parallel(const std::vector<Variant>& variants, const std
   for (std::future<void>& f : running) f.get();
 }
 
-nlohmann::json GpuLab::environment() { return device_; }
+// The device, arch and nvcc the checks used, and `kopt doctor`'s survey of the machine (its
+// Nsight Compute probe left to the run's own profile step, which reports what ncu could read).
+nlohmann::json GpuLab::environment() {
+  nlohmann::json env = device_;
+  const doctor::Survey survey =
+      doctor::survey_machine(context_, {.worker = settings_.worker, .skip_ncu = "the run's profile step tries it"},
+                             doctor::worker_gpu_probe(context_, settings_.worker));
+  env["survey"] = doctor::survey_json(survey);
+  return env;
+}
 
 namespace {
 

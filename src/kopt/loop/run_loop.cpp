@@ -3,14 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <set>
 
 #include "kopt/catalog/evidence.hpp"
 #include "kopt/catalog/method_catalog.hpp"
-#include "kopt/catalog/methods_validator.hpp"
-#include "kopt/catalog/plan_inputs.hpp"
-#include "kopt/catalog/planner.hpp"
+#include "kopt/catalog/plan_step.hpp"
 #include "kopt/catalog/sass_signature.hpp"
 #include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
@@ -55,26 +52,21 @@ std::vector<spec::MethodSwitch> switches_on(const fs::path& kernel, const Define
   return on;
 }
 
-// The same assembly as `kopt plan` (catalog/plan_inputs.hpp): an architecture the profile
-// does not name is an error here too, not a silent sm_90.
-catalog::PlanInputs plan_inputs(const fs::path& dir, const json& history) {
+// The same assembly as `kopt plan` (catalog/plan_step.hpp): an architecture the profile
+// does not name is an error here too, not a silent sm_90. None without evidence.
+bool has_evidence(const fs::path& dir) { return fs::exists(dir / "profile.json") && fs::exists(dir / "roofline.json"); }
+
+std::optional<catalog::PlanInputs> plan_inputs(const fs::path& dir, const json& history) {
+  if (!has_evidence(dir)) return std::nullopt;
   return catalog::read_plan_inputs(
       {.profile = dir / "profile.json", .roofline = dir / "roofline.json", .history_document = history}, {});
 }
-
-bool has_evidence(const fs::path& dir) { return fs::exists(dir / "profile.json") && fs::exists(dir / "roofline.json"); }
 
 // history.json and plan.json of iteration `i`, from the evidence already in its folder.
 void write_plan(const RunFolder& run, int i, const json& history) {
   const fs::path dir = run.iteration(i);
   write_json(dir / "history.json", history);
-  if (!has_evidence(dir)) {
-    write_json(dir / "plan.json", {{"degraded_evidence", true}, {"note", "no profile evidence: the plan is empty"},
-                                   {"axes", json::object()}});
-    return;
-  }
-  const catalog::Plan plan = catalog::plan_methods(catalog::load_method_catalog(), plan_inputs(dir, history));
-  write_json(dir / "plan.json", plan);
+  write_json(dir / "plan.json", catalog::plan_document(catalog::load_method_catalog(), plan_inputs(dir, history)));
 }
 
 // The JSON file of a step: read it when an earlier run wrote it, else produce and write it.
@@ -139,23 +131,14 @@ std::vector<Branch> read_branches(const RunFolder& run, int i, const RunState& s
 std::vector<std::string> validated_methods(const RunFolder& run, int i, const RunState& state) {
   const fs::path file = run.iteration(i) / "methods.json";
   if (!fs::exists(file)) throw input_error("{}: missing: write the methods this iteration tries first", file.string());
-  const std::vector<std::string> ids = catalog::parse_methods_json(read_json(file), file.string());
-  const fs::path dir = run.iteration(i);
-  const catalog::MethodCatalog methods = catalog::load_method_catalog();
-  std::vector<catalog::Violation> violations;
-  if (has_evidence(dir)) {
-    violations = catalog::validate_methods(methods, ids, plan_inputs(dir, method_history(run, state)));
-  } else {
-    for (const std::string& id : ids) {
-      if (methods.find(id) == nullptr) violations.push_back({id, "unknown_id", id + ": not a method of data/methods.toml"});
-    }
-  }
-  if (!violations.empty()) {
+  const catalog::MethodsCheck check = catalog::check_methods_file(file, catalog::load_method_catalog(),
+                                                                  plan_inputs(run.iteration(i), method_history(run, state)));
+  if (!check.ok()) {
     std::string all;
-    for (const catalog::Violation& v : violations) all += (all.empty() ? "" : "; ") + v.message;
-    throw input_error("{}: {} violation(s) of the catalog's rules: {}", file.string(), violations.size(), all);
+    for (const catalog::Violation& v : check.violations) all += (all.empty() ? "" : "; ") + v.message;
+    throw input_error("{}: {} violation(s) of the catalog's rules: {}", file.string(), check.violations.size(), all);
   }
-  return ids;
+  return check.ids;
 }
 
 // What decides a branch's screen result: its source, defines and case, the device and driver
@@ -442,7 +425,7 @@ json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteratio
                                                     run.root().string(), i, state.current);
   const fs::path dir = run.iteration(i);
   if (state.iterations.at(static_cast<std::size_t>(i - 1)).status == "closed") return read_json(dir / "iteration.json");
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = hooks.clock->now();
   const ProcessTimes processes_before = lab.process_times();
 
   const std::vector<std::string> methods = validated_methods(run, i, state);
@@ -500,7 +483,7 @@ json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteratio
     ablation = once(dir / "ablation.json", hooks, "ablation", [&] { return ablate(lab, run, i, champion, checked, sass); });
   }
 
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double elapsed = std::chrono::duration<double>(hooks.clock->now() - start).count();
   const json time = time_spent(elapsed, lab.process_times() - processes_before, branches.size());
   const json verdict = once(dir / "iteration.json", hooks, "conclude", [&] {
     return conclude(run, i, state, branches, methods, screen, finals, champion_name, ablation, time);

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "kopt/core/units.hpp"
 #include "kopt/roofline/roofline_analysis.hpp"
 
 namespace kopt::report {
@@ -53,8 +54,8 @@ std::string render_roofline_svg(const RooflineChart& chart);
 // ceiling, titled `label` (marked when the analysis is the analytic one).
 std::string render_roofline_svg(const roofline::RooflineAnalysis& analysis, const std::string& label);
 
-// "67 TFLOP/s", "4.8 TB/s", "850 GFLOP/s": three significant digits and an SI prefix.
-std::string format_rate(double per_second, const std::string& unit);
+// "67 TFLOP/s", "4.8 TB/s" (core/units.hpp), as the report's tables and charts print rates.
+using kopt::format_rate;
 
 // Text made safe for XML character data and attribute values.
 std::string escape_xml(const std::string& text);

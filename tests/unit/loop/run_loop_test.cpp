@@ -122,6 +122,24 @@ TEST_F(RunLoop, CloseChoosesTheChampionAblatesAndClassifiesItsMethods) {
   EXPECT_TRUE(fs::exists(run.iteration(1) / "finals_bench.json"));
 }
 
+// The close reads its wall time from the context's clock, not the machine's: here 7.5 s pass
+// while the screen measures, and nothing else, so that is exactly what iteration.json says.
+TEST_F(RunLoop, CloseTimesItselfOnTheContextsClock) {
+  SimulatedLab lab(kModel);
+  ManualClock clock;
+  init_run(lab, request_for(path("run")));
+  const RunFolder run(path("run"));
+  write_branches(run, 1);
+  LoopContext hooks{.after_step = [&](std::string_view step) {
+                      if (step == "screen") clock.advance(std::chrono::duration<double>(7.5));
+                    },
+                    .clock = &clock};
+  const json verdict = close_iteration(lab, run, std::nullopt, hooks);
+  EXPECT_DOUBLE_EQ(verdict["time"]["wall_s"].get<double>(), 7.5);
+  EXPECT_DOUBLE_EQ(verdict["time"]["kopt_s"].get<double>(), 7.5);  // a simulated lab starts no process
+  EXPECT_DOUBLE_EQ(verdict["elapsed_s"].get<double>(), 7.5);
+}
+
 // Every sample of each measurement is kept in a kopt.bench report beside it, as a real
 // measurement keeps them: the report draws the spread behind the baseline's and the best's median.
 TEST_F(RunLoop, KeepsEverySampleOfTheBaselineAndOfEachMeasurement) {
