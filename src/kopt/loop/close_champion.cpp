@@ -100,7 +100,7 @@ ChampionSteps champion_steps(Lab& lab, const RunFolder& run, int i, const std::v
   const json sass = once(cdir / "sass.json", hooks, "sass", [&] { return json(lab.sass(run.resolved(champion), checked)); });
   say(hooks, fmt::format("{}: ablating {} method(s)", iter_name(i), checked.size()));
   return {.name = branch.name,
-          .ablation = once(run.iteration(i) / "ablation.json", hooks, "ablation",
+          .ablation = once(run.iteration(i) / "ablation.json", kAblationSchema, hooks, "ablation",
                            [&] { return ablate(lab, run, i, champion, checked, sass); })};
 }
 

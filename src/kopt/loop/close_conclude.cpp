@@ -38,7 +38,7 @@ json conclude(const RunFolder& run, int i, const RunState& state, const std::vec
     json row = {{"name", branches[k].name}, {"defines", branches[k].variant.defines}, {"outcome", o}};
     branch_rows.push_back(std::move(row));
   }
-  json document = {{"schema", "kopt.iteration/1"},
+  json document = {{"schema", kIterationSchema},
                    {"index", i},
                    {"verdict", champion_name ? "advanced" : any_passed ? "no_gain" : "all_failed"},
                    {"champion", champion_name ? json(*champion_name) : json(nullptr)},

@@ -14,6 +14,7 @@
 #include "kopt/core/files.hpp"
 #include "kopt/loop/lab.hpp"
 #include "kopt/loop/run_loop.hpp"
+#include "kopt/loop/run_documents.hpp"
 #include "kopt/loop/run_state.hpp"
 #include "kopt/spec/kernel_signature.hpp"
 
@@ -31,6 +32,22 @@ template <typename Produce>
 nlohmann::json once(const std::filesystem::path& file, const LoopContext& hooks, std::string_view step, Produce produce) {
   if (std::filesystem::exists(file)) return read_json(file);
   nlohmann::json document = produce();
+  write_json(file, document);
+  step_done(hooks, step);
+  return document;
+}
+
+// The same for a versioned run document (run_documents.hpp): stamped with `schema` when
+// written, and checked against it when an earlier run wrote it.
+template <typename Produce>
+nlohmann::json once(const std::filesystem::path& file, std::string_view schema, const LoopContext& hooks,
+                    std::string_view step, Produce produce) {
+  if (std::filesystem::exists(file)) {
+    nlohmann::json document = read_json(file);
+    require_schema(document, schema, file);
+    return document;
+  }
+  nlohmann::json document = with_schema(schema, produce());
   write_json(file, document);
   step_done(hooks, step);
   return document;

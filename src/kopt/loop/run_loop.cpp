@@ -102,7 +102,9 @@ json method_history(const RunFolder& run, const RunState& state) {
     if (it.status != "closed") continue;
     const fs::path file = run.iteration(it.index) / "iteration.json";
     if (!fs::exists(file)) continue;
-    for (const json& m : read_json(file).value("methods", json::array())) {
+    const json iteration = read_json(file);
+    require_schema(iteration, kIterationSchema, file);
+    for (const json& m : iteration.value("methods", json::array())) {
       std::string status = m.value("class", "tried");
       if (status == "not_ablated") status = "tried";
       methods.push_back({{"id", m.at("id")}, {"status", status}, {"iteration", it.index}});
@@ -127,7 +129,7 @@ RunState init_run(Lab& lab, const InitRequest& request, const LoopContext& hooks
   write_json(run.baseline() / "variant.json", state.baseline);
 
   say(hooks, "measuring the baseline");
-  const json bench = once(run.baseline() / "bench.json", hooks, "baseline_bench", [&] {
+  const json bench = once(run.baseline() / "bench.json", kMeasurementSchema, hooks, "baseline_bench", [&] {
     const Measurement m = lab.measure({.variants = {run.resolved(state.baseline)}, .time_reference = true});
     // Every sample, as the screen and the finals keep theirs: the report draws their spread.
     if (!m.detail.is_null()) write_json(run.baseline() / "baseline_bench.json", m.detail);
@@ -169,7 +171,11 @@ json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteratio
   if (i < 1 || i > state.current) throw input_error("{}: there is no iteration {} (the current one is {})",
                                                     run.root().string(), i, state.current);
   const fs::path dir = run.iteration(i);
-  if (state.iterations.at(static_cast<std::size_t>(i - 1)).status == "closed") return read_json(dir / "iteration.json");
+  if (state.iterations.at(static_cast<std::size_t>(i - 1)).status == "closed") {
+    const json closed = read_json(dir / "iteration.json");
+    require_schema(closed, kIterationSchema, dir / "iteration.json");
+    return closed;
+  }
   const auto start = hooks.clock->now();
   const ProcessTimes processes_before = lab.process_times();
 
@@ -179,13 +185,13 @@ json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteratio
   best.label = "best";
 
   say(hooks, fmt::format("{}: measuring {} branch(es) against the best", iter_name(i), branches.size()));
-  const json screen = once(dir / "screen.json", hooks, "screen",
+  const json screen = once(dir / "screen.json", kMeasurementSchema, hooks, "screen",
                            [&] { return screen_branches(lab, run, i, state, best, branches, hooks); });
 
   const std::vector<VariantOutcome> screened = outcomes_of(screen);
   const std::vector<std::size_t> finalists = pick_finalists(screened, state.settings.finalists);
   say(hooks, fmt::format("{}: re-measuring {} finalist(s) interleaved with the best", iter_name(i), finalists.size()));
-  const json finals = once(dir / "finals.json", hooks, "finals",
+  const json finals = once(dir / "finals.json", kMeasurementSchema, hooks, "finals",
                            [&] { return measure_finals(lab, run, i, best, branches, finalists); });
   const ChampionSteps champion = champion_steps(lab, run, i, branches, finalists, finals, methods, hooks);
   const std::optional<std::string>& champion_name = champion.name;
@@ -193,7 +199,7 @@ json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteratio
 
   const double elapsed = std::chrono::duration<double>(hooks.clock->now() - start).count();
   const json time = time_spent(elapsed, lab.process_times() - processes_before, branches.size());
-  const json verdict = once(dir / "iteration.json", hooks, "conclude", [&] {
+  const json verdict = once(dir / "iteration.json", kIterationSchema, hooks, "conclude", [&] {
     return conclude(run, i, state, branches, methods, screen, finals, champion_name, ablation, time);
   });
 

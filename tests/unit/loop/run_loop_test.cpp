@@ -140,6 +140,38 @@ TEST_F(RunLoop, CloseTimesItselfOnTheContextsClock) {
   EXPECT_DOUBLE_EQ(verdict["elapsed_s"].get<double>(), 7.5);
 }
 
+// Old run folders resume: a screen.json written before documents carried a schema is read; one
+// of a version this kopt does not read stops the close with one line naming it.
+TEST_F(RunLoop, ARunDocumentOfAnotherVersionIsRefusedAndOneWithoutAVersionIsRead) {
+  SimulatedLab lab(kModel);
+  init_run(lab, request_for(path("run")));
+  const RunFolder run(path("run"));
+  write_branches(run, 1);
+  const fs::path screen_file = run.iteration(1) / "screen.json";
+  bool killed = false;
+  try {
+    close_iteration(lab, run, std::nullopt, {.after_step = [&](std::string_view step) {
+                      if (step == "screen") throw Killed{"screen"};
+                    }});
+  } catch (const Killed&) {
+    killed = true;
+  }
+  ASSERT_TRUE(killed);
+  json screen = read_json(screen_file);
+  EXPECT_EQ(screen.at("schema"), "kopt.measurement/1");
+  screen["schema"] = "kopt.measurement/2";
+  write_json(screen_file, screen);
+  try {
+    close_iteration(lab, run);
+    FAIL() << "a screen.json of another version was read";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("screen.json: \"kopt.measurement/2\" is not kopt.measurement/1"));
+  }
+  screen.erase("schema");  // as a kopt before versioned run documents wrote it
+  write_json(screen_file, screen);
+  EXPECT_EQ(close_iteration(lab, run)["verdict"], "advanced");
+}
+
 // Every sample of each measurement is kept in a kopt.bench report beside it, as a real
 // measurement keeps them: the report draws the spread behind the baseline's and the best's median.
 TEST_F(RunLoop, KeepsEverySampleOfTheBaselineAndOfEachMeasurement) {
