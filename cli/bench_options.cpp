@@ -1,6 +1,7 @@
 #include "bench_options.hpp"
 
 #include "kopt/core/files.hpp"
+#include "kopt/measure/call_batch.hpp"
 
 namespace kopt::cli {
 
@@ -14,6 +15,10 @@ void add_bench_options(CLI::App& app, BenchConfig& c) {
                  "cold mode: read a buffer of twice the L2's size before each sample (leaves clean lines), or "
                  "write one of its size (as nvbench does; the kernel then pays for writing dirty lines back)")
       ->check(CLI::IsMember({"read", "write"}));
+  app.add_option("--max-calls-per-sample", c.max_calls_per_sample,
+                 "cold and warm mode: time up to this many calls per sample, each on fresh inputs of its own, so "
+                 "that a sample of a short kernel lasts ~50 us (1: one call per sample)")
+      ->check(CLI::Range(1, measure::kCallsPerSampleLimit));
   app.add_option("--precision", c.precision_percent,
                  "Stop when the 95% interval of each median is within this many percent of it (default: a "
                  "quarter of --min-effect)")
@@ -41,6 +46,7 @@ measure::BenchReport run_bench_from_config(const BenchConfig& c) {
   options.check = check_options_of(c.problem);
   options.settings.mode = measure::timing_mode_from_name(c.mode);
   options.settings.l2_flush = measure::l2_flush_from_name(c.l2_flush);
+  options.settings.max_calls_per_sample = c.max_calls_per_sample;
   options.settings.stopping.target_half_width = c.precision_percent > 0
                                                    ? c.precision_percent / 100
                                                    : measure::half_width_for_min_effect(c.min_effect_percent / 100);

@@ -26,6 +26,7 @@ struct BenchConfig {
   double min_effect_percent = 1.0;
   bool no_reference = false;
   bool all_cases = false;        // time every case, not only the perf case
+  int max_calls_per_sample = 64; // measure::kDefaultMaxCallsPerSample
 };
 
 void add_bench_options(CLI::App& app, BenchConfig& config);

@@ -1,18 +1,21 @@
 #include "kopt/loop/close_steps.hpp"
 
 #include "kopt/core/hash.hpp"
+#include "kopt/measure/call_batch.hpp"
 
 namespace kopt::loop {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 // What decides a branch's screen result: its source, defines and case, the device and driver
-// the run measures on, and the run's settings and spec (tolerances and flags live there).
+// the run measures on, the run's settings and spec (tolerances and flags live there), and
+// kopt's timing method.
 VariantKey screen_key(const RunFolder& run, const RunState& state, const Variant& variant) {
   const json env = fs::exists(run.root() / "env.json") ? read_json(run.root() / "env.json") : json::object();
   const json device = env.value("device", json::object());
   ContentHasher settings;
   settings.add(std::to_string(state.settings.seeds)).add(std::to_string(state.settings.min_effect));
+  settings.add(std::string(measure::kTimingMethod));  // a result timed another way is not comparable
   if (state.spec && fs::exists(*state.spec)) settings.add(read_file(*state.spec));
   for (const std::string& dim : state.dims) settings.add(dim);
   return {.source_hash = content_hash(read_file(run.absolute(variant.kernel))),

@@ -9,6 +9,7 @@
 #include "kopt/core/files.hpp"
 #include "kopt/core/parallel_for.hpp"
 #include "kopt/core/secret.hpp"
+#include "kopt/measure/call_batch.hpp"
 #include "kopt/measure/timed_call_audit.hpp"
 #include "kopt/measure/reference_timing.hpp"
 #include "kopt/run/worker_launcher.hpp"
@@ -24,6 +25,8 @@ namespace {
 
 // Host time above event time by more than this is work the events did not see. Launch,
 // record and synchronize cost tens of microseconds; a side stream costs the kernel's time.
+// The floor is per sample (the host's costs come once per sample, however many calls it
+// holds), so a batch or graph of n calls compares its per-call gap with floor / n.
 constexpr double kEscapeFloorSeconds = 100e-6;
 constexpr double kEscapeFraction = 0.2;
 // Datasheet peaks are not exact: only a time this far under the floor is called impossible.
@@ -100,7 +103,8 @@ void assess_variant(VariantReport& v, const std::optional<DevicePeaks>& peaks, c
     gaps.push_back(v.samples.host_seconds[i] - v.samples.gpu_seconds[i]);
   }
   if (!gaps.empty()) v.median_host_gap_seconds = median(gaps);
-  v.escapes_events = v.median_host_gap_seconds > std::max(kEscapeFloorSeconds, kEscapeFraction * median_time);
+  const double floor_per_call = kEscapeFloorSeconds / std::max(1, v.samples.calls_per_sample);
+  v.escapes_events = v.median_host_gap_seconds > std::max(floor_per_call, kEscapeFraction * median_time);
   if (!v.samples.sm_clock_mhz.empty()) v.median_sm_clock_mhz = median(v.samples.sm_clock_mhz);
   // With the L2 warm, data can legitimately come faster than DRAM allows: no floor then.
   if (peaks && mode == TimingMode::cold) {
@@ -184,7 +188,9 @@ void add_python_reference(BenchReport& report, const spec::Problem& problem, con
   double budget_seconds = 0;
   for (const VariantReport& v : report.variants) {
     if (v.label == report.variants.front().label) {
-      budget_seconds = std::max(budget_seconds, v.summary.mean * static_cast<double>(v.summary.count));
+      // GPU time: every call of every sample (a batch holds calls_per_sample of them).
+      budget_seconds = std::max(budget_seconds, v.summary.mean * static_cast<double>(v.summary.count) *
+                                                    std::max(1, v.samples.calls_per_sample));
     }
   }
   const json request = reference_time_request(options.settings, l2_bytes, report.event_tick_seconds, budget_seconds);
@@ -201,6 +207,7 @@ void add_python_reference(BenchReport& report, const spec::Problem& problem, con
   for (std::size_t c = 0; c < timings.size() && c < problem.cases.size(); ++c) {
     ReferenceTiming timing = reference_timing_from_json(timings[c], problem.cases[c].name);
     timing.samples.resolution_seconds = report.event_tick_seconds;  // torch's events: the same timer
+    timing.samples.l2 = std::string(l2_policy(options.settings.mode, 1));  // the runner times one call per sample
     if (!timing.timed) report.untimed.push_back({"reference", problem.cases[c].name, timing.reason});
     else timed.push_back(std::move(timing.samples));
   }
@@ -319,6 +326,7 @@ json variant_to_json(const VariantReport& v) {
           {"calls_per_sample", v.samples.calls_per_sample},
           {"resolution_seconds", v.samples.resolution_seconds},
           {"timing_note", v.samples.timing_note},
+          {"l2", v.samples.l2},
           {"flops", v.flops},
           {"bytes", v.bytes},
           {"flops_per_second", v.flops_per_second},
@@ -377,6 +385,7 @@ json bench_report_to_json(const BenchReport& report) {
             {"min_gpu_seconds", s.min_gpu_seconds},
             {"timeout_seconds", s.timeout_seconds},
             {"throttle_fraction", report.settings.throttle_fraction},
+            {"max_calls_per_sample", report.settings.max_calls_per_sample},
             {"order_seed", report.order_seed}}},
           {"event_tick_seconds", report.event_tick_seconds},
           {"nvcc_version", report.checks.empty() ? "" : report.checks.front().nvcc_version},

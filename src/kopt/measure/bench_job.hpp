@@ -1,6 +1,6 @@
 #pragma once
-// A timing job, run inside a worker: the variants of one problem measured interleaved
-// (A B A B ...) on the same inputs, one sample per call of solve, every sample kept.
+// A timing job, run inside a worker: the variants of one problem measured interleaved, each
+// sample one call of solve or, for short kernels, a batch of calls; every sample kept.
 //
 // Integrity: before every call of solve the inputs are regenerated on the GPU from a fresh
 // secret seed and the outputs are poisoned again, the persisting-L2 state is reset, and after
@@ -11,20 +11,29 @@
 // the device's L2 size, which leaves it full of clean lines (`--l2-flush write` writes a buffer
 // of the L2's size instead, as nvbench does; that leaves dirty lines, which the timed kernel
 // must write back: docs/measurement.md, "Cold L2"); a stream blocker holds the default stream while CUDA
-// events on it bracket one call of solve, so that they time the GPU's work and not the
-// host's launch path; then the device is synchronized, and the host clock, read around the call, is
-// compared with the events to catch work that escapes them (a non-blocking side stream).
+// events on it bracket the sample's calls of solve, so that they time the GPU's work and not the
+// host's launch path; then the device is synchronized, and the host clock, read from the
+// blocker's release (the GPU's start) to the end, is compared with the events to catch work
+// that escapes them (a non-blocking side stream).
+// Short kernels (call_batch.hpp): after the warm-up each case chooses n, the calls of one
+// sample, so that a sample lasts ~50 µs (at most --max-calls-per-sample); n argument sets are
+// allocated (fewer when they do not fit a share of the device's memory), and before each
+// sample every set gets fresh inputs and poisoned outputs, then the L2 is flushed once, then
+// the n calls run back to back between the events, each on its own set; the sample is the
+// events' time ÷ n, and each call keeps its own seed and digest. Every variant of a case gets
+// the same n, so the events' fixed cost is shared alike.
 // The variants take one sample each per round, in a fresh random order every round
 // (round_order.hpp), and stop together once each kernel's median is known well enough
 // (stopping_criterion.hpp); the reference is timed no longer than the first kernel.
-// After each sample kopt's clock probe measures the SM clock; samples taken below
+// Before each sample kopt's clock probe measures the SM clock; samples taken below
 // `throttle_fraction` of the device's maximum clock are discarded and counted.
-// Warm mode skips the flush.
+// Warm mode skips the flush (batches included).
 //
 // Graph mode is for kernels of a few microseconds, whose launch overhead and event
 // resolution would otherwise dominate: solve is captured into a CUDA graph as N back-to-back
 // calls (N chosen so that one replay lasts ~200 µs) and each sample is one replay's time ÷ N,
-// warm. It needs the library compiled with `--default-stream per-thread`, because the legacy
+// warm, all N calls on one set of inputs (batches give every call its own, cold). It needs
+// the library compiled with `--default-stream per-thread`, because the legacy
 // default stream cannot be captured; when capture fails anyway (solve synchronizes, or
 // launches on streams it does not join) that variant is measured warm and says why.
 
@@ -62,6 +71,9 @@ struct BenchSettings {
   StoppingSettings stopping;
   double throttle_fraction = 0.9;   // of the device's maximum SM clock
   int warmup_calls = 3;
+  // Cold and warm mode: a sample is a batch of up to this many calls, each on its own fresh
+  // inputs, so that it lasts ~50 µs (call_batch.hpp); 1: one call per sample.
+  int max_calls_per_sample = 64;
 };
 
 struct BenchVariant {
@@ -89,19 +101,22 @@ struct BenchJob {
 struct VariantSamples {
   std::string label;
   std::string case_name;
-  std::vector<double> gpu_seconds;        // kept samples: event time of one call
-  std::vector<double> host_seconds;       // host wall time of the same calls
+  std::vector<double> gpu_seconds;        // kept samples: event time per call (the sample's ÷ calls_per_sample)
+  std::vector<double> host_seconds;       // host wall time of the same samples, per call
   std::vector<double> sm_clock_mhz;       // measured just before each kept sample; empty without a probe
   std::size_t throttled_discarded = 0;
   std::string stop_reason;
   double first_call_seconds = 0;          // host wall time of the very first call
-  int calls_per_sample = 1;               // graph mode: calls of solve in one replayed graph
+  int calls_per_sample = 1;               // calls of solve in one sample: a batch, or a replayed graph
   // One tick of the event timer as a share of one sample (tick / calls_per_sample): a sample
   // may be off by this much either way (statistics.hpp, widened_by_resolution). 0: unknown.
   double resolution_seconds = 0;
-  std::string timing_note;                // graph mode: "graph of 32 calls" or why it fell back
-  // The inputs' seed and the outputs' digest of every kept sample (parallel to gpu_seconds),
-  // and of one more call after the last sample, made the same way but not timed.
+  std::string timing_note;                // "batch of 25 calls...", "graph of 32 calls", why graph mode fell back
+  std::string l2;                         // how the L2 stood before each sample (call_batch.hpp, l2_policy)
+  // The inputs' seed and the outputs' digest of every call of every kept sample: one entry per
+  // call of a batch (calls_per_sample entries per sample), one per replay in graph mode (all
+  // its calls share one input set); and of the last call of one more sample after the last,
+  // made the same way but not timed.
   std::vector<std::uint64_t> sample_seeds;
   std::vector<std::uint64_t> sample_digests;
   std::uint64_t final_seed = 0;

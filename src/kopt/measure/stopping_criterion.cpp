@@ -24,9 +24,9 @@ StoppingCriterion::StoppingCriterion(StoppingSettings settings, double resolutio
     : settings_(settings), resolution_(std::max(0.0, resolution_seconds)) {}
 
 // Welford: delta = x - mean_{n-1}; mean_n = mean_{n-1} + delta / n; M2_n = M2_{n-1} + delta (x - mean_n).
-void StoppingCriterion::add_sample(double seconds) {
+void StoppingCriterion::add_sample(double seconds, int calls) {
   sorted_.insert(std::upper_bound(sorted_.begin(), sorted_.end(), seconds), seconds);
-  total_seconds_ += seconds;
+  total_seconds_ += seconds * std::max(1, calls);
   const double delta = seconds - mean_;
   mean_ += delta / static_cast<double>(count());
   m2_ += delta * (seconds - mean_);

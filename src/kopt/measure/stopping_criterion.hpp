@@ -58,13 +58,14 @@ class StoppingCriterion {
   // `resolution_seconds`: one timer tick as a share of one sample (tick / calls per sample).
   explicit StoppingCriterion(StoppingSettings settings, double resolution_seconds = 0);
 
-  // Adds one sample (seconds of GPU time).
-  void add_sample(double seconds);
+  // Adds one sample: `seconds` of GPU time per call, of `calls` calls (a batch or a graph
+  // replay: the sample lasted calls × seconds, which is what counts toward min_gpu_seconds).
+  void add_sample(double seconds, int calls = 1);
   // Whether to stop, given the wall time spent so far.
   StopReason check(double elapsed_wall_seconds) const;
 
   std::size_t count() const { return sorted_.size(); }
-  double total_seconds() const { return total_seconds_; }
+  double total_seconds() const { return total_seconds_; }  // GPU time of every call sampled
   double relative_stdev() const;
   // h above, widened by the resolution; and the part the samples alone give. Infinity below
   // one sample or for a median <= 0.

@@ -1,16 +1,19 @@
 #pragma once
 // The audit of timed calls, in kopt's own process after the timing worker has exited: for
-// each variant, the call after its last sample and two timed calls chosen at random (which
-// the kernel could not know in advance) are made again in a fresh worker, as a check makes
-// them, on the same seeds; their output digests must equal what the timed calls wrote. A
-// kernel that skipped work, replayed an earlier answer or computed garbage while timed fails
-// here, whatever it did to look correct when checked (docs/integrity.md).
+// each kernel (not the trusted reference), the call after its last sample and two timed calls
+// chosen at random (which the kernel could not know in advance) are made again in a fresh
+// worker on the same seeds, each as the timing loop makes a call (inputs generated on the GPU,
+// outputs poisoned, the digest taken on the GPU: verify::CheckJob::single_calls); their output
+// digests must equal what the timed calls wrote. A kernel that skipped work, replayed an
+// earlier answer or computed garbage while timed fails here, whatever it did to look correct
+// when checked (docs/integrity.md).
 //
-// The same worker also makes again, shuffled among them, the calls of the correctness check
-// on that case, whose digests must equal the check's. A kernel that could tell the audit's
-// worker from the check's (by its folder, its cases, the time since kopt started) and skip
-// work there as it did while timed fails those; one that works there fails the timed calls'.
-// All seeds are secret random numbers: within the worker, the two kinds look alike.
+// The same worker also makes again, shuffled among them and made the same way, the calls of
+// the correctness check on that case, whose digests must equal the check's. A kernel that
+// could tell the audit's worker from the check's (by its folder, its cases, the time since
+// kopt started, how often it is called per input) and skip work there as it did while timed
+// fails those; one that works there fails the timed calls'. All seeds are secret random
+// numbers and every call of the worker is made alike: within it, the two kinds look alike.
 
 #include <cstdint>
 #include <random>
@@ -48,8 +51,15 @@ std::vector<AuditedCall> choose_audited_calls(const VariantSamples& samples, std
 verify::RunRecord audit_record(const VariantSamples& samples, const std::vector<AuditedCall>& audited,
                                const std::vector<verify::RunRecord>& verifying_runs);
 
-// Sets every variant's `recheck` to its audit; one verifying worker per variant. checks[i]
-// is the correctness check of job.variants[i] (the reference variant has none).
+// The audit makes one call per seed (verify::CheckJob::single_calls), which cannot tell
+// whether a kernel's outputs vary between runs on the same inputs: the check, which calls
+// twice, can. Marks the verifying runs of every case the check found not bitwise
+// reproducible, so that their digests are noted as unverifiable rather than failed.
+void with_reproducibility_of(const verify::CheckReport& check, std::vector<verify::RunRecord>& verifying_runs);
+
+// Sets every kernel's `recheck` to its audit; one verifying worker per kernel. checks[i]
+// is the correctness check of job.variants[i]; the reference variant has none and is not
+// audited (it is trusted: docs/integrity.md).
 void audit_timed_calls(std::vector<VariantSamples>& samples, const BenchJob& job,
                        const std::vector<verify::CheckReport>& checks, verify::CheckContext& context,
                        std::mt19937_64& random);

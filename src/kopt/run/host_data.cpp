@@ -24,10 +24,15 @@ void save(std::byte* data, std::int64_t index, T value) {
   std::memcpy(data + index * static_cast<std::int64_t>(sizeof(T)), &value, sizeof(T));
 }
 
+// Rounded to nearest even and clamped to the largest doubles that fit in T: for 64-bit
+// integers the type's maximum rounds up to 2^63 or 2^64, which does not fit (converting it is
+// undefined, and x86 wrote INT64_MIN), so the bound is the double just below, as the device's
+// generator has it (runtime/kopt_shim.cu; tests/unit/run/generator_agreement_test.cpp).
 template <typename T>
 T clamp_to(double value) {
-  double lo = static_cast<double>(std::numeric_limits<T>::min());
+  const double lo = static_cast<double>(std::numeric_limits<T>::min());
   double hi = static_cast<double>(std::numeric_limits<T>::max());
+  if (static_cast<long double>(hi) > static_cast<long double>(std::numeric_limits<T>::max())) hi = std::nextafter(hi, 0.0);
   return static_cast<T>(std::clamp(std::nearbyint(value), lo, hi));
 }
 

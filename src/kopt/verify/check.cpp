@@ -2,11 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
+
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
+#include "kopt/core/parallel_for.hpp"
 #include "kopt/core/secret.hpp"
 #include "kopt/run/device_probe.hpp"
+#include "kopt/run/probe_cache.hpp"
 #include "kopt/run/problem_codec.hpp"
 #include "kopt/verify/reference.hpp"
 
@@ -104,6 +109,52 @@ CheckReport with_compile_failure(CheckReport report, const spec::Problem& proble
   return report;
 }
 
+// Seconds since construction or the last lap, added to one phase.
+class Stopwatch {
+ public:
+  void lap(double& phase) {
+    const auto now = std::chrono::steady_clock::now();
+    phase += std::chrono::duration<double>(now - mark_).count();
+    mark_ = now;
+  }
+  double total() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point mark_ = start_;
+};
+
+// More outputs side by side than this cost memory (two copies of each) without saving time:
+// each comparison already spreads over every core (output_comparison.cpp).
+constexpr unsigned kComparisonWidth = 4;
+
+// [case][seed] → each output's digest in the kernel's run of that case and seed.
+std::vector<std::vector<std::vector<std::uint64_t>>> digests_by_case_and_seed(const CheckReport& report) {
+  std::vector<std::vector<std::vector<std::uint64_t>>> digests(
+      report.cases.size(), std::vector<std::vector<std::uint64_t>>(report.seeds.size()));
+  for (const RunRecord& run : report.runs) {
+    const auto seed = static_cast<std::size_t>(std::ranges::find(report.seeds, run.seed) - report.seeds.begin());
+    const auto c = static_cast<std::size_t>(run.case_index);
+    if (c < digests.size() && seed < report.seeds.size()) digests[c][seed] = run.output_digests;
+  }
+  return digests;
+}
+
+// Every run's dumped outputs against the reference's, runs side by side.
+void compare_with_reference_outputs(CheckReport& report, const CheckJob& job, const ReferenceOutputs& reference) {
+  parallel_for(
+      report.runs.size(),
+      [&](std::size_t r) {
+        RunRecord& run = report.runs[r];
+        const auto c = static_cast<std::size_t>(run.case_index);
+        const auto seed = static_cast<std::size_t>(std::ranges::find(report.seeds, run.seed) - report.seeds.begin());
+        const bool digests_known = c < reference.digests.size() && seed < reference.digests[c].size();
+        compare_dumped_outputs(report.cases[c], job.dump_dirs[c][seed], reference.dirs[c][seed],
+                               digests_known ? reference.digests[c][seed] : std::vector<std::uint64_t>{}, run);
+      },
+      kComparisonWidth);
+}
+
 }  // namespace
 
 CheckReport run_check(const spec::Problem& problem, const CheckOptions& options, CheckContext& context) {
@@ -113,6 +164,7 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
                      .guesses = problem.guesses,
                      .seeds = seeds_of(options),
                      .cases = problem.cases};
+  Stopwatch clock;
   fs::create_directories(context.cache_dir / "tmp");
 
   // The kernel runs first and alone: its reference outputs do not exist yet while its code
@@ -137,11 +189,17 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
                              .defines = options.defines});
   };
   if (!known_arch.empty()) build = compile_kernel(known_arch);
+  clock.lap(report.phase_seconds.compile);
   if (build && !build->ok()) return with_compile_failure(std::move(report), problem, *build->failure, known_arch);
 
   run::DeviceProbe probe;
+  const run::ProbeFacts probe_facts = run::read_probe_facts(context.worker);
+  bool probe_from_cache = false;
   try {
-    probe = run::probe_device(context.runner, context.worker, work.path() / "probe");
+    run::CachedProbe cached_probe =
+        run::probe_device_cached(context.runner, context.worker, work.path() / "probe", context.cache_dir, probe_facts);
+    probe = std::move(cached_probe.probe);
+    probe_from_cache = cached_probe.from_cache;
   } catch (const Error& no_device) {
     // A broken spec is the user's first problem, before a missing GPU: a Python reference
     // runs without one, and its failure (exit 2) is reported instead. No kernel has run, so
@@ -152,6 +210,7 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
     }
     throw;
   }
+  clock.lap(report.phase_seconds.probe);
   // Every later worker of this context (the bench's timing and audit too) is confined when
   // the probe found that CUDA works so. Cached references and passed checks are trusted only
   // where no kernel could have rewritten them: fixed seeds, and confined workers.
@@ -164,6 +223,7 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
   report.device = device;
   report.arch = resolve_arch(problem.spec.build.arch, options.arch, device.arch());
   if (!build) build = compile_kernel(report.arch);
+  clock.lap(report.phase_seconds.compile);
   if (!build->ok()) return with_compile_failure(std::move(report), problem, *build->failure, report.arch);
   report.build = build->artifact;
 
@@ -182,6 +242,7 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
     report.reference = "cached with the check";
     report.sandbox = kept.value("sandbox", "");
     report.from_cache = true;
+    report.phase_seconds.total = clock.total();
     return report;
   }
   if (problem.spec.reference) {
@@ -189,6 +250,8 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
     job.scratch_dumps = true;
   }
   run::WorkerOutcome outcome = run::run_worker(context.runner, context.worker, check_job_to_json(job), work.path() / "check");
+  clock.lap(report.phase_seconds.kernel_worker);
+  report.phase_seconds.total = clock.total();
   if (!outcome.result) {
     report.failure = failure_from_worker(outcome, context.worker.time_limit);
     return report;
@@ -197,21 +260,25 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
   report.sandbox = probe.writes_confinable ? outcome.result->value("sandbox", "not reported by the worker")
                                            : "not confined: " + probe.sandbox;
   CheckJobResult result = check_result_from_json(*outcome.result);
+  if (probe_from_cache && result.device.value("uuid", "") != device.uuid) {
+    // Not the GPU the cached probe named (reconfigured since, without a reboot): probe afresh.
+    run::forget_probe(context.cache_dir, context.worker, probe_facts);
+    return run_check(problem, options, context);
+  }
   report.runs = std::move(result.runs);
+  report.worker_phases = result.phases;
   if (result.fatal) {
     report.failure = KernelFailure{std::string(finding_kind_name(result.fatal->kind)), result.fatal->message, ""};
     return report;
   }
   if (problem.spec.reference) {
+    reference_context.kernel_digests = digests_by_case_and_seed(report);
     ReferenceOutputs reference = reference_outputs(problem, report.seeds, reference_context,
                                                    python_reference ? nullptr : &compiler, report.arch);
     report.reference = describe_reference(problem, reference);
-    for (RunRecord& run : report.runs) {
-      const auto seed = static_cast<std::size_t>(std::ranges::find(report.seeds, run.seed) - report.seeds.begin());
-      compare_dumped_outputs(problem.cases[static_cast<std::size_t>(run.case_index)],
-                             job.dump_dirs[static_cast<std::size_t>(run.case_index)][seed],
-                             reference.dirs[static_cast<std::size_t>(run.case_index)][seed], run);
-    }
+    clock.lap(report.phase_seconds.reference);
+    compare_with_reference_outputs(report, job, reference);
+    clock.lap(report.phase_seconds.comparison);
   } else {
     report.reference = "none";
   }
@@ -221,6 +288,7 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
     for (const RunRecord& run : report.runs) kept["runs"].push_back(run_record_to_json(run));
     write_file_atomic(cached, kept.dump());
   }
+  report.phase_seconds.total = clock.total();
   return report;
 }
 
@@ -273,6 +341,13 @@ json check_report_to_json(const CheckReport& report) {
           {"source_audit", source_findings_to_json(report.source_findings)},
           {"strict", report.strict},
           {"sandbox", report.sandbox},
+          {"phase_seconds", {{"probe", report.phase_seconds.probe},
+                             {"compile", report.phase_seconds.compile},
+                             {"kernel_worker", report.phase_seconds.kernel_worker},
+                             {"reference", report.phase_seconds.reference},
+                             {"comparison", report.phase_seconds.comparison},
+                             {"total", report.phase_seconds.total}}},
+          {"worker_phase_seconds", check_worker_phases_to_json(report.worker_phases)},
           {"passed", report.passed()},
           {"cause", report.cause()}};
 }

@@ -42,6 +42,17 @@ struct KernelFailure {
   std::string detail;   // compiler output or the worker's last stderr lines
 };
 
+// Where a check's wall time went in kopt's own process, in seconds (check.json
+// "phase_seconds"; docs/measurement.md, "What a check costs").
+struct CheckPhaseSeconds {
+  double probe = 0;          // the device probe's worker
+  double compile = 0;        // the kernel's build (a cache hit costs a hash)
+  double kernel_worker = 0;  // the worker that runs the kernel on every case and seed
+  double reference = 0;      // the reference's outputs: its build and worker, or the cache
+  double comparison = 0;     // the kernel's outputs against the reference's, here
+  double total = 0;
+};
+
 struct CheckReport {
   std::filesystem::path kernel;
   std::string problem_name;
@@ -63,6 +74,8 @@ struct CheckReport {
   // or why it was not; unconfined, no cache a kernel could have written is reused.
   std::string sandbox;
   bool writes_confined = false;
+  CheckPhaseSeconds phase_seconds;
+  CheckWorkerPhases worker_phases;             // inside the kernel's worker
 
   bool passed() const;
   // One line naming the cause of failure, with case and seed; empty when passed.

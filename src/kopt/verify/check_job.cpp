@@ -3,10 +3,13 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <span>
 
 #include "kopt/core/error.hpp"
 #include "kopt/run/device_buffer.hpp"
+#include "kopt/run/device_digest.hpp"
 #include "kopt/run/device_info.hpp"
 #include "kopt/run/host_data.hpp"
 #include "kopt/run/kernel_arguments.hpp"
@@ -101,19 +104,24 @@ void check_reruns(const std::vector<ArgumentData>& arguments, const std::vector<
   }
 }
 
-std::uint64_t digest_of(const std::vector<ArgumentData>& arguments, const std::vector<Bytes>& outputs) {
+std::vector<std::uint64_t> output_digests_of(const std::vector<ArgumentData>& arguments,
+                                             const std::vector<Bytes>& outputs) {
   std::vector<std::uint64_t> per_output;
   for (std::size_t i = 0; i < arguments.size(); ++i) {
     if (arguments[i].buffer != nullptr && arguments[i].buffer->is_output) per_output.push_back(run::output_digest(outputs[i]));
   }
-  return combine_output_digests(per_output);
+  return per_output;
 }
 
+// Writes each output as <name>.npy in `dir`, but those whose digest in `run` equals the one
+// at their place in `known` (nobody will read them: CheckJob::dump_unless_digests).
 void dump_outputs(const std::vector<ArgumentData>& arguments, const std::vector<Bytes>& outputs, const fs::path& dir,
-                  Durability durability) {
+                  Durability durability, const RunRecord& run, const std::vector<std::uint64_t>& known) {
+  std::size_t output = 0;
   for (std::size_t i = 0; i < arguments.size(); ++i) {
     const spec::BoundBuffer* buffer = arguments[i].buffer;
     if (buffer == nullptr || !buffer->is_output) continue;
+    if (same_bytes_as_reference(run, known, output++)) continue;
     write_npy(dir / (buffer->name + ".npy"), buffer->dtype->numpy_descr, buffer->elements, outputs[i], durability);
   }
 }
@@ -124,40 +132,209 @@ void order_findings(RunRecord& run) {
                    [](const Finding& a, const Finding& b) { return a.kind < b.kind; });
 }
 
-RunRecord run_one_seed(const CheckJob& job, const run::KernelLibrary& library, std::size_t case_index,
-                       std::size_t seed_index, run::KernelArguments& kernel_arguments) {
-  std::vector<ArgumentData>& arguments = kernel_arguments.data();
-  const spec::BoundCase& bound_case = job.cases[case_index];
-  const std::uint64_t seed = job.seeds_of_case(case_index)[seed_index];
-  RunRecord run{.case_name = bound_case.name, .case_index = static_cast<int>(case_index), .seed = seed};
-  run::report_progress(fmt::format("case {} seed {}: first call", bound_case.name, seed));
-  kernel_arguments.generate_inputs(seed);
-  const std::vector<run::KernelArgument>& call = kernel_arguments.call();
+// Seconds since the last lap, added to one phase of the worker's time.
+class PhaseClock {
+ public:
+  void lap(double& phase) {
+    const auto now = std::chrono::steady_clock::now();
+    phase += std::chrono::duration<double>(now - mark_).count();
+    mark_ = now;
+  }
 
-  std::optional<std::string> launch_error;
-  kernel_arguments.prepare_call(kFirstPoison);
-  run.solve_wall_seconds = call_solve(library, call, launch_error);
+ private:
+  std::chrono::steady_clock::time_point mark_ = std::chrono::steady_clock::now();
+};
+
+// What one (case, seed) of a check job works with.
+struct SeedRun {
+  const CheckJob& job;
+  const run::KernelLibrary& library;
+  std::size_t case_index;
+  std::size_t seed_index;
+  run::KernelArguments& arguments;
+  CheckWorkerPhases& phases;
+
+  const spec::BoundCase& bound_case() const { return job.cases[case_index]; }
+  std::uint64_t seed() const { return job.seeds_of_case(case_index)[seed_index]; }
+  RunRecord record() const {
+    return {.case_name = bound_case().name, .case_index = static_cast<int>(case_index), .seed = seed()};
+  }
+};
+
+void note_launch_error(const std::optional<std::string>& launch_error, RunRecord& run) {
   if (launch_error) {
     run.findings.push_back({FindingKind::launch_error, "", "a kernel launch in solve failed: " + *launch_error});
   }
-  std::vector<Bytes> first = kernel_arguments.download_outputs();
-  run.output_digest = digest_of(arguments, first);
+}
+
+void finish_seed(const SeedRun& s, const std::vector<Bytes>& first, RunRecord& run, PhaseClock& clock) {
+  if (!s.job.reference_dirs.empty()) {
+    compare_with_reference(s.bound_case(), first, s.job.reference_dirs[s.case_index][s.seed_index], run);
+  }
+  if (!s.job.dump_dirs.empty()) {
+    const auto& known = s.job.dump_unless_digests;
+    dump_outputs(s.arguments.data(), first, s.job.dump_dirs[s.case_index][s.seed_index],
+                 s.job.scratch_dumps ? Durability::scratch : Durability::synced, run,
+                 known.empty() ? std::vector<std::uint64_t>{} : known[s.case_index][s.seed_index]);
+    clock.lap(s.phases.dumps);
+  }
+  order_findings(run);
+}
+
+// Libraries without kopt's device generator and digest: inputs made on the host and
+// uploaded, every output downloaded after both calls and compared element by element.
+RunRecord run_one_seed_on_host(const SeedRun& s) {
+  std::vector<ArgumentData>& arguments = s.arguments.data();
+  RunRecord run = s.record();
+  PhaseClock clock;
+  run::report_progress(fmt::format("case {} seed {}: first call", s.bound_case().name, s.seed()));
+  s.arguments.generate_inputs(s.seed());
+  const std::vector<run::KernelArgument>& call = s.arguments.call();
+
+  std::optional<std::string> launch_error;
+  s.arguments.prepare_call(kFirstPoison);
+  clock.lap(s.phases.generate);
+  run.solve_wall_seconds = call_solve(s.library, call, launch_error);
+  clock.lap(s.phases.calls);
+  note_launch_error(launch_error, run);
+  std::vector<Bytes> first = s.arguments.download_outputs();
+  clock.lap(s.phases.transfer);
+  run.output_digests = output_digests_of(arguments, first);
+  run.output_digest = combine_output_digests(run.output_digests);
   check_inputs_unchanged(arguments, run);
   check_guards(arguments, run);
+  clock.lap(s.phases.checks);
 
-  run::report_progress(fmt::format("case {} seed {}: second call", bound_case.name, seed));
-  kernel_arguments.prepare_call(kSecondPoison);
-  call_solve(library, call, launch_error);
-  std::vector<Bytes> second = kernel_arguments.download_outputs();
+  run::report_progress(fmt::format("case {} seed {}: second call", s.bound_case().name, s.seed()));
+  s.arguments.prepare_call(kSecondPoison);
+  clock.lap(s.phases.generate);
+  call_solve(s.library, call, launch_error);
+  clock.lap(s.phases.calls);
+  std::vector<Bytes> second = s.arguments.download_outputs();
+  clock.lap(s.phases.transfer);
   check_reruns(arguments, first, second, run);
+  clock.lap(s.phases.checks);
+  finish_seed(s, first, run, clock);
+  return run;
+}
 
-  if (!job.reference_dirs.empty()) {
-    compare_with_reference(bound_case, first, job.reference_dirs[case_index][seed_index], run);
+std::vector<const run::GuardedDeviceBuffer*> device_buffers(const std::vector<ArgumentData>& arguments, bool outputs) {
+  std::vector<const run::GuardedDeviceBuffer*> buffers;
+  for (const ArgumentData& arg : arguments) {
+    if (arg.buffer == nullptr || arg.buffer->is_output != outputs) continue;
+    if (!outputs && !arg.buffer->init) continue;
+    buffers.push_back(&*arg.device);
   }
-  if (!job.dump_dirs.empty()) dump_outputs(arguments, first, job.dump_dirs[case_index][seed_index],
-                                            job.scratch_dumps ? Durability::scratch : Durability::synced);
+  return buffers;
+}
+
+// Each digest a kernel library with kopt's shim can take; the job checks for it up front.
+std::vector<std::uint64_t> digests_of(run::DeviceDigester& digester, const run::KernelLibrary& library,
+                                      const std::vector<const run::GuardedDeviceBuffer*>& buffers) {
+  std::optional<std::vector<std::uint64_t>> digests = digester.digest(library, buffers);
+  if (!digests) throw std::logic_error("the kernel library lost its digest kernel");
+  return *digests;
+}
+
+// The same checks as run_one_seed_on_host, asked of GPU digests first: inputs generated on the
+// GPU (the same bits the host generator writes), the inputs' digests before and after the
+// first call, the outputs' digests after each call. Only where two digests differ are the
+// elements looked at, by the host path's own code, so a finding and its message are what
+// they always were. The first call's outputs are downloaded once, for the reference.
+RunRecord run_one_seed_on_device(const SeedRun& s, run::DeviceDigester& digester, int blocks) {
+  std::vector<ArgumentData>& arguments = s.arguments.data();
+  RunRecord run = s.record();
+  PhaseClock clock;
+  const auto inputs = device_buffers(arguments, false);
+  const auto outputs = device_buffers(arguments, true);
+  run::report_progress(fmt::format("case {} seed {}: first call", s.bound_case().name, s.seed()));
+  s.arguments.regenerate_on_device(s.library, s.seed(), kFirstPoison, blocks);
+  run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  clock.lap(s.phases.generate);
+  const std::vector<std::uint64_t> inputs_before = digests_of(digester, s.library, inputs);
+  clock.lap(s.phases.checks);
+
+  std::optional<std::string> launch_error;
+  run.solve_wall_seconds = call_solve(s.library, s.arguments.call(), launch_error);
+  clock.lap(s.phases.calls);
+  note_launch_error(launch_error, run);
+  // Downloaded before the digests are taken, as the host path did: what is dumped for the
+  // reference is what the digests describe, even for a kernel whose work lands late.
+  std::vector<Bytes> first = s.arguments.download_outputs();
+  clock.lap(s.phases.transfer);
+  run.output_digests = digests_of(digester, s.library, outputs);
+  run.output_digest = combine_output_digests(run.output_digests);
+  if (digests_of(digester, s.library, inputs) != inputs_before) {
+    s.arguments.generate_inputs(s.seed());  // the host's copy, to say which element changed
+    check_inputs_unchanged(arguments, run);
+  }
+  check_guards(arguments, run);
+  clock.lap(s.phases.checks);
+
+  run::report_progress(fmt::format("case {} seed {}: second call", s.bound_case().name, s.seed()));
+  s.arguments.regenerate_on_device(s.library, s.seed(), kSecondPoison, blocks);
+  run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  clock.lap(s.phases.generate);
+  call_solve(s.library, s.arguments.call(), launch_error);
+  clock.lap(s.phases.calls);
+  // Equal digests after differently poisoned calls: every byte written, and written the same.
+  if (digests_of(digester, s.library, outputs) != run.output_digests) {
+    std::vector<Bytes> second = s.arguments.download_outputs();
+    check_reruns(arguments, first, second, run);
+  }
+  clock.lap(s.phases.checks);
+  finish_seed(s, first, run, clock);
+  return run;
+}
+
+// The audit's call (CheckJob::single_calls): made as a timed call is, digested on the GPU.
+RunRecord run_single_call(const SeedRun& s, run::DeviceDigester& digester, int blocks) {
+  RunRecord run = s.record();
+  PhaseClock clock;
+  run::report_progress(fmt::format("case {} seed {}: first call", s.bound_case().name, s.seed()));
+  s.arguments.regenerate_on_device(s.library, s.seed(), kFirstPoison, blocks);
+  run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  clock.lap(s.phases.generate);
+  std::optional<std::string> launch_error;
+  run.solve_wall_seconds = call_solve(s.library, s.arguments.call(), launch_error);
+  clock.lap(s.phases.calls);
+  note_launch_error(launch_error, run);
+  run.output_digests = digests_of(digester, s.library, device_buffers(s.arguments.data(), true));
+  run.output_digest = combine_output_digests(run.output_digests);
+  check_guards(s.arguments.data(), run);
+  clock.lap(s.phases.checks);
   order_findings(run);
   return run;
+}
+
+}  // namespace
+
+namespace {
+
+// One output against the reference's: its error, and a mismatch finding when outside tolerance.
+void compare_output(const spec::BoundBuffer& buffer, std::span<const std::byte> output, std::span<const std::byte> expected,
+                    RunRecord& run) {
+  if (expected.size() != output.size()) {
+    throw input_error("reference output {} has {} bytes, the kernel's has {}", buffer.name, expected.size(),
+                      output.size());
+  }
+  OutputError error = compare_to_reference(buffer.name, output, expected, run::element_type(*buffer.dtype),
+                                           buffer.dtype->bytes, buffer.tolerance);
+  if (!error.passed()) {
+    run.findings.push_back(
+        {FindingKind::mismatch, buffer.name,
+         fmt::format("output {}: {} of {} elements outside atol={:g} rtol={:g} (first at index {}: got {:g}, "
+                     "expected {:g}; max abs error {:g})",
+                     buffer.name, error.bad_count, error.elements, error.tolerance.atol, error.tolerance.rtol,
+                     error.first_bad_index, error.first_bad_value, error.first_bad_expected, error.max_abs_error)});
+  }
+  run.outputs.push_back(std::move(error));
+}
+
+// What compare_to_reference says of an output equal byte for byte to the reference's: every
+// element within tolerance (NaN matches NaN), every error zero.
+OutputError identical_output(const spec::BoundBuffer& buffer) {
+  return {.name = buffer.name, .elements = buffer.elements, .tolerance = buffer.tolerance};
 }
 
 }  // namespace
@@ -167,34 +344,31 @@ void compare_with_reference(const spec::BoundCase& bound_case, const std::vector
   for (std::size_t i = 0; i < bound_case.args.size(); ++i) {
     if (!bound_case.args[i].buffer || !bound_case.args[i].buffer->is_output) continue;
     const spec::BoundBuffer& buffer = *bound_case.args[i].buffer;
-    NpyArray expected = read_npy(reference_dir / (buffer.name + ".npy"));
-    if (expected.data.size() != outputs[i].size()) {
-      throw input_error("reference output {} has {} bytes, the kernel's has {}", buffer.name, expected.data.size(),
-                        outputs[i].size());
-    }
-    OutputError error = compare_to_reference(buffer.name, outputs[i], expected.data, run::element_type(*buffer.dtype),
-                                             buffer.dtype->bytes, buffer.tolerance);
-    if (!error.passed()) {
-      run.findings.push_back(
-          {FindingKind::mismatch, buffer.name,
-           fmt::format("output {}: {} of {} elements outside atol={:g} rtol={:g} (first at index {}: got {:g}, "
-                       "expected {:g}; max abs error {:g})",
-                       buffer.name, error.bad_count, error.elements, error.tolerance.atol, error.tolerance.rtol,
-                       error.first_bad_index, error.first_bad_value, error.first_bad_expected, error.max_abs_error)});
-    }
-    run.outputs.push_back(std::move(error));
+    compare_output(buffer, outputs[i], read_npy(reference_dir / (buffer.name + ".npy")).data, run);
   }
   order_findings(run);
 }
 
+bool same_bytes_as_reference(const RunRecord& run, const std::vector<std::uint64_t>& reference_digests,
+                             std::size_t output) {
+  return run.output_digests.size() == reference_digests.size() && output < reference_digests.size() &&
+         run.output_digests[output] == reference_digests[output];
+}
+
 void compare_dumped_outputs(const spec::BoundCase& bound_case, const fs::path& kernel_dir, const fs::path& reference_dir,
-                            RunRecord& run) {
-  std::vector<run::Bytes> outputs(bound_case.args.size());
-  for (std::size_t i = 0; i < bound_case.args.size(); ++i) {
-    if (!bound_case.args[i].buffer || !bound_case.args[i].buffer->is_output) continue;
-    outputs[i] = read_npy(kernel_dir / (bound_case.args[i].buffer->name + ".npy")).data;
+                            const std::vector<std::uint64_t>& reference_digests, RunRecord& run) {
+  std::size_t output = 0;
+  for (const spec::BoundArg& arg : bound_case.args) {
+    if (!arg.buffer || !arg.buffer->is_output) continue;
+    const spec::BoundBuffer& buffer = *arg.buffer;
+    if (same_bytes_as_reference(run, reference_digests, output++)) {
+      run.outputs.push_back(identical_output(buffer));
+      continue;
+    }
+    compare_output(buffer, read_npy(kernel_dir / (buffer.name + ".npy")).data,
+                   read_npy(reference_dir / (buffer.name + ".npy")).data, run);
   }
-  compare_with_reference(bound_case, outputs, reference_dir, run);
+  order_findings(run);
 }
 
 std::uint64_t combine_output_digests(const std::vector<std::uint64_t>& per_output) {
@@ -230,17 +404,40 @@ Finding finding_from_cuda(const run::CudaFailure& failure) {
 
 }  // namespace
 
+namespace {
+
+// Whether `library` has kopt's device generator and digest (every library kopt builds links
+// runtime/kopt_shim.cu): tried on a small scratch buffer.
+bool has_device_inputs(const run::KernelLibrary& library, run::DeviceDigester& digester) {
+  run::GuardedDeviceBuffer probe(64);
+  return library.launch_fill(probe.data(), 16, static_cast<int>(run::ElementType::float32),
+                             static_cast<int>(spec::InitKind::ones), 0, 0, 1, 1) &&
+         digester.digest(library, {&probe}).has_value();
+}
+
+}  // namespace
+
 CheckJobResult execute_check_job(const CheckJob& job) {
   CheckJobResult result;
-  result.device = run::query_device(job.device);
+  PhaseClock clock;
+  const run::DeviceInfo device = run::query_device(job.device);
+  result.device = device;
   run::check_cuda(cudaSetDevice(job.device), "cudaSetDevice");
   run::KernelLibrary library(job.library, job.signature);
+  const int blocks = 4 * std::max(device.sm_count, 1);
+  run::DeviceDigester digester(blocks);
+  const bool on_device = has_device_inputs(library, digester);
+  clock.lap(result.phases.setup);
   for (std::size_t c = 0; c < job.cases.size(); ++c) {
     try {
       run::report_progress(fmt::format("case {}: allocating", job.cases[c].name));
       run::KernelArguments arguments(job.cases[c]);
+      clock.lap(result.phases.setup);
       for (std::size_t s = 0; s < job.seeds_of_case(c).size(); ++s) {
-        result.runs.push_back(run_one_seed(job, library, c, s, arguments));
+        const SeedRun seed_run{job, library, c, s, arguments, result.phases};
+        if (on_device && job.single_calls) result.runs.push_back(run_single_call(seed_run, digester, blocks));
+        else if (on_device) result.runs.push_back(run_one_seed_on_device(seed_run, digester, blocks));
+        else result.runs.push_back(run_one_seed_on_host(seed_run));
       }
     } catch (const run::CudaFailure& failure) {
       // After a fault the context is unusable: every later call would fail the same way.
@@ -250,6 +447,20 @@ CheckJobResult execute_check_job(const CheckJob& job) {
     }
   }
   return result;
+}
+
+json check_worker_phases_to_json(const CheckWorkerPhases& phases) {
+  return {{"setup", phases.setup},   {"generate", phases.generate}, {"calls", phases.calls},
+          {"checks", phases.checks}, {"transfer", phases.transfer}, {"dumps", phases.dumps}};
+}
+
+CheckWorkerPhases check_worker_phases_from_json(const json& in) {
+  return {.setup = in.value("setup", 0.0),
+          .generate = in.value("generate", 0.0),
+          .calls = in.value("calls", 0.0),
+          .checks = in.value("checks", 0.0),
+          .transfer = in.value("transfer", 0.0),
+          .dumps = in.value("dumps", 0.0)};
 }
 
 std::string_view finding_kind_name(FindingKind kind) {
@@ -313,6 +524,7 @@ RunRecord run_record_from_json(const json& in) {
   run.notes = in.at("notes").get<std::vector<std::string>>();
   run.solve_wall_seconds = in.at("solve_wall_seconds");
   run.output_digest = in.value("output_digest", std::uint64_t{0});
+  run.output_digests = in.value("output_digests", std::vector<std::uint64_t>{});
   return run;
 }
 
@@ -328,7 +540,8 @@ json run_record_to_json(const RunRecord& run) {
           {"bitwise_reproducible", run.bitwise_reproducible},
           {"notes", run.notes},
           {"solve_wall_seconds", run.solve_wall_seconds},
-          {"output_digest", run.output_digest}};
+          {"output_digest", run.output_digest},
+          {"output_digests", run.output_digests}};
 }
 
 json check_job_to_json(const CheckJob& job) {
@@ -344,6 +557,8 @@ json check_job_to_json(const CheckJob& job) {
           {"reference_dirs", paths_to_json(job.reference_dirs)},
           {"dump_dirs", paths_to_json(job.dump_dirs)},
           {"scratch_dumps", job.scratch_dumps},
+          {"dump_unless_digests", job.dump_unless_digests},
+          {"single_calls", job.single_calls},
           {"device", job.device}};
 }
 
@@ -357,6 +572,9 @@ CheckJob check_job_from_json(const json& in) {
   job.reference_dirs = paths_from_json(in.at("reference_dirs"));
   job.dump_dirs = paths_from_json(in.at("dump_dirs"));
   job.scratch_dumps = in.value("scratch_dumps", false);
+  job.dump_unless_digests =
+      in.value("dump_unless_digests", std::vector<std::vector<std::vector<std::uint64_t>>>{});
+  job.single_calls = in.value("single_calls", false);
   job.device = in.at("device");
   return job;
 }
@@ -367,7 +585,8 @@ json check_result_to_json(const CheckJobResult& result) {
   return {{"kind", "check"},
           {"device", result.device},
           {"runs", runs},
-          {"fatal", result.fatal ? finding_to_json(*result.fatal) : json(nullptr)}};
+          {"fatal", result.fatal ? finding_to_json(*result.fatal) : json(nullptr)},
+          {"phase_seconds", check_worker_phases_to_json(result.phases)}};
 }
 
 CheckJobResult check_result_from_json(const json& in) {
@@ -375,6 +594,7 @@ CheckJobResult check_result_from_json(const json& in) {
   result.device = in.at("device");
   for (const json& run : in.at("runs")) result.runs.push_back(run_record_from_json(run));
   if (!in.at("fatal").is_null()) result.fatal = finding_from_json(in.at("fatal"));
+  result.phases = check_worker_phases_from_json(in.value("phase_seconds", json::object()));
   return result;
 }
 

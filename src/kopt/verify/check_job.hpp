@@ -52,8 +52,23 @@ struct RunRecord {
   // The digest of the first call's outputs (combine_output_digests over each output's
   // run::output_digest, in argument order): what a timed call on the same seed must match.
   std::uint64_t output_digest = 0;
+  // Each output's digest (run::output_digest), in argument order; empty when not taken. Equal
+  // digests of the kernel's and the reference's output mean equal bytes: the comparison in
+  // kopt's process then needs neither file (check.cpp).
+  std::vector<std::uint64_t> output_digests;
 
   bool passed() const { return findings.empty(); }
+};
+
+// Where a check worker's wall time went, in seconds, summed over cases and seeds (check.json
+// "worker_phase_seconds"; docs/measurement.md, "What a check costs").
+struct CheckWorkerPhases {
+  double setup = 0;     // the device, the kernel library, each case's buffers
+  double generate = 0;  // inputs made (on the GPU, or on the host and uploaded) and outputs poisoned
+  double calls = 0;     // the calls of solve, each waited for
+  double checks = 0;    // digests, guards, and inputs and reruns compared
+  double transfer = 0;  // outputs downloaded for the comparison with the reference
+  double dumps = 0;     // outputs written as .npy
 };
 
 struct CheckJob {
@@ -75,6 +90,18 @@ struct CheckJob {
   // Dumps that only this command reads (the kernel's outputs for the comparison in kopt's
   // process) are not waited for on the disk; cached reference outputs are.
   bool scratch_dumps = false;
+  // Per [case][seed], each output's digest (argument order) that the kernel's worker recorded:
+  // an output of this job with the same digest holds the same bytes and is not dumped. For a
+  // reference computed into a private cache, whose files only this check reads (check.cpp
+  // compares outputs with equal digests without them). Empty: every output is dumped.
+  std::vector<std::vector<std::vector<std::uint64_t>>> dump_unless_digests;
+  // The audit of timed calls: one call per seed, made as the timing loop makes it (inputs
+  // generated on the GPU, outputs poisoned, their digest taken on the GPU), with nothing but
+  // the guards and the digest looked at. The worker cannot see this flag (the job file is gone
+  // before the kernel's library loads), and every call of such a job is made the same way, so
+  // the kernel cannot tell which of them replay timed calls and which the check's
+  // (docs/integrity.md).
+  bool single_calls = false;
   int device = 0;
 };
 
@@ -82,7 +109,11 @@ struct CheckJobResult {
   nlohmann::json device;              // DeviceInfo
   std::vector<RunRecord> runs;
   std::optional<Finding> fatal;       // a fault or OOM that ended the job early
+  CheckWorkerPhases phases;
 };
+
+nlohmann::json check_worker_phases_to_json(const CheckWorkerPhases& phases);
+CheckWorkerPhases check_worker_phases_from_json(const nlohmann::json& in);
 
 nlohmann::json check_job_to_json(const CheckJob& job);
 CheckJob check_job_from_json(const nlohmann::json& in);
@@ -96,9 +127,16 @@ RunRecord run_record_from_json(const nlohmann::json& in);
 void compare_with_reference(const spec::BoundCase& bound_case, const std::vector<std::vector<std::byte>>& outputs,
                             const std::filesystem::path& reference_dir, RunRecord& run);
 // The same, on outputs a worker dumped into `kernel_dir` (kopt's own process compares, where
-// the kernel's code cannot reach: docs/integrity.md).
+// the kernel's code cannot reach: docs/integrity.md). An output whose digest in `run` equals
+// the reference's (`reference_digests`, each output's in argument order; empty when unknown)
+// has the reference's bytes: its error is zero and neither file is read.
 void compare_dumped_outputs(const spec::BoundCase& bound_case, const std::filesystem::path& kernel_dir,
-                            const std::filesystem::path& reference_dir, RunRecord& run);
+                            const std::filesystem::path& reference_dir,
+                            const std::vector<std::uint64_t>& reference_digests, RunRecord& run);
+// Whether output number `output` (counting outputs only) of `run` has the digest the
+// reference's has; false when either is unknown.
+bool same_bytes_as_reference(const RunRecord& run, const std::vector<std::uint64_t>& reference_digests,
+                             std::size_t output);
 
 // One digest of a call's outputs from each output's digest, in argument order; the timing
 // worker's device digest and the check's host digest of the same bytes agree.

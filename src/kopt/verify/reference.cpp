@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -44,6 +45,13 @@ fs::path cache_dir_for(const fs::path& cache_dir, const std::string& reference_i
 bool is_complete(const fs::path& dir) { return fs::exists(dir / kCompleteMarker); }
 
 void mark_complete(const fs::path& dir, const json& about) { write_file_atomic(dir / kCompleteMarker, about.dump(2)); }
+
+// The output digests a complete folder's marker records; empty for entries of older builds.
+std::vector<std::uint64_t> cached_digests(const fs::path& dir) {
+  const json about = json::parse(read_file(dir / kCompleteMarker), nullptr, false);
+  if (!about.is_object()) return {};
+  return about.value("output_digests", std::vector<std::uint64_t>{});
+}
 
 std::string reference_name(const spec::Problem& problem) { return problem.spec.reference->filename().string(); }
 
@@ -219,16 +227,22 @@ ReferenceOutputs cuda_reference_outputs(const spec::Problem& problem, const std:
       outputs.dirs.back().push_back(cache_dir_for(context.cache_dir, build.artifact->key, problem, problem.cases[c], seed));
       all_cached = all_cached && is_complete(outputs.dirs.back().back());
     }
+    outputs.digests.emplace_back(seeds.size());
     if (all_cached) {
       outputs.cached += static_cast<int>(seeds.size());
+      for (std::size_t s = 0; s < seeds.size(); ++s) outputs.digests.back()[s] = cached_digests(outputs.dirs.back()[s]);
       continue;
     }
     job.cases.push_back(problem.cases[c]);
     job.dump_dirs.push_back(outputs.dirs.back());
+    if (context.private_cache && c < context.kernel_digests.size()) {
+      job.dump_unless_digests.push_back(context.kernel_digests[c]);
+    }
     case_of_job.push_back(c);
   }
   if (job.cases.empty()) return outputs;
   job.seeds = seeds;
+  if (job.dump_unless_digests.size() != job.cases.size()) job.dump_unless_digests.clear();
 
   TempDir work("reference-job", context.cache_dir / "tmp");
   run::WorkerOutcome outcome = run::run_worker(context.runner, context.worker, check_job_to_json(job), work.path());
@@ -245,12 +259,14 @@ ReferenceOutputs cuda_reference_outputs(const spec::Problem& problem, const std:
                         run.seed, run.findings.front().message);
     }
   }
-  for (std::size_t j = 0; j < job.cases.size(); ++j) {
-    for (std::size_t s = 0; s < seeds.size(); ++s) {
-      mark_complete(job.dump_dirs[j][s], {{"reference", problem.spec.reference->string()},
-                                          {"case", job.cases[j].name}, {"seed", seeds[s]}});
-      ++outputs.computed;
-    }
+  for (const RunRecord& run : result.runs) {
+    const auto j = static_cast<std::size_t>(run.case_index);
+    const auto s = static_cast<std::size_t>(std::ranges::find(seeds, run.seed) - seeds.begin());
+    outputs.digests[case_of_job[j]][s] = run.output_digests;
+    mark_complete(job.dump_dirs[j][s], {{"reference", problem.spec.reference->string()},
+                                        {"case", job.cases[j].name}, {"seed", run.seed},
+                                        {"output_digests", run.output_digests}});
+    ++outputs.computed;
   }
   return outputs;
 }

@@ -26,6 +26,10 @@ struct ReferenceContext {
   // The cache is this command's own (secret seeds, unconfined workers): its outputs need not
   // survive a crash of the machine (core/files.hpp, Durability).
   bool private_cache = false;
+  // [case][seed] → each output's digest in the kernel's run (argument order). A .cu reference
+  // computed into a private cache does not dump an output with the same digest: no one reads
+  // it (check.cpp passes equal digests unread). Empty: every output is dumped.
+  std::vector<std::vector<std::vector<std::uint64_t>>> kernel_digests;
 };
 
 struct ReferenceOutputs {
@@ -34,6 +38,9 @@ struct ReferenceOutputs {
   std::string backend;                                   // python: "torch on cuda", "numpy on cpu"
   int computed = 0;                                      // (case, seed) pairs computed now
   int cached = 0;                                        // ... and found in the cache
+  // [case][seed] → each output's digest (run::output_digest), in argument order: a .cu
+  // reference's worker takes them; empty where unknown (a .py reference, an older cache entry).
+  std::vector<std::vector<std::vector<std::uint64_t>>> digests;
 };
 
 bool is_python_reference(const std::filesystem::path& reference);

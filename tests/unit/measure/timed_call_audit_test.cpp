@@ -4,7 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
+
+#include "kopt/core/files.hpp"
+#include "kopt/verify/check_job.hpp"
 
 namespace kopt::measure {
 namespace {
@@ -77,6 +81,81 @@ TEST(TimedCallAudit, AgreeingCallsPassAndUnreproducibleOnesAreNotedNotFailed) {
   const auto noisy = audit_record(samples, {{0, 1, 10}}, {verified(1, 11, false)});
   EXPECT_TRUE(noisy.passed());
   EXPECT_NE(std::ranges::find(noisy.notes, kUnverifiableNote), noisy.notes.end());
+}
+
+// Plays the audit's check worker: answers every seed with the digest `digest_of` gives it, and
+// keeps each job it was handed.
+class FakeAuditWorker final : public ProcessRunner {
+ public:
+  std::function<std::uint64_t(std::uint64_t)> digest_of = [](std::uint64_t seed) { return seed == 900 ? 9000 : seed * 10; };
+  std::vector<nlohmann::json> jobs;
+
+  ProcessResult run(const ProcessSpec& spec) override {
+    const nlohmann::json job = nlohmann::json::parse(read_file(spec.argv[2]));
+    jobs.push_back(job);
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& seeds : job.at("seeds_per_case")) {
+      for (std::uint64_t seed : seeds.get<std::vector<std::uint64_t>>()) {
+        runs.push_back(verify::run_record_to_json(verified(seed, digest_of(seed))));
+      }
+    }
+    write_file_atomic(spec.argv[3], nlohmann::json{{"kind", "check"}, {"device", nlohmann::json::object()}, {"runs", runs},
+                                                   {"fatal", nullptr}, {"nonce", job.at("nonce")}}.dump());
+    return ProcessResult{.started = true, .exit_status = 0};
+  }
+};
+
+class AuditOfTimedCalls : public ::testing::Test {
+ protected:
+  void audit(const std::vector<verify::CheckReport>& checks) {
+    verify::CheckContext context{runner, dir.path(), {.executable = "/usr/bin/kopt"}};
+    std::mt19937_64 random(3);
+    audit_timed_calls(samples, job, checks, context, random);
+  }
+
+  TempDir dir{"audit-test"};
+  FakeAuditWorker runner;
+  BenchJob job{.variants = {{"kernel.cu", "/cache/kernel.so"}, {"reference", "/cache/reference.so", true}},
+               .cases = {spec::BoundCase{.name = "default"}}};
+  std::vector<VariantSamples> samples{timed({1, 2, 3}, {10, 20, 30}), [] {
+                                        VariantSamples reference = timed({4, 5}, {40, 50});
+                                        reference.label = "reference";
+                                        return reference;
+                                      }()};
+};
+
+// The reference is trusted (the adversary writes only kernel.cu): no worker is started for
+// it. The kernel's calls are made once each, as the timing loop makes them.
+TEST_F(AuditOfTimedCalls, OnlyTheKernelIsAuditedInOneWorkerOfSingleCalls) {
+  audit({check_with({verified(7, 70)})});
+  ASSERT_EQ(runner.jobs.size(), 1u);
+  EXPECT_EQ(runner.jobs[0].at("library"), "/cache/kernel.so");
+  EXPECT_EQ(runner.jobs[0].at("kind"), "check");  // the worker is a check's in every visible way
+  EXPECT_TRUE(runner.jobs[0].at("single_calls").get<bool>());
+  const auto seeds = runner.jobs[0].at("seeds_per_case")[0].get<std::vector<std::uint64_t>>();
+  EXPECT_EQ(seeds.size(), 1 + kAuditedTimedCalls + 1);  // the final call, two timed, the check's
+  EXPECT_NE(std::ranges::find(seeds, 7u), seeds.end());
+  ASSERT_TRUE(samples[0].recheck.has_value());
+  EXPECT_TRUE(samples[0].recheck->passed());
+  EXPECT_FALSE(samples[1].recheck.has_value());
+}
+
+TEST_F(AuditOfTimedCalls, ACheckedCallThatDiffersFails) {
+  runner.digest_of = [](std::uint64_t seed) { return seed == 7 ? 71 : seed == 900 ? 9000 : seed * 10; };
+  audit({check_with({verified(7, 70)})});
+  ASSERT_TRUE(samples[0].recheck.has_value());
+  ASSERT_FALSE(samples[0].recheck->passed());
+  EXPECT_THAT(samples[0].recheck->findings.front().message, HasSubstr("a call the correctness check verified"));
+}
+
+// One call per seed cannot show that outputs vary between runs; the check, which calls twice,
+// did: its verdict marks the audit's digests as unverifiable, not failed.
+TEST_F(AuditOfTimedCalls, WhatTheCheckFoundNotReproducibleIsNotedNotFailed) {
+  runner.digest_of = [](std::uint64_t seed) { return seed * 10 + 1; };
+  audit({check_with({verified(7, 70, false)})});
+  ASSERT_TRUE(samples[0].recheck.has_value());
+  EXPECT_TRUE(samples[0].recheck->passed());
+  EXPECT_NE(std::ranges::find(samples[0].recheck->notes, kUnverifiableNote), samples[0].recheck->notes.end());
 }
 
 }  // namespace

@@ -1,0 +1,73 @@
+#include "kopt/measure/call_batch.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "kopt/run/device_buffer.hpp"
+
+namespace kopt::measure {
+
+static_assert(BenchSettings{}.max_calls_per_sample == kDefaultMaxCallsPerSample);
+
+int calls_per_batch(double one_call_seconds, int max_calls) {
+  const int most = std::max(1, max_calls);
+  if (!(one_call_seconds > 0)) return most;
+  // 50e-6 / 2e-6 is 25.000000000000004 in doubles: a whole quotient is not rounded up past itself.
+  const double wanted = std::ceil(kBatchSampleSeconds / one_call_seconds * (1 - 1e-12));
+  return wanted >= most ? most : std::max(1, static_cast<int>(wanted));
+}
+
+std::int64_t argument_set_bytes(const spec::BoundCase& bound_case) {
+  std::int64_t bytes = 0;
+  for (const spec::BoundArg& arg : bound_case.args) {
+    if (arg.buffer) bytes += arg.buffer->bytes() + 2 * static_cast<std::int64_t>(run::GuardedDeviceBuffer::kGuardBytes);
+  }
+  return bytes;
+}
+
+int argument_sets_within(int wanted, std::int64_t bytes_per_set, std::int64_t free_bytes) {
+  if (wanted <= 1 || bytes_per_set <= 0) return std::max(1, wanted);
+  const double budget = kBatchMemoryShare * static_cast<double>(std::max<std::int64_t>(free_bytes, 0));
+  // The first set is already allocated: the budget pays for the others.
+  const double more = std::floor(budget / static_cast<double>(bytes_per_set));
+  return static_cast<int>(std::min<double>(wanted, 1 + more));
+}
+
+std::string_view l2_policy(TimingMode mode, int calls_per_sample) {
+  if (mode != TimingMode::cold) return kL2NotFlushed;
+  return calls_per_sample > 1 ? kL2FlushedPerBatch : kL2FlushedPerCall;
+}
+
+std::string batch_note(TimingMode mode, int calls, int wanted) {
+  std::string note = fmt::format("batch of {} calls per sample, each on fresh inputs of its own", calls);
+  if (mode == TimingMode::cold) {
+    note += "; L2 flushed before each batch (every call's inputs cold, earlier calls' outputs may be in the L2)";
+  }
+  if (wanted > calls) note += fmt::format("; {} wanted, the device's free memory allowed {} argument sets", wanted, calls);
+  return note;
+}
+
+std::optional<double> record_batch(VariantSamples& samples, const TimedBatch& batch, double min_clock_mhz) {
+  if (batch.sm_clock_mhz > 0 && batch.sm_clock_mhz < min_clock_mhz) {
+    ++samples.throttled_discarded;
+    return std::nullopt;
+  }
+  const double calls = std::max(1, batch.calls);
+  const double per_call = batch.gpu_seconds / calls;
+  samples.gpu_seconds.push_back(per_call);
+  samples.host_seconds.push_back(batch.host_seconds / calls);
+  if (batch.sm_clock_mhz > 0) samples.sm_clock_mhz.push_back(batch.sm_clock_mhz);
+  bool digested = !batch.digests.empty();
+  for (std::size_t i = 0; i < batch.seeds.size(); ++i) {
+    const bool known = i < batch.digests.size() && batch.digests[i].has_value();
+    samples.sample_seeds.push_back(batch.seeds[i]);
+    samples.sample_digests.push_back(known ? *batch.digests[i] : 0);
+    digested = digested && known;
+  }
+  samples.digests = digested;
+  return per_call;
+}
+
+}  // namespace kopt::measure

@@ -1,0 +1,79 @@
+#pragma once
+// Fresh inputs, poisoned outputs and a clean persisting L2 before every call of the timing
+// loop, and the outputs' digest after it (docs/integrity.md, "Timed calls are verified").
+
+#include <cstdint>
+#include <optional>
+
+#include "kopt/measure/cuda_timing.hpp"
+#include "kopt/run/kernel_arguments.hpp"
+#include "kopt/run/kernel_library.hpp"
+#include "kopt/verify/check_job.hpp"
+#include "kopt_input_generator.h"
+
+namespace kopt::measure {
+
+// The poison of every timed call's pure outputs: NaN in every floating type.
+constexpr unsigned char kTimedPoison = 0xFF;
+
+// What surrounds every call of solve in the timing loop, outside the events: fresh inputs
+// from a seed of their own, poisoned outputs and a persisting L2 with nothing in it before;
+// the outputs' digest after. A kernel therefore cannot recognise inputs it has seen, find
+// its last answer still in place, or keep data resident from one sample to the next; and
+// kopt can check afterwards, in another process, that what a timed call wrote is what the
+// same kernel writes when it is verified (measure/timed_call_audit.hpp).
+class CallInputs {
+ public:
+  CallInputs(std::uint64_t key, int blocks) : key_(key), blocks_(blocks) {}
+
+  std::uint64_t next_seed() { return kopt_generator::mix64(key_ ^ kopt_generator::mix64(++calls_)); }
+
+  void prepare(const run::KernelLibrary& library, run::KernelArguments& arguments, std::uint64_t seed) const {
+    arguments.regenerate_on_device(library, seed, kTimedPoison, blocks_);
+    reset_persisting_l2();
+  }
+
+  // The digest of all outputs after a call; nullopt when the library cannot take one.
+  std::optional<std::uint64_t> digest(const run::KernelLibrary& library, const run::KernelArguments& arguments) {
+    std::vector<const run::ArgumentData*> outputs;
+    for (const run::ArgumentData& arg : arguments.data()) {
+      if (arg.buffer != nullptr && arg.buffer->is_output) outputs.push_back(&arg);
+    }
+    if (outputs.size() > kMaxOutputs) return std::nullopt;
+    digests_.clear();
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      if (!library.launch_digest(outputs[i]->device->data(), outputs[i]->device->size(), digests_.data() + i, blocks_)) {
+        return std::nullopt;
+      }
+    }
+    // The whole device: a library built with --default-stream per-thread (graph mode) launches
+    // the digest on its per-thread stream, which a wait on the legacy stream does not cover.
+    run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    std::vector<std::uint64_t> per_output;
+    for (std::size_t i = 0; i < outputs.size(); ++i) per_output.push_back(digests_[i]);
+    return verify::combine_output_digests(per_output);
+  }
+
+ private:
+  static constexpr std::size_t kMaxOutputs = 16;
+
+  // A persisting-L2 window that solve set stays in force across calls; resetting the lines
+  // and zeroing the carve-out gives every sample the same L2 (errors: a device without it).
+  // Lines persist only in a carve-out, so with none set (an honest kernel) nothing is reset:
+  // the reset is a driver call on every sample otherwise.
+  static void reset_persisting_l2() {
+    std::size_t limit = 0;
+    if (cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize) == cudaSuccess && limit != 0) {
+      cudaCtxResetPersistingL2Cache();
+      cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+    }
+    cudaGetLastError();
+  }
+
+  std::uint64_t key_;
+  std::uint64_t calls_ = 0;
+  int blocks_;
+  MappedHostValues<unsigned long long, kMaxOutputs> digests_;
+};
+
+}  // namespace kopt::measure
