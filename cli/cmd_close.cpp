@@ -47,11 +47,11 @@ Command close_command() {
             add_loop_options(app, config->loop);
             return [config] {
               const loop::RunFolder run(config->run);
-              SystemProcessRunner runner;
+              Context kopt_context = context_of(config->loop.common);
               const std::unique_ptr<ResultCache> cache = open_result_cache(config->loop);
               loop::LoopContext context = progress_hooks(config->loop.common, run.root());
               context.cache = cache.get();
-              std::unique_ptr<loop::Lab> lab = make_lab(config->loop, run.load(), runner);
+              std::unique_ptr<loop::Lab> lab = make_lab(config->loop, run.load(), kopt_context);
               const nlohmann::json verdict =
                   loop::close_iteration(*lab, run, config->iteration, context);
               const nlohmann::json next = with_loop_flags(loop::next_step(run, run.load()), config->loop);

@@ -29,11 +29,11 @@ Command init_command() {
             add_loop_options(app, config->loop);
             return [config] {
               const loop::InitRequest request = init_request(config->target);
-              SystemProcessRunner runner;
+              Context kopt_context = context_of(config->loop.common);
               const std::unique_ptr<ResultCache> cache = open_result_cache(config->loop);
               loop::LoopContext context = progress_hooks(config->loop.common, request.run_dir);
               context.cache = cache.get();
-              std::unique_ptr<loop::Lab> lab = make_lab(config->loop, provisional_state(request), runner);
+              std::unique_ptr<loop::Lab> lab = make_lab(config->loop, provisional_state(request), kopt_context);
               const loop::RunState state = loop::init_run(*lab, request, context);
               const loop::RunFolder run(request.run_dir);
               const nlohmann::json next = with_loop_flags(loop::next_step(run, state), config->loop);

@@ -41,16 +41,16 @@ Command optimize_command() {
                                             .time_budget_s = config->budget_minutes * 60,
                                             .seed = config->seed};
               if (!config->generator.empty()) request.generator = config->generator;
-              SystemProcessRunner runner;
+              Context kopt_context = context_of(config->loop.common);
               const loop::RunFolder run(request.init.run_dir);
               const loop::RunState start = run.exists() ? run.load() : provisional_state(request.init);
               // The tuner's question is asked before any run folder exists.
               if (!request.generator && !run.exists()) loop::tunable_space(start.kernel, start.spec);
-              std::unique_ptr<loop::Lab> lab = make_lab(config->loop, start, runner);
+              std::unique_ptr<loop::Lab> lab = make_lab(config->loop, start, kopt_context);
               const std::unique_ptr<ResultCache> cache = open_result_cache(config->loop);
               loop::LoopContext context = progress_hooks(config->loop.common, run.root());
               context.cache = cache.get();
-              loop::optimize(*lab, runner, request, context);
+              loop::optimize(*lab, kopt_context.runner, request, context);
               const nlohmann::json summary = report::write_run_summary(run);
               if (config->loop.common.json) std::cout << summary.dump(2) << "\n";
               else std::cout << report::format_run_summary(summary) << fmt::format("\nwrote {}\n", (run.root() / "summary.md").string());

@@ -7,8 +7,7 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
-#include "kopt/catalog/methods_validator.hpp"
-#include "kopt/catalog/plan_inputs.hpp"
+#include "kopt/catalog/plan_step.hpp"
 #include "kopt/catalog/planner.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
@@ -29,35 +28,24 @@ struct PlanConfig {
   bool json = false;
 };
 
-// An explicit file, else DIR/name; history is optional.
-fs::path input_path(const std::string& explicit_path, const PlanConfig& config, const char* name) {
-  if (!explicit_path.empty()) return explicit_path;
-  if (config.dir.empty()) throw input_error("kopt plan: give a run folder or --{} FILE", fs::path(name).stem().string());
-  return fs::path(config.dir) / name;
-}
-
 catalog::PlanInputs read_inputs(const PlanConfig& config) {
-  catalog::PlanEvidenceFiles files{.profile = input_path(config.profile, config, "profile.json"),
-                                   .roofline = input_path(config.roofline, config, "roofline.json")};
-  const fs::path history = config.history.empty() && !config.dir.empty() ? fs::path(config.dir) / "history.json"
-                                                                         : fs::path(config.history);
-  if (!history.empty() && (!config.history.empty() || fs::exists(history))) files.history = history;
-  return catalog::read_plan_inputs(files, {.arch = config.arch, .dtype = config.dtype, .fp32_exact = config.fp32_exact});
+  return catalog::read_plan_inputs(
+      catalog::plan_evidence_files(config.dir, {.profile = config.profile, .roofline = config.roofline,
+                                                .history = config.history.empty() ? std::nullopt
+                                                                                  : std::optional<fs::path>(config.history)}),
+      {.arch = config.arch, .dtype = config.dtype, .fp32_exact = config.fp32_exact});
 }
 
 int run_validate(const PlanConfig& config, const catalog::MethodCatalog& methods, const catalog::PlanInputs& inputs) {
-  const std::vector<std::string> ids =
-      catalog::parse_methods_json(catalog::read_json_file(config.validate), config.validate);
-  const std::vector<catalog::Violation> violations = catalog::validate_methods(methods, ids, inputs);
+  const catalog::MethodsCheck check = catalog::check_methods_file(config.validate, methods, inputs);
   if (config.json) {
-    std::cout << nlohmann::json{{"schema", "kopt.methods_check/1"}, {"file", config.validate},
-                                {"ok", violations.empty()}, {"violations", violations}}.dump(2) << "\n";
-  } else if (violations.empty()) {
-    std::cout << fmt::format("{}: {} method(s), no violation\n", config.validate, ids.size());
+    std::cout << catalog::methods_check_json(check, config.validate).dump(2) << "\n";
+  } else if (check.ok()) {
+    std::cout << fmt::format("{}: {} method(s), no violation\n", config.validate, check.ids.size());
   } else {
-    std::cerr << report::format_violations(violations);
+    std::cerr << report::format_violations(check.violations);
   }
-  return static_cast<int>(violations.empty() ? ExitCode::ok : ExitCode::bad_input);
+  return static_cast<int>(check.ok() ? ExitCode::ok : ExitCode::bad_input);
 }
 
 int run_plan_command(const PlanConfig& config) {

@@ -101,6 +101,12 @@ run::WorkerSettings worker_settings_of(const CommonOptions& options) {
           .progress = progress_line_of(options)};
 }
 
+Context context_of(const CommonOptions& options) {
+  static SystemProcessRunner runner;
+  static SystemToolchain tools;
+  return {.runner = runner, .tools = tools, .cache_dir = cache_dir_of(options), .progress = progress_line_of(options)};
+}
+
 ProgressLine* progress_line_of(const CommonOptions& options) {
   // One process runs one command, so the first call's --json decides for the process.
   static const std::unique_ptr<ProgressLine> line = ProgressLine::on_stderr(options.json);

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "kopt/core/context.hpp"
 #include "kopt/core/progress_line.hpp"
 #include "kopt/run/worker_launcher.hpp"
 #include "kopt/spec/expression.hpp"
@@ -39,6 +40,10 @@ void add_common_options(CLI::App& app, CommonOptions& options);
 std::filesystem::path cache_dir_of(const CommonOptions& options);
 // The worker settings; workers report on progress_line_of(options).
 run::WorkerSettings worker_settings_of(const CommonOptions& options);
+
+// The context every command works through: the system's process runner and toolchain (one
+// per process, so each tool is looked for once), the cache folder and the progress line.
+Context context_of(const CommonOptions& options);
 
 // The live progress line on standard error, one per process: quiet (it draws nothing) with
 // --json and when standard error is not a terminal.

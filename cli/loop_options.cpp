@@ -37,7 +37,7 @@ std::unique_ptr<ResultCache> open_result_cache(const LoopOptions& options) {
   return std::make_unique<ResultCache>(cache_dir_of(options.common) / "results.sqlite3");
 }
 
-std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunState& run, ProcessRunner& runner) {
+std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunState& run, Context& context) {
   if (!options.simulate.empty()) return std::make_unique<loop::SimulatedLab>(options.simulate);
   loop::GpuLabSettings settings{.spec = run.spec,
                                 .dims = parse_dims(run.dims),
@@ -48,7 +48,7 @@ std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunS
   settings.bench.check.seed_count = run.settings.seeds;
   settings.bench.comparison.min_effect = run.settings.min_effect;
   settings.bench.settings.stopping.target_half_width = measure::half_width_for_min_effect(run.settings.min_effect);
-  return std::make_unique<loop::GpuLab>(runner, std::move(settings));
+  return std::make_unique<loop::GpuLab>(context, std::move(settings));
 }
 
 loop::LoopContext progress_hooks(const CommonOptions& common, const std::filesystem::path& run_dir) {

@@ -28,7 +28,7 @@ void add_loop_options(CLI::App& app, LoopOptions& options);
 std::unique_ptr<ResultCache> open_result_cache(const LoopOptions& options);
 
 // The lab for a run with these settings (the spec, dims and case the run was created with).
-std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunState& run, ProcessRunner& runner);
+std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunState& run, Context& context);
 
 // The next step with the flags it needs typed into its command: a run measured on a simulated
 // lab is closed on the same lab (without --simulate, close would ask for a GPU), and with the

@@ -15,22 +15,28 @@ void add_profile_options(CLI::App& app, ProfileConfig& config) {
   add_common_options(app, config.common);
 }
 
+std::filesystem::path profile_out_dir(const ProfileConfig& config, const spec::Problem& problem) {
+  return config.out.empty() ? problem.spec.kernel.parent_path() / "profile" : std::filesystem::path(config.out);
+}
+
+profile::ProfileOptions profile_options_of(const ProfileConfig& config, const std::filesystem::path& out_dir) {
+  return {.check = check_options_of(config.problem),
+          .ncu = {.section_set = config.section_set, .clock_control = config.clock_control},
+          .top_k = config.top_k,
+          .out_dir = out_dir};
+}
+
 ProfileRun run_profile_from_config(const ProfileConfig& config) {
   spec::Problem problem = load_problem_with(config.target, config.problem);
-  std::filesystem::path out_dir =
-      config.out.empty() ? problem.spec.kernel.parent_path() / "profile" : std::filesystem::path(config.out);
-  profile::ProfileOptions options{.check = check_options_of(config.problem),
-                                  .ncu = {.section_set = config.section_set, .clock_control = config.clock_control},
-                                  .top_k = config.top_k,
-                                  .out_dir = out_dir};
-  SystemProcessRunner runner;
-  verify::CheckContext context{runner, cache_dir_of(config.common), worker_settings_of(config.common)};
-  profile::ProfileReport report = profile::run_profile(problem, options, context);
+  std::filesystem::path out_dir = profile_out_dir(config, problem);
+  Context kopt_context = context_of(config.common);
+  verify::CheckContext context{kopt_context.runner, kopt_context.cache_dir, worker_settings_of(config.common)};
+  profile::ProfileReport report = profile::run_profile(problem, profile_options_of(config, out_dir), context);
   return {std::move(problem), std::move(out_dir), std::move(report)};
 }
 
 ExitCode profile_exit_code(const profile::ProfileReport& report) {
-  if (!report.check.passed() || report.failure) return ExitCode::kernel_failed;
+  if (report.kernel_failed()) return ExitCode::kernel_failed;
   if (!report.evidence()) return ExitCode::environment;
   return ExitCode::ok;
 }

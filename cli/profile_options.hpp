@@ -34,6 +34,11 @@ struct ProfileRun {
 
 ProfileRun run_profile_from_config(const ProfileConfig& config);
 
+// The profile's settings from the options, its files going to `out_dir`.
+profile::ProfileOptions profile_options_of(const ProfileConfig& config, const std::filesystem::path& out_dir);
+// --out, else profile/ beside the kernel.
+std::filesystem::path profile_out_dir(const ProfileConfig& config, const spec::Problem& problem);
+
 // 1 when the kernel failed its check or under the profiler, 3 when the profile is degraded.
 ExitCode profile_exit_code(const profile::ProfileReport& report);
 

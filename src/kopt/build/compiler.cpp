@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "kopt/core/embedded_files.hpp"
+#include "kopt/core/context.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
@@ -84,9 +85,7 @@ std::vector<std::string> arch_flags(const std::string& arch) {
   return {"-gencode=arch=compute_" + number + ",code=sm_" + number};
 }
 
-fs::path find_nvcc() {
-  return find_cuda_tool("nvcc", "KOPT_NVCC", "install the CUDA toolkit or set KOPT_NVCC");
-}
+fs::path find_nvcc() { return SystemToolchain().path(Tool::nvcc); }
 
 std::vector<fs::path> local_includes(const fs::path& source, const std::vector<std::string>& flags) {
   std::set<fs::path> found;
@@ -96,6 +95,8 @@ std::vector<fs::path> local_includes(const fs::path& source, const std::vector<s
 
 Compiler::Compiler(ProcessRunner& runner, fs::path nvcc, fs::path cache_dir)
     : runner_(runner), nvcc_(std::move(nvcc)), cache_dir_(std::move(cache_dir)) {}
+
+Compiler::Compiler(Context& context) : Compiler(context.runner, context.tools.path(Tool::nvcc), context.cache_dir) {}
 
 const std::string& Compiler::nvcc_version() {
   if (!nvcc_version_.empty()) return nvcc_version_;
@@ -110,6 +111,7 @@ const std::string& Compiler::nvcc_version() {
   if (nvcc_version_.empty()) nvcc_version_ = result.out;
   return nvcc_version_;
 }
+
 
 std::string Compiler::cache_key(const CompileRequest& request) {
   ContentHasher hasher;

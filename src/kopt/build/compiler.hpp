@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kopt/build/ptxas_report.hpp"
+#include "kopt/core/context.hpp"
 #include "kopt/core/process.hpp"
 
 namespace kopt::build {
@@ -58,6 +59,8 @@ std::filesystem::path find_nvcc();
 class Compiler {
  public:
   Compiler(ProcessRunner& runner, std::filesystem::path nvcc, std::filesystem::path cache_dir);
+  // The context's runner, nvcc and cache folder: how commands and the loop make one.
+  explicit Compiler(Context& context);
 
   BuildOutcome compile(const CompileRequest& request);
   // "release 13.0, V13.0.88 / cuda_13.0.r13.0/compiler.36424714_0", read once.

@@ -133,7 +133,7 @@ json read_json_file(const std::filesystem::path& path) {
   try {
     return json::parse(read_file(path));
   } catch (const json::parse_error& e) {
-    throw input_error("{}: not JSON: {}", path.string(), e.what());
+    throw input_error("{}: not valid JSON: {}", path.string(), e.what());
   } catch (const json::type_error& e) {
     throw input_error("{}: {}", path.string(), e.what());
   }

@@ -162,4 +162,12 @@ MethodCatalog load_method_catalog() {
   return parse_method_catalog(data_file(kFile), kFile, load_sass_signatures(), known_condition_names());
 }
 
+void require_known_methods(const std::vector<std::string>& ids) {
+  if (ids.empty()) return;
+  const MethodCatalog methods = load_method_catalog();
+  for (const std::string& id : ids) {
+    if (methods.find(id) == nullptr) throw input_error("unknown method \"{}\" (data/methods.toml)", id);
+  }
+}
+
 }  // namespace kopt::catalog

@@ -62,4 +62,7 @@ MethodCatalog parse_method_catalog(std::string_view toml_text, std::string_view 
 // data/methods.toml against data/sass_signatures.toml and data/metrics.toml.
 MethodCatalog load_method_catalog();
 
+// Throws Error(bad_input) for the first id that is not a method of data/methods.toml.
+void require_known_methods(const std::vector<std::string>& ids);
+
 }  // namespace kopt::catalog

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "kopt/core/error.hpp"
-#include "kopt/spec/toml.hpp"
+#include "kopt/spec/data_file.hpp"
 
 namespace kopt::catalog {
 
@@ -32,12 +32,7 @@ class TomlEntry {
   }
 
   void reject_unknown_keys(const std::vector<std::string_view>& known) const {
-    for (const auto& [key, value] : table()) {
-      if (std::ranges::find(known, key.str()) != known.end()) continue;
-      std::string names;
-      for (std::string_view name : known) names += (names.empty() ? "" : ", ") + std::string(name);
-      throw failure(fmt::format("unknown key \"{}\" (known: {})", key.str(), names));
-    }
+    if (auto key = spec::first_unknown_key(table(), known)) throw failure(spec::unknown_key_text(*key, known));
   }
 
   std::optional<std::string> optional_string(std::string_view key) const {
@@ -88,13 +83,9 @@ class TomlEntry {
   const toml::node& node_;
 };
 
-// The whole file, or an input_error naming it and toml++'s reason.
+// The whole file as every data file is read (spec/data_file.hpp): its schema_version checked.
 inline toml::table parse_toml_file(std::string_view text, std::string_view file) {
-  try {
-    return toml::parse(text, file);
-  } catch (const toml::parse_error& e) {
-    throw input_error("{}:{}: {}", file, e.source().begin.line, e.description());
-  }
+  return spec::parse_data_file(text, file);
 }
 
 }  // namespace kopt::catalog

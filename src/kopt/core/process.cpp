@@ -120,15 +120,6 @@ fs::path find_cuda_tool(std::string_view name, const char* env_var, std::string_
   throw environment_error("{} not found (looked on {}): {}", name, cuda_tool_search_places(), how_to_get_it);
 }
 
-fs::path find_python() {
-  if (const char* python = std::getenv("KOPT_PYTHON"); python && *python) {
-    if (auto found = find_program(python)) return *found;
-    throw environment_error("KOPT_PYTHON={} is not an executable", python);
-  }
-  if (auto found = find_program("python3")) return *found;
-  throw environment_error("python3 not found: a .py reference needs Python 3 with numpy (or torch)");
-}
-
 namespace {
 
 // Closes a file descriptor on scope exit.

@@ -65,6 +65,7 @@ std::optional<std::filesystem::path> find_program(std::string_view name,
                                                   const std::vector<std::filesystem::path>& extra_dirs = {});
 
 // $KOPT_PYTHON, else python3 on PATH; throws an environment Error when there is none.
+// Defined with the toolchain lookup it shares (core/context.cpp).
 std::filesystem::path find_python();
 
 // Where CUDA tools are looked for after $PATH: $CUDA_HOME/bin, /usr/local/cuda/bin, and the

@@ -13,20 +13,23 @@
 #include "kopt/catalog/sass_signature.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/doctor/survey.hpp"
 #include "kopt/measure/peak_measurement.hpp"
 #include "kopt/measure/verdict.hpp"
 #include "kopt/profile/profiler.hpp"
-#include "kopt/roofline/roofline_analysis.hpp"
-#include "kopt/run/device_probe.hpp"
-#include "kopt/sass/disassembler.hpp"
+#include "kopt/roofline/kernel_roofline.hpp"
+#include "kopt/sass/kernel_sass.hpp"
 #include "kopt/sass/sass_profile.hpp"
 #include "kopt/spec/problem_work.hpp"
 
 namespace kopt::loop {
 namespace fs = std::filesystem;
 
-GpuLab::GpuLab(ProcessRunner& runner, GpuLabSettings settings)
-    : runner_(runner, ledger_), settings_(std::move(settings)) {}
+GpuLab::GpuLab(Context& context, GpuLabSettings settings)
+    : runner_(context.runner, ledger_),
+      settings_(std::move(settings)),
+      context_{.runner = runner_, .tools = context.tools, .cache_dir = settings_.cache_dir, .clock = context.clock,
+               .progress = settings_.worker.progress} {}
 
 spec::Problem GpuLab::load(const Variant& variant, bool timed_case_only) const {
   spec::Problem problem = spec::load_problem(variant.kernel, settings_.spec, settings_.dims);
@@ -48,6 +51,7 @@ void GpuLab::compile_in_parallel(const std::vector<Variant>& variants, const std
   // The compile cache makes each later check find its library built; failures are reported
   // by that check, with the compiler's message.
   ProgressScope shown(settings_.worker.progress, fmt::format("compiling 0/{} variants", variants.size()));
+  const fs::path nvcc = context_.tools.path(Tool::nvcc);  // looked for here: the toolchain is not shared by threads
   std::atomic<std::size_t> compiled = 0;
   std::vector<std::future<void>> running;
   for (const Variant& variant : variants) {
@@ -58,10 +62,10 @@ void GpuLab::compile_in_parallel(const std::vector<Variant>& variants, const std
     const spec::Problem problem = load(variant, false);
     std::vector<std::pair<std::string, std::string>> defines = settings_.bench.check.defines;
     for (const auto& define : variant.defines) defines.push_back(define);
-    running.push_back(std::async(std::launch::async, [this, problem, defines, arch, &shown, &compiled, &variants] {
+    running.push_back(std::async(std::launch::async, [this, problem, defines, arch, nvcc, &shown, &compiled, &variants] {
       SystemProcessRunner system;  // one per thread: no shared state
       TimedProcessRunner runner(system, ledger_);
-      build::Compiler compiler(runner, build::find_nvcc(), settings_.cache_dir);
+      build::Compiler compiler(runner, nvcc, settings_.cache_dir);
       compiler.compile({.source = problem.spec.kernel, .arch = arch, .flags = problem.spec.build.flags,
                         .defines = defines});
       shown.update(fmt::format("compiling {}/{} variants", ++compiled, variants.size()));
@@ -70,7 +74,16 @@ void GpuLab::compile_in_parallel(const std::vector<Variant>& variants, const std
   for (std::future<void>& f : running) f.get();
 }
 
-nlohmann::json GpuLab::environment() { return device_; }
+// The device, arch and nvcc the checks used, and `kopt doctor`'s survey of the machine (its
+// Nsight Compute probe left to the run's own profile step, which reports what ncu could read).
+nlohmann::json GpuLab::environment() {
+  nlohmann::json env = device_;
+  const doctor::Survey survey =
+      doctor::survey_machine(context_, {.worker = settings_.worker, .skip_ncu = "the run's profile step tries it"},
+                             doctor::worker_gpu_probe(context_, settings_.worker));
+  env["survey"] = doctor::survey_json(survey);
+  return env;
+}
 
 namespace {
 
@@ -205,70 +218,72 @@ Measurement GpuLab::measure(const MeasureRequest& request) {
   return result;
 }
 
+// What `kopt roofline` does, on the variant's timed case: counters where ncu reads them, else
+// the analytic roofline. A kernel that fails, or a device without known ceilings, is evidence
+// missing (the plan degrades), not an error of the loop.
 Evidence GpuLab::profile(const Variant& variant, const fs::path& dir) {
   verify::CheckContext context{runner_, settings_.cache_dir, settings_.worker};
-  const spec::Problem problem = load(variant, true);
   profile::ProfileOptions options{.check = measure::check_options_for(settings_.bench, 0), .ncu = settings_.ncu,
                                   .out_dir = dir};
   for (const auto& define : variant.defines) options.check.defines.push_back(define);
-  profile::ProfileReport report;
+  measure::BenchOptions timing = settings_.bench;
+  timing.check = options.check;
+  roofline::RooflineProbes probes = roofline::gpu_probes(context, timing);
+  roofline::KernelRoofline result;
   try {
-    report = profile::run_profile(problem, options, context);
+    result = roofline::kernel_roofline({.problem = load(variant, true), .profile = options}, probes);
   } catch (const Error& e) {
-    if (e.code() != ExitCode::kernel_failed) throw;
-    return {.ok = false, .reason = std::string("the profile failed: ") + e.what()};
+    if (e.code() != ExitCode::kernel_failed && e.code() != ExitCode::environment) throw;
+    return {.ok = false, .reason = (e.code() == ExitCode::kernel_failed ? "the profile failed: " : "") + std::string(e.what())};
   }
-  profile::write_profile_files(report, dir);
-  if (!report.evidence()) return {.ok = false, .reason = report.failure.value_or(report.reason)};
-  const run::DeviceInfo device = report.check.device.get<run::DeviceInfo>();
-  const std::optional<measure::DevicePeaks> peaks = measure::best_known_peaks(settings_.cache_dir, device);
-  if (!peaks) return {.ok = false, .reason = "no peaks are known for " + device.name};
-  const spec::BoundCase& bound_case = problem.cases.front();
-  const roofline::RooflineAnalysis analysis = roofline::roofline_from_profile(
-      *report.whole, *peaks, spec::first_output_dtype(bound_case), spec::work_value(problem.spec.work.flops, bound_case));
-  Evidence evidence{.ok = true, .roofline = roofline::roofline_analysis_json(analysis)};
-  write_file_atomic(dir / "roofline.json", evidence.roofline.dump(2) + "\n");
-  return evidence;
+  const profile::ProfileReport& report = *result.profile;
+  if (!result.analysis) return {.ok = false, .reason = report.failure.value_or(report.reason)};
+  return {.ok = report.evidence(),
+          .reason = result.analysis->reason.value_or(""),
+          .roofline = roofline::roofline_analysis_json(*result.analysis)};
 }
 
-// The arch the loop's checks compiled for; before any check, the spec's or --arch, else the
-// GPU's own, as `kopt sass` finds it (never a guessed sm_90).
-std::string GpuLab::target_arch(const spec::Problem& problem) {
-  if (!arch_.empty()) return arch_;
-  const std::string fixed = verify::resolve_arch(problem.spec.build.arch, settings_.bench.check.arch, "");
-  if (!fixed.empty()) return fixed;
-  TempDir probe("probe", settings_.cache_dir / "tmp");
-  arch_ = run::probe_device(runner_, settings_.worker, probe.path()).device.arch();
-  return arch_;
-}
+namespace {
 
-std::vector<MethodSass> GpuLab::sass(const Variant& variant, const std::vector<std::string>& methods) {
-  if (methods.empty()) return {};
-  const spec::Problem problem = load(variant, true);
-  build::Compiler compiler(runner_, build::find_nvcc(), settings_.cache_dir);
-  std::vector<std::pair<std::string, std::string>> defines = settings_.bench.check.defines;
-  for (const auto& define : variant.defines) defines.push_back(define);
-  const std::string arch = target_arch(problem);
-  const build::BuildOutcome build = compiler.compile(
-      {.source = problem.spec.kernel, .arch = arch, .flags = problem.spec.build.flags, .defines = defines});
+// One row per method asked: its signature's status in the evidence, or `not_verifiable` with
+// `why_not` when there is no machine code to look in.
+std::vector<MethodSass> method_sass_rows(const std::vector<std::string>& methods,
+                                         const std::vector<catalog::MethodEvidence>& evidence, const std::string& why_not) {
   std::vector<MethodSass> out;
-  if (!build.ok()) {
-    for (const std::string& id : methods) out.push_back({id, "not_verifiable", "does not compile"});
-    return out;
-  }
-  const sass::SassDump dump = sass::disassemble(runner_, sass::find_cuobjdump(), build.artifact->library);
-  const sass::SassProfile profile = sass::kernel_profile(dump);
-  const std::vector<catalog::MethodEvidence> evidence = catalog::check_kernel_methods(
-      problem.spec.kernel, methods, defines, profile.functions, catalog::arch_number(arch));
   for (const std::string& id : methods) {
     const auto found = std::ranges::find(evidence, id, &catalog::MethodEvidence::method);
-    if (found == evidence.end()) continue;
+    if (found == evidence.end()) {
+      if (!why_not.empty()) out.push_back({id, "not_verifiable", why_not});
+      continue;
+    }
     const std::string status = !found->switched_on ? "switched_off" : std::string(catalog::to_string(found->match.status));
     std::string detail = found->match.reason;
     for (const std::string& e : found->match.evidence) detail += (detail.empty() ? "" : "; ") + e;
     out.push_back({id, status, detail});
   }
   return out;
+}
+
+}  // namespace
+
+// The methods' signatures in the variant's machine code, as `kopt sass --method` finds them,
+// compiled for the arch the loop's checks compiled for (before any check, the spec's or
+// --arch, else the GPU's own, probed).
+std::vector<MethodSass> GpuLab::sass(const Variant& variant, const std::vector<std::string>& methods) {
+  if (methods.empty()) return {};
+  const spec::Problem problem = load(variant, true);
+  std::vector<std::pair<std::string, std::string>> defines = settings_.bench.check.defines;
+  for (const auto& define : variant.defines) defines.push_back(define);
+  const std::string arch = !arch_.empty() ? arch_ : sass::target_arch(problem.spec.build.arch, settings_.bench.check.arch, [&] {
+    return arch_ = sass::probe_arch(context_, settings_.worker);
+  });
+  const sass::KernelSassOutcome outcome =
+      sass::kernel_sass(context_, {problem.spec.kernel, problem.spec.build.flags, defines, arch});
+  if (!outcome.ok()) return method_sass_rows(methods, {}, "does not compile");
+  return method_sass_rows(methods, catalog::check_kernel_methods(problem.spec.kernel, methods, defines,
+                                                                 outcome.sass->profile.functions,
+                                                                 catalog::arch_number(arch)),
+                          "");
 }
 
 }  // namespace kopt::loop

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kopt/core/context.hpp"
 #include "kopt/core/process.hpp"
 #include "kopt/core/process_time.hpp"
 #include "kopt/loop/lab.hpp"
@@ -29,7 +30,8 @@ struct GpuLabSettings {
 
 class GpuLab final : public Lab {
  public:
-  GpuLab(ProcessRunner& runner, GpuLabSettings settings);
+  // Works through `context`'s toolchain and clock; every process it starts is timed.
+  GpuLab(Context& context, GpuLabSettings settings);
   nlohmann::json environment() override;
   Measurement measure(const MeasureRequest& request) override;
   Evidence profile(const Variant& variant, const std::filesystem::path& dir) override;
@@ -37,13 +39,13 @@ class GpuLab final : public Lab {
   ProcessTimes process_times() const override { return ledger_.times(); }
 
  private:
-  std::string target_arch(const spec::Problem& problem);
   spec::Problem load(const Variant& variant, bool timed_case_only) const;
   void compile_in_parallel(const std::vector<Variant>& variants, const std::string& arch);
 
   ProcessTimeLedger ledger_;   // every process the lab starts is entered here
   TimedProcessRunner runner_;
   GpuLabSettings settings_;
+  Context context_;        // the caller's toolchain and clock over runner_
   std::string arch_;       // known after the first check
   nlohmann::json device_;
 };

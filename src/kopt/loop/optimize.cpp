@@ -78,7 +78,7 @@ json generator_context(const RunFolder& run, const RunState& state, const json& 
 }
 
 RunState optimize(Lab& lab, ProcessRunner& runner, const OptimizeRequest& request, const LoopContext& hooks) {
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = hooks.clock->now();
   const RunFolder run(request.init.run_dir);
   if (!run.exists()) init_run(lab, request.init, hooks);
   // A kopt killed outright may have left temporaries, also in a finished run (its summary);
@@ -87,7 +87,7 @@ RunState optimize(Lab& lab, ProcessRunner& runner, const OptimizeRequest& reques
   for (;;) {
     RunState state = run.load();
     if (state.finished) return state;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double elapsed = std::chrono::duration<double>(hooks.clock->now() - start).count();
     if (elapsed > request.time_budget_s) {
       stop_run(run, "time_budget");
       return run.load();

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kopt/core/context.hpp"
 #include "kopt/loop/lab.hpp"
 #include "kopt/loop/result_cache.hpp"
 #include "kopt/loop/run_state.hpp"
@@ -24,6 +25,7 @@ struct LoopContext {
   std::function<void(std::string_view step)> after_step;   // tests kill the loop here
   std::function<void(const std::string& line)> progress;   // one line per step, for people
   ResultCache* cache = nullptr;  // screen results shared across runs; none: every branch is measured
+  const Clock* clock = &steady_clock();  // the loop's elapsed time (a close's wall_s, the budget)
 };
 
 struct InitRequest {

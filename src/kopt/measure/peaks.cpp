@@ -1,6 +1,6 @@
 #include "kopt/measure/peaks.hpp"
 
-#include "kopt/spec/toml.hpp"
+#include "kopt/spec/data_file.hpp"
 
 #include <algorithm>
 
@@ -11,12 +11,7 @@ namespace kopt::measure {
 
 std::optional<DevicePeaks> datasheet_peaks(std::string_view device_name) {
   static const std::string kFile = "data/peaks.toml";
-  toml::table table;
-  try {
-    table = toml::parse(data_file(kFile), kFile);
-  } catch (const toml::parse_error& e) {
-    throw Error(ExitCode::environment, fmt::format("{}: {}", kFile, e.description()));
-  }
+  const toml::table table = spec::load_data_file(kFile);
   const toml::array* devices = table["device"].as_array();
   if (devices == nullptr) return std::nullopt;
   for (const toml::node& node : *devices) {

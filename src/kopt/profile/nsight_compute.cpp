@@ -4,16 +4,14 @@
 
 #include <regex>
 
+#include "kopt/core/context.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/profile/profile_job.hpp"
 
 namespace kopt::profile {
 namespace fs = std::filesystem;
 
-fs::path find_ncu() {
-  return find_cuda_tool("ncu", "KOPT_NCU",
-                        "install Nsight Compute (it ships with the CUDA toolkit) or set KOPT_NCU to its ncu");
-}
+fs::path find_ncu() { return SystemToolchain().path(Tool::ncu); }
 
 std::string ncu_version(ProcessRunner& runner, const fs::path& ncu) {
   ProcessResult result = runner.run({.argv = {ncu.string(), "--version"}, .time_limit = std::chrono::seconds(60)});

@@ -56,6 +56,9 @@ struct ProfileReport {
   double wall_seconds = 0;
 
   bool evidence() const { return check.passed() && !failure && !degraded && whole.has_value(); }
+  // The kernel failed its check or under the profiler (exit 1), rather than the profiler
+  // being unable to read counters (degraded, exit 3).
+  bool kernel_failed() const { return !check.passed() || failure.has_value(); }
   // The longest launch: the one ncu_top.json ranks. nullptr without launches.
   const ProfiledLaunch* dominant() const;
 };

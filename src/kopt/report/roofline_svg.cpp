@@ -298,13 +298,6 @@ std::string render_roofline_svg(const RooflineChart& chart) {
   return svg.take();
 }
 
-std::string format_rate(double per_second, const std::string& unit) {
-  static constexpr std::array kPrefixes = {"", "k", "M", "G", "T", "P", "E"};
-  int group = per_second > 0 ? static_cast<int>(std::floor(std::log10(per_second) / 3)) : 0;
-  group = std::clamp(group, 0, static_cast<int>(kPrefixes.size()) - 1);
-  return fmt::format("{:.3g} {}{}", per_second / std::pow(1000.0, group), kPrefixes[group], unit);
-}
-
 std::string escape_xml(const std::string& text) {
   std::string escaped;
   for (char c : text) {
@@ -318,6 +311,15 @@ std::string escape_xml(const std::string& text) {
     }
   }
   return escaped;
+}
+
+std::string render_roofline_svg(const roofline::RooflineAnalysis& analysis, const std::string& label) {
+  RooflineChart chart{.bytes_per_second = analysis.inputs.peak_bytes_per_second,
+                      .compute_ceilings = {{analysis.compute_ceiling, analysis.inputs.peak_flop_per_second}},
+                      .title = label + (analysis.degraded ? " (analytic: no counters)" : "")};
+  chart.points.push_back(
+      {label, analysis.point.arithmetic_intensity.value_or(0.0), analysis.inputs.achieved_flop_per_second});
+  return render_roofline_svg(chart);
 }
 
 }  // namespace kopt::report

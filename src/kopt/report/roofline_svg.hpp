@@ -10,6 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "kopt/core/units.hpp"
+#include "kopt/roofline/roofline_analysis.hpp"
+
 namespace kopt::report {
 
 struct RooflineChartPoint {
@@ -47,8 +50,12 @@ std::vector<double> log_ticks(double log_min, double log_max);
 
 std::string render_roofline_svg(const RooflineChart& chart);
 
-// "67 TFLOP/s", "4.8 TB/s", "850 GFLOP/s": three significant digits and an SI prefix.
-std::string format_rate(double per_second, const std::string& unit);
+// One kernel's analysis as a chart: its point under its memory roof and its binding compute
+// ceiling, titled `label` (marked when the analysis is the analytic one).
+std::string render_roofline_svg(const roofline::RooflineAnalysis& analysis, const std::string& label);
+
+// "67 TFLOP/s", "4.8 TB/s" (core/units.hpp), as the report's tables and charts print rates.
+using kopt::format_rate;
 
 // Text made safe for XML character data and attribute values.
 std::string escape_xml(const std::string& text);

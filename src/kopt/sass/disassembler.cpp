@@ -2,16 +2,13 @@
 
 #include <algorithm>
 
+#include "kopt/core/context.hpp"
 #include "kopt/core/error.hpp"
 
 namespace kopt::sass {
 namespace fs = std::filesystem;
 
-fs::path find_cuobjdump() {
-  return find_cuda_tool("cuobjdump", "KOPT_CUOBJDUMP",
-                        "install the CUDA toolkit's, or run kopt's ./setup (it installs NVIDIA's cuobjdump and "
-                        "nvdisasm wheels where kopt looks)");
-}
+fs::path find_cuobjdump() { return SystemToolchain().path(Tool::cuobjdump); }
 
 SassDump disassemble(ProcessRunner& runner, const fs::path& cuobjdump, const fs::path& library) {
   ProcessSpec spec{.argv = {cuobjdump.string(), "-sass", library.string()}, .time_limit = std::chrono::seconds(120)};

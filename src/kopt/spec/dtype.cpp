@@ -4,6 +4,7 @@
 
 #include "kopt/core/embedded_files.hpp"
 #include "kopt/core/error.hpp"
+#include "kopt/spec/data_file.hpp"
 #include "kopt/spec/source_text.hpp"
 #include "kopt/spec/toml.hpp"
 
@@ -18,11 +19,8 @@ class EntryReader {
   EntryReader(const toml::table& entry, std::string where) : entry_(entry), where_(std::move(where)) {}
 
   void reject_unknown_keys() const {
-    static const std::set<std::string, std::less<>> known = {"name",  "c_names", "kind", "bytes",
-                                                             "numpy", "atol",    "rtol"};
-    for (const auto& [key, value] : entry_) {
-      if (!known.contains(key.str())) throw failure(fmt::format("unknown key \"{}\"", key.str()));
-    }
+    static const std::vector<std::string_view> known = {"name", "c_names", "kind", "bytes", "numpy", "atol", "rtol"};
+    if (auto key = first_unknown_key(entry_, known)) throw failure(unknown_key_text(*key, known));
   }
 
   std::string string(std::string_view key) const {
@@ -118,17 +116,7 @@ void check_unique(const std::vector<DType>& dtypes, std::string_view file_name) 
 }  // namespace
 
 std::vector<DType> parse_dtype_table(std::string_view toml_text, std::string_view file_name) {
-  toml::table table;
-  try {
-    table = toml::parse(toml_text, file_name);
-  } catch (const toml::parse_error& error) {
-    throw input_error("{}:{}:{}: {}", file_name, error.source().begin.line, error.source().begin.column,
-                      error.description());
-  }
-  // Version 1 is the only layout this code reads; a newer table needs a newer kopt.
-  if (table["version"].value<std::int64_t>() != 1) {
-    throw input_error("{}: \"version\" must be 1 (the table layout this kopt reads)", file_name);
-  }
+  const toml::table table = parse_data_file(toml_text, file_name);
   const toml::array* entries = table["dtype"].as_array();
   if (entries == nullptr || entries->empty()) {
     throw input_error("{}: no [[dtype]] entries", file_name);

@@ -10,7 +10,7 @@
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/spec/source_text.hpp"
-#include "kopt/spec/toml.hpp"
+#include "kopt/spec/data_file.hpp"
 
 namespace kopt::spec {
 namespace fs = std::filesystem;
@@ -18,7 +18,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view kRulesFile = "data/source_audit.toml";
-constexpr std::int64_t kRulesVersion = 1;
 
 struct AuditRule {
   std::string category;
@@ -28,25 +27,14 @@ struct AuditRule {
 };
 
 std::vector<AuditRule> load_rules() {
-  toml::table root;
-  try {
-    root = toml::parse(data_file(kRulesFile), kRulesFile);
-  } catch (const toml::parse_error& e) {
-    throw environment_error("{}:{}: {}", kRulesFile, e.source().begin.line, e.description());
-  }
-  if (root["version"].value<std::int64_t>() != kRulesVersion) {
-    throw environment_error("{}: expected version {}", kRulesFile, kRulesVersion);
-  }
+  const toml::table root = load_data_file(std::string(kRulesFile));
   std::vector<AuditRule> rules;
   const toml::array* entries = root["rules"].as_array();
   if (entries == nullptr) throw environment_error("{}: no [[rules]]", kRulesFile);
   for (const toml::node& entry : *entries) {
     const toml::table& rule = *entry.as_table();
-    for (const auto& [key, value] : rule) {
-      if (key != "category" && key != "what" && key != "pattern" && key != "scope") {
-        throw environment_error("{}: unknown key \"{}\"", kRulesFile, std::string(key.str()));
-      }
-    }
+    static const std::vector<std::string_view> known = {"category", "what", "pattern", "scope"};
+    if (auto key = first_unknown_key(rule, known)) throw input_error("{}: [[rules]]: {}", kRulesFile, unknown_key_text(*key, known));
     const std::string scope = rule["scope"].value_or(std::string("code"));
     rules.push_back({rule["category"].value_or(std::string()), rule["what"].value_or(std::string()),
                      std::regex(rule["pattern"].value_or(std::string()), std::regex::ECMAScript | std::regex::optimize),

@@ -8,7 +8,7 @@
 
 #include "kopt/core/embedded_files.hpp"
 #include "kopt/core/error.hpp"
-#include "kopt/spec/toml.hpp"
+#include "kopt/spec/data_file.hpp"
 
 namespace kopt::spec {
 namespace {
@@ -29,13 +29,7 @@ std::vector<std::string> strings_of(const toml::table& table, std::string_view k
 
 const RefusedArguments& refused() {
   static const RefusedArguments table = [] {
-    const std::string text = data_file("data/tool_arguments.toml");
-    toml::table root;
-    try {
-      root = toml::parse(std::string_view(text), std::string_view("data/tool_arguments.toml"));
-    } catch (const toml::parse_error& e) {
-      throw Error(ExitCode::environment, fmt::format("data/tool_arguments.toml: {}", e.description()));
-    }
+    const toml::table root = load_data_file("data/tool_arguments.toml");
     const toml::table* section = root["refused"].as_table();
     if (section == nullptr) throw Error(ExitCode::environment, "data/tool_arguments.toml: no [refused] table");
     return RefusedArguments{.characters = (*section)["characters"].value_or(std::string()),

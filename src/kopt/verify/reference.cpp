@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "kopt/core/embedded_files.hpp"
+#include "kopt/core/context.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"

@@ -73,17 +73,19 @@ TEST(SassSignatures, TheNaiveSgemmDumpHasNoSharedMemoryTiling) {
 TEST(SassSignatures, MalformedEntriesNameTheFileAndTheEntry) {
   auto message = [](std::string_view text) {
     try {
-      parse_sass_signatures(text, "sigs.toml");
+      parse_sass_signatures("schema_version = 1\n" + std::string(text), "sigs.toml");
     } catch (const Error& e) {
       return std::string(e.what());
     }
     return std::string("no error");
   };
-  EXPECT_THAT(message("[x]\ndescription = \"d\"\nsm_90 = { any = [\"ldg\"] }\n"), testing::HasSubstr("sigs.toml:3: x.sm_90:"));
+  EXPECT_THAT(message("[x]\ndescription = \"d\"\nsm_90 = { any = [\"ldg\"] }\n"), testing::HasSubstr("sigs.toml:4: x.sm_90:"));
   EXPECT_THAT(message("[x]\ndescription = \"d\"\nsm_90 = { most = [\"LDG\"] }\n"), testing::HasSubstr("unknown key \"most\""));
   EXPECT_THAT(message("[x]\ndescription = \"d\"\n"), testing::HasSubstr("x: lists no architecture"));
   EXPECT_THAT(message("[none]\ndescription = \"d\"\n"), testing::HasSubstr("reserved"));
   EXPECT_THAT(message("[x]\nsm_90 = { any = [\"LDG\"] }\n"), testing::HasSubstr("x: description is required"));
+  // Read as every data file is: without its schema_version it is refused.
+  EXPECT_THROW(parse_sass_signatures("[x]\ndescription = \"d\"\nsm_90 = { any = [\"LDG\"] }\n", "sigs.toml"), Error);
 }
 
 TEST(ArchNumber, ReadsTheComputeCapability) {

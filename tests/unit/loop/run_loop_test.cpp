@@ -122,6 +122,56 @@ TEST_F(RunLoop, CloseChoosesTheChampionAblatesAndClassifiesItsMethods) {
   EXPECT_TRUE(fs::exists(run.iteration(1) / "finals_bench.json"));
 }
 
+// The close reads its wall time from the context's clock, not the machine's: here 7.5 s pass
+// while the screen measures, and nothing else, so that is exactly what iteration.json says.
+TEST_F(RunLoop, CloseTimesItselfOnTheContextsClock) {
+  SimulatedLab lab(kModel);
+  ManualClock clock;
+  init_run(lab, request_for(path("run")));
+  const RunFolder run(path("run"));
+  write_branches(run, 1);
+  LoopContext hooks{.after_step = [&](std::string_view step) {
+                      if (step == "screen") clock.advance(std::chrono::duration<double>(7.5));
+                    },
+                    .clock = &clock};
+  const json verdict = close_iteration(lab, run, std::nullopt, hooks);
+  EXPECT_DOUBLE_EQ(verdict["time"]["wall_s"].get<double>(), 7.5);
+  EXPECT_DOUBLE_EQ(verdict["time"]["kopt_s"].get<double>(), 7.5);  // a simulated lab starts no process
+  EXPECT_DOUBLE_EQ(verdict["elapsed_s"].get<double>(), 7.5);
+}
+
+// Old run folders resume: a screen.json written before documents carried a schema is read; one
+// of a version this kopt does not read stops the close with one line naming it.
+TEST_F(RunLoop, ARunDocumentOfAnotherVersionIsRefusedAndOneWithoutAVersionIsRead) {
+  SimulatedLab lab(kModel);
+  init_run(lab, request_for(path("run")));
+  const RunFolder run(path("run"));
+  write_branches(run, 1);
+  const fs::path screen_file = run.iteration(1) / "screen.json";
+  bool killed = false;
+  try {
+    close_iteration(lab, run, std::nullopt, {.after_step = [&](std::string_view step) {
+                      if (step == "screen") throw Killed{"screen"};
+                    }});
+  } catch (const Killed&) {
+    killed = true;
+  }
+  ASSERT_TRUE(killed);
+  json screen = read_json(screen_file);
+  EXPECT_EQ(screen.at("schema"), "kopt.measurement/1");
+  screen["schema"] = "kopt.measurement/2";
+  write_json(screen_file, screen);
+  try {
+    close_iteration(lab, run);
+    FAIL() << "a screen.json of another version was read";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("screen.json: \"kopt.measurement/2\" is not kopt.measurement/1"));
+  }
+  screen.erase("schema");  // as a kopt before versioned run documents wrote it
+  write_json(screen_file, screen);
+  EXPECT_EQ(close_iteration(lab, run)["verdict"], "advanced");
+}
+
 // Every sample of each measurement is kept in a kopt.bench report beside it, as a real
 // measurement keeps them: the report draws the spread behind the baseline's and the best's median.
 TEST_F(RunLoop, KeepsEverySampleOfTheBaselineAndOfEachMeasurement) {

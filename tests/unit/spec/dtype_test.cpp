@@ -20,7 +20,7 @@ std::string error_of(std::string_view toml_text) {
 }
 
 constexpr std::string_view kValidEntry = R"(
-version = 1
+schema_version = 1
 [[dtype]]
 name = "float32"
 c_names = ["float"]
@@ -112,8 +112,9 @@ TEST(DTypeTableParsing, RejectsASpellingUsedTwice) {
 }
 
 TEST(DTypeTableParsing, ReportsTomlSyntaxErrorsWithLineAndColumn) {
-  EXPECT_THAT(error_of("version = 1\n[[dtype]\n"), HasSubstr("dtypes.toml:2:"));
-  EXPECT_THAT(error_of("version = 2\n"), HasSubstr("\"version\" must be 1"));
+  EXPECT_THAT(error_of("schema_version = 1\n[[dtype]\n"), HasSubstr("dtypes.toml:2:"));
+  EXPECT_THAT(error_of("schema_version = 2\n"), HasSubstr("\"schema_version\" must be 1"));
+  EXPECT_THAT(error_of("version = 1\n"), HasSubstr("\"schema_version\" must be 1"));  // the old field name
 }
 
 }  // namespace

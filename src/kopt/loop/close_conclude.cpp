@@ -1,0 +1,72 @@
+#include "kopt/loop/close_steps.hpp"
+
+#include <algorithm>
+
+namespace kopt::loop {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+json evidence_summary(const fs::path& dir) {
+  if (!fs::exists(dir / "roofline.json")) return nullptr;
+  const json r = read_json(dir / "roofline.json");
+  return {{"bound", r.value("bound", "")}, {"gaps", r.value("gaps", json::object())},
+          {"near_peak", r.value("near_peak", false)}, {"degraded", r.value("degraded", false)}};
+}
+
+// Where the close's wall time went. kopt's own time is what no compile and no GPU worker
+// (check, timing, profile, reference) was running: the loop's bookkeeping, planning, file
+// and machine-code reading. It is charged to the branches, whose count drives all of it.
+json time_spent(double wall, const ProcessTimes& processes, std::size_t branches) {
+  const double own = std::max(0.0, wall - processes.compile_or_device_s);
+  return {{"wall_s", wall},
+          {"compile_s", processes.compile_s},
+          {"device_s", processes.device_s},
+          {"tools_s", processes.tool_s},
+          {"kopt_s", own},
+          {"kopt_s_per_branch", branches > 0 ? own / static_cast<double>(branches) : own}};
+}
+
+json conclude(const RunFolder& run, int i, const RunState& state, const std::vector<Branch>& branches,
+              const std::vector<std::string>& methods, const json& screen, const json& finals,
+              const std::optional<std::string>& champion_name, const json& ablation, const json& time) {
+  const std::vector<VariantOutcome> screened = outcomes_of(screen);
+  json branch_rows = json::array();
+  bool any_passed = false;
+  for (std::size_t k = 0; k < branches.size(); ++k) {
+    const VariantOutcome& o = screened.at(k + 1);
+    any_passed = any_passed || o.passed;
+    json row = {{"name", branches[k].name}, {"defines", branches[k].variant.defines}, {"outcome", o}};
+    branch_rows.push_back(std::move(row));
+  }
+  json document = {{"schema", kIterationSchema},
+                   {"index", i},
+                   {"verdict", champion_name ? "advanced" : any_passed ? "no_gain" : "all_failed"},
+                   {"champion", champion_name ? json(*champion_name) : json(nullptr)},
+                   {"best_before", {{"label", state.best.label}, {"median_s", screened.at(0).median}}},
+                   {"evidence_in", evidence_summary(run.iteration(i))},
+                   {"methods_claimed", methods},
+                   {"branches", branch_rows},
+                   {"elapsed_s", time.at("wall_s")},
+                   {"time", time}};
+  if (champion_name) {
+    const std::vector<VariantOutcome> final_outcomes = outcomes_of(finals);
+    for (std::size_t k = 1; k < final_outcomes.size(); ++k) {
+      const VariantOutcome& o = final_outcomes[k];
+      if (o.label != iter_name(i) + "/" + *champion_name) continue;
+      document["champion_median_s"] = o.median;
+      document["speedup_vs_best"] = 1 / o.versus_first->ratio;
+      document["speedup_vs_best_ci"] = {1 / o.versus_first->high, 1 / o.versus_first->low};
+      document["best_before"]["median_s"] = final_outcomes[0].median;
+    }
+    document["methods"] = ablation.at("methods");
+  } else {
+    json rows = json::array();
+    for (const std::string& id : methods) {
+      rows.push_back({{"id", id}, {"class", "tried"}, {"reason", "no branch was significantly faster than the best"}});
+    }
+    document["methods"] = rows;
+  }
+  return document;
+}
+
+}  // namespace kopt::loop

@@ -1,0 +1,107 @@
+#pragma once
+// The steps of `kopt close`, one file each (close_screen, close_finals, close_champion,
+// close_conclude), and what they share; run_loop.cpp runs them in order. Internal to loop/:
+// exposed so that each step is unit-tested on its own (tests/unit/loop/close_steps_test.cpp).
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kopt/core/files.hpp"
+#include "kopt/loop/lab.hpp"
+#include "kopt/loop/run_loop.hpp"
+#include "kopt/loop/run_documents.hpp"
+#include "kopt/loop/run_state.hpp"
+#include "kopt/spec/kernel_signature.hpp"
+
+namespace kopt::loop {
+
+void step_done(const LoopContext& hooks, std::string_view step);
+void say(const LoopContext& hooks, const std::string& line);
+std::string iter_name(int i);
+
+// The catalog methods a kernel declares switches for and that are on under `defines`.
+std::vector<spec::MethodSwitch> switches_on(const std::filesystem::path& kernel, const Defines& defines);
+
+// The JSON file of a step: read it when an earlier run wrote it, else produce and write it.
+template <typename Produce>
+nlohmann::json once(const std::filesystem::path& file, const LoopContext& hooks, std::string_view step, Produce produce) {
+  if (std::filesystem::exists(file)) return read_json(file);
+  nlohmann::json document = produce();
+  write_json(file, document);
+  step_done(hooks, step);
+  return document;
+}
+
+// The same for a versioned run document (run_documents.hpp): stamped with `schema` when
+// written, and checked against it when an earlier run wrote it.
+template <typename Produce>
+nlohmann::json once(const std::filesystem::path& file, std::string_view schema, const LoopContext& hooks,
+                    std::string_view step, Produce produce) {
+  if (std::filesystem::exists(file)) {
+    nlohmann::json document = read_json(file);
+    require_schema(document, schema, file);
+    return document;
+  }
+  nlohmann::json document = with_schema(schema, produce());
+  write_json(file, document);
+  step_done(hooks, step);
+  return document;
+}
+
+nlohmann::json measurement_json(const std::vector<Variant>& variants, const Measurement& m);
+std::vector<VariantOutcome> outcomes_of(const nlohmann::json& document);
+
+struct Branch {
+  std::string name;
+  Variant variant;  // kernel relative to the run
+  bool own_kernel = false;
+};
+
+// ---- close_screen.cpp ----
+
+// The screen: every branch against the best, interleaved; cached outcomes reused.
+nlohmann::json screen_branches(Lab& lab, const RunFolder& run, int i, const RunState& state, const Variant& best,
+                               const std::vector<Branch>& branches, const LoopContext& context);
+
+// ---- close_finals.cpp ----
+
+// Indexes into the screen's outcomes (1 = the first branch) of the fastest passing branches
+// that beat the best's median, fastest first, at most `count`.
+std::vector<std::size_t> pick_finalists(const std::vector<VariantOutcome>& screen, int count);
+// The finalists re-measured interleaved with the best (finals.json's document).
+nlohmann::json measure_finals(Lab& lab, const RunFolder& run, int i, const Variant& best,
+                              const std::vector<Branch>& branches, const std::vector<std::size_t>& finalists);
+// Index into the finals' outcomes of the champion, if any finalist is faster than the best.
+std::optional<std::size_t> pick_champion(const std::vector<VariantOutcome>& finals);
+
+// ---- close_champion.cpp ----
+
+// implementation_failed | not_ablated | effective | ineffective
+std::string classify(const std::string& sass_status, const std::optional<VariantOutcome>& ablated);
+nlohmann::json ablate(Lab& lab, const RunFolder& run, int i, const Variant& champion,
+                      const std::vector<std::string>& methods, const nlohmann::json& sass);
+
+struct ChampionSteps {
+  std::optional<std::string> name;  // the branch that won; none: no champion
+  nlohmann::json ablation;          // ablation.json's document, or null
+};
+// The champion's copy, profile, SASS check and ablation, each once.
+ChampionSteps champion_steps(Lab& lab, const RunFolder& run, int i, const std::vector<Branch>& branches,
+                             const std::vector<std::size_t>& finalists, const nlohmann::json& finals,
+                             const std::vector<std::string>& methods, const LoopContext& hooks);
+
+// ---- close_conclude.cpp ----
+
+nlohmann::json evidence_summary(const std::filesystem::path& dir);
+nlohmann::json time_spent(double wall, const ProcessTimes& processes, std::size_t branches);
+nlohmann::json conclude(const RunFolder& run, int i, const RunState& state, const std::vector<Branch>& branches,
+                        const std::vector<std::string>& methods, const nlohmann::json& screen,
+                        const nlohmann::json& finals, const std::optional<std::string>& champion_name,
+                        const nlohmann::json& ablation, const nlohmann::json& time);
+
+}  // namespace kopt::loop

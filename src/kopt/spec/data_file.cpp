@@ -1,0 +1,40 @@
+#include "kopt/spec/data_file.hpp"
+
+#include <algorithm>
+
+#include "kopt/core/embedded_files.hpp"
+#include "kopt/core/error.hpp"
+
+namespace kopt::spec {
+
+toml::table parse_data_file(std::string_view text, std::string_view file_name) {
+  toml::table table;
+  try {
+    table = toml::parse(text, file_name);
+  } catch (const toml::parse_error& error) {
+    throw input_error("{}:{}:{}: {}", file_name, error.source().begin.line, error.source().begin.column,
+                      error.description());
+  }
+  // A newer layout needs a newer kopt; an older one is not read loosely either.
+  if (table["schema_version"].value_exact<std::int64_t>() != kDataSchemaVersion) {
+    throw input_error("{}: \"schema_version\" must be {} (the layout this kopt reads)", file_name, kDataSchemaVersion);
+  }
+  return table;
+}
+
+toml::table load_data_file(const std::string& name) { return parse_data_file(data_file(name), name); }
+
+std::optional<std::string> first_unknown_key(const toml::table& table, const std::vector<std::string_view>& known) {
+  for (const auto& [key, value] : table) {
+    if (std::ranges::find(known, key.str()) == known.end()) return std::string(key.str());
+  }
+  return std::nullopt;
+}
+
+std::string unknown_key_text(std::string_view key, const std::vector<std::string_view>& known) {
+  std::string names;
+  for (std::string_view name : known) names += (names.empty() ? "" : ", ") + std::string(name);
+  return fmt::format("unknown key \"{}\" (known: {})", key, names);
+}
+
+}  // namespace kopt::spec

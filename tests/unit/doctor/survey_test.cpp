@@ -1,0 +1,102 @@
+#include "kopt/doctor/survey.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+
+namespace kopt::doctor {
+namespace {
+
+using ::testing::HasSubstr;
+
+// nvcc --version and the Python version script, answered without running anything.
+class FakeTools final : public ProcessRunner {
+ public:
+  ProcessResult run(const ProcessSpec& spec) override {
+    ProcessResult result{.started = true, .exit_status = 0};
+    if (spec.argv.at(0) == "nvcc") result.out = "Cuda compilation tools, release 13.0, V13.0.88\nBuild cuda_13.0.r13.0/compiler.1\n";
+    if (spec.argv.at(0) == "python3") result.out = python_says;
+    return result;
+  }
+  std::string python_says = "Python 3.12.3, numpy 2.1.0, torch absent\n";
+};
+
+class SurveyTest : public ::testing::Test {
+ protected:
+  TempDir dir{"survey-test"};
+  FakeTools runner;
+  FixedToolchain tools{{{Tool::nvcc, "nvcc"}, {Tool::python, "python3"}}};
+  Context context{.runner = runner, .tools = tools, .cache_dir = dir.path()};
+
+  static const Finding& finding(const Survey& survey, const std::string& what) {
+    const auto found = std::ranges::find(survey.findings, what, &Finding::what);
+    if (found == survey.findings.end()) throw std::runtime_error("no finding " + what);
+    return *found;
+  }
+};
+
+GpuProbe no_gpu() {
+  return []() -> run::DeviceProbe { throw environment_error("no CUDA device: cudaErrorNoDevice"); };
+}
+
+GpuProbe an_h200() {
+  return [] {
+    return run::DeviceProbe{.device = {.name = "NVIDIA H200", .cc_major = 9, .cc_minor = 0, .sm_count = 132,
+                                       .l2_bytes = 60 * 1048576LL, .global_memory_bytes = 141LL << 30},
+                            .writes_confinable = true,
+                            .sandbox = "landlock"};
+  };
+}
+
+TEST_F(SurveyTest, WithoutAGpuKoptCannotCheckAndSaysWhyForEachPart) {
+  const Survey survey = survey_machine(context, {}, no_gpu());
+  EXPECT_FALSE(survey.can_check);
+  EXPECT_FALSE(survey.device);
+  EXPECT_THAT(finding(survey, "gpu").detail, HasSubstr("no CUDA device"));
+  EXPECT_EQ(finding(survey, "sandbox").detail, "not tried without a GPU");
+  EXPECT_EQ(finding(survey, "ncu").detail, "not tried: no GPU");
+  EXPECT_TRUE(finding(survey, "nvcc").ok);
+  EXPECT_THAT(finding(survey, "nvcc").detail, HasSubstr("release 13.0"));
+}
+
+TEST_F(SurveyTest, AGpuAndNvccAreEnoughToCheck) {
+  const Survey survey = survey_machine(context, {.skip_ncu = "the run's profile step tries it"}, an_h200());
+  EXPECT_TRUE(survey.can_check);
+  ASSERT_TRUE(survey.device);
+  EXPECT_EQ(survey.device->arch(), "sm_90");
+  EXPECT_THAT(finding(survey, "gpu").detail, HasSubstr("NVIDIA H200 (sm_90, 132 SMs, 60 MiB L2, 141 GiB)"));
+  EXPECT_TRUE(finding(survey, "sandbox").ok);
+  EXPECT_EQ(finding(survey, "ncu").detail, "not tried (the run's profile step tries it)");
+  EXPECT_TRUE(finding(survey, "python").ok);
+}
+
+TEST_F(SurveyTest, PythonWithoutNumpyIsNotEnough) {
+  runner.python_says = "Python 3.12.3, numpy absent, torch absent\n";
+  const Survey survey = survey_machine(context, {}, no_gpu());
+  EXPECT_FALSE(finding(survey, "python").ok);
+}
+
+TEST_F(SurveyTest, AMissingNvccIsAFindingNotAnError) {
+  FixedToolchain python_only{{{Tool::python, "python3"}}};
+  Context without{.runner = runner, .tools = python_only, .cache_dir = dir.path()};
+  const Survey survey = survey_machine(without, {}, an_h200());
+  EXPECT_FALSE(finding(survey, "nvcc").ok);
+  EXPECT_FALSE(survey.can_check);
+}
+
+// The document `kopt doctor --json` prints and env.json holds under "survey".
+TEST_F(SurveyTest, TheDocumentHasOneEntryPerFinding) {
+  const Survey survey = survey_machine(context, {}, no_gpu());
+  const nlohmann::json document = survey_json(survey);
+  EXPECT_EQ(document.at("kind"), "doctor");
+  EXPECT_EQ(document.at("schema_version"), 1);
+  EXPECT_FALSE(document.at("can_check").get<bool>());
+  for (const Finding& f : survey.findings) EXPECT_EQ(document.at(f.what).at("ok").get<bool>(), f.ok) << f.what;
+}
+
+}  // namespace
+}  // namespace kopt::doctor

@@ -1,0 +1,71 @@
+#include "kopt/loop/close_steps.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kopt/core/files.hpp"
+
+namespace kopt::loop {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+VariantOutcome passed(double median, std::optional<VersusFirst> versus = std::nullopt) {
+  return {.label = "v", .passed = true, .median = median, .versus_first = versus};
+}
+
+VariantOutcome failed() { return {.label = "v", .passed = false, .failure = "wrong result"}; }
+
+TEST(PickFinalists, TheFastestPassingBranchesThatBeatTheBestFastestFirst) {
+  // [0] is the best; 1.2 is slower than it, [3] failed.
+  const std::vector<VariantOutcome> screen = {passed(1.0), passed(0.8), passed(1.2), failed(), passed(0.5), passed(0.9)};
+  EXPECT_EQ(pick_finalists(screen, 2), (std::vector<std::size_t>{4, 1}));
+  EXPECT_EQ(pick_finalists(screen, 9), (std::vector<std::size_t>{4, 1, 5}));
+  EXPECT_TRUE(pick_finalists({passed(1.0), passed(1.1)}, 3).empty());
+}
+
+TEST(PickChampion, TheSurestFasterFinalistAndNoneWhenNoneIsFaster) {
+  const std::vector<VariantOutcome> finals = {
+      passed(1.0),
+      passed(0.7, VersusFirst{.verdict = "faster", .ratio = 0.7, .low = 0.6, .high = 0.85}),
+      passed(0.72, VersusFirst{.verdict = "faster", .ratio = 0.72, .low = 0.7, .high = 0.74}),  // surest
+      passed(0.5, VersusFirst{.verdict = "ambiguous", .ratio = 0.5, .low = 0.2, .high = 1.3})};
+  EXPECT_EQ(pick_champion(finals), std::optional<std::size_t>(2));
+  EXPECT_EQ(pick_champion({passed(1.0), passed(0.9, VersusFirst{.verdict = "same"})}), std::nullopt);
+  EXPECT_EQ(pick_champion({passed(1.0)}), std::nullopt);
+}
+
+TEST(Classify, TheSignatureFirstThenTheAblationsVerdict) {
+  const VariantOutcome slower_without = passed(1.2, VersusFirst{.verdict = "slower", .ratio = 1.2});
+  const VariantOutcome same_without = passed(1.0, VersusFirst{.verdict = "same", .ratio = 1.0});
+  EXPECT_EQ(classify("missing", slower_without), "implementation_failed");
+  EXPECT_EQ(classify("switched_off", slower_without), "implementation_failed");
+  EXPECT_EQ(classify("found", slower_without), "effective");
+  EXPECT_EQ(classify("found", same_without), "ineffective");
+  EXPECT_EQ(classify("found", std::nullopt), "not_ablated");
+  EXPECT_EQ(classify("not_verifiable", failed()), "not_ablated");
+}
+
+TEST(TimeSpent, KoptsOwnTimeIsWhatNoProcessTookChargedPerBranch) {
+  const json time = time_spent(10.0, ProcessTimes{.compile_s = 3, .device_s = 4, .compile_or_device_s = 6}, 4);
+  EXPECT_DOUBLE_EQ(time.at("wall_s").get<double>(), 10.0);
+  EXPECT_DOUBLE_EQ(time.at("kopt_s").get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ(time.at("kopt_s_per_branch").get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(time_spent(1.0, ProcessTimes{.compile_or_device_s = 2}, 0).at("kopt_s").get<double>(), 0.0);
+}
+
+TEST(EvidenceSummary, TheRooflinesBoundGapsAndFlagsOrNullWithoutOne) {
+  TempDir dir("close-steps");
+  EXPECT_TRUE(evidence_summary(dir.path()).is_null());
+  write_file_atomic(dir.path() / "roofline.json",
+                    json{{"bound", "memory"}, {"gaps", {{"memory", 0.3}}}, {"degraded", true}, {"other", 1}}.dump());
+  const json summary = evidence_summary(dir.path());
+  EXPECT_EQ(summary.at("bound"), "memory");
+  EXPECT_TRUE(summary.at("degraded").get<bool>());
+  EXPECT_FALSE(summary.at("near_peak").get<bool>());
+  EXPECT_FALSE(summary.contains("other"));
+}
+
+}  // namespace
+}  // namespace kopt::loop
