@@ -11,7 +11,7 @@
 #                     (tests of what happens without one)
 #   --fresh PATH      remove PATH before the command, so that what later tests read there
 #                     is this run's output, never an earlier run's (repeatable)
-#   --exit N          the exit code kopt must return
+#   --exit N          the exit code kopt must return (N,M,...: any one of them)
 #   --match REGEX     stdout+stderr must match this extended regex (repeatable)
 #   --no-match REGEX  stdout+stderr must not match this extended regex (repeatable)
 #   --one-line-error  stderr must be exactly one line, starting with "kopt: "
@@ -77,7 +77,7 @@ cat "$out"
 cat "$err" >&2
 
 status=0
-if [ "$got_exit" -ne "$want_exit" ]; then echo "FAILED: exit code $got_exit, expected $want_exit"; status=1; fi
+if [[ ",$want_exit," != *",$got_exit,"* ]]; then echo "FAILED: exit code $got_exit, expected $want_exit"; status=1; fi
 for regex in "${matches[@]+"${matches[@]}"}"; do
   if ! cat "$out" "$err" | grep -Eq -- "$regex"; then echo "FAILED: output does not match /$regex/"; status=1; fi
 done
