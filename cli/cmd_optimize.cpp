@@ -34,7 +34,7 @@ Command optimize_command() {
                            "(kopt.generator_context/1) as its last argument");
             app.add_option("--budget", config->budget_minutes, "Stop starting iterations after this many minutes")
                 ->check(positive_number());
-            app.add_option("--seed", config->seed, "The tuner's random seed")->check(unsigned_integer());
+            app.add_option("--tuner-seed", config->seed, "The tuner's random seed (--seed, elsewhere, is the inputs')")->check(unsigned_integer());
             add_loop_options(app, config->loop);
             return [config] {
               loop::OptimizeRequest request{.init = init_request(config->target),

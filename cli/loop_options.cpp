@@ -99,10 +99,16 @@ void add_run_target_options(CLI::App& app, RunTarget& t) {
   app.add_option("--branches", settings.branches, "K: branches per iteration")->check(CLI::Range(1, 256));
   app.add_option("--finalists", settings.finalists, "Re-measure this many of the best branches interleaved")
       ->check(CLI::Range(1, 16));
-  app.add_option("--min-effect", settings.min_effect, "Smallest speedup called significant, as a fraction (0.01 = 1 %)")
-      ->check(number_between(0.0001, 0.5));
-  app.add_option("--case", settings.timed_case, "The case timed and profiled (default: the first); correctness on all");
-  app.add_option("--seeds", settings.seeds, "Seeds of fresh random inputs per case in each check")->check(CLI::Range(1, 100));
+  // In percent, as bench and compare take it (one meaning per flag); the run keeps a fraction.
+  app.add_option_function<double>(
+         "--min-effect", [&settings](double percent) { settings.min_effect = percent / 100; },
+         "Smallest difference, in percent, called faster or slower (default: 1)")
+      ->check(number_between(0.01, 50));
+  // Not --case: elsewhere --case narrows what runs; here every case is still checked.
+  app.add_option("--timed-case", settings.timed_case,
+                 "The case timed and profiled (default: the first); every case is checked");
+  app.add_option("--seeds", settings.seeds, "How many seeds of fresh random inputs per case in each check")
+      ->check(CLI::Range(1, 1000));
 }
 
 loop::InitRequest init_request(const RunTarget& t) {

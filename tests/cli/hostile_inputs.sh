@@ -149,7 +149,7 @@ expect 2 "--timeout: 0 is not > 0" -- "$kopt" check "$good" --timeout 0
 for value in -1 1.5 1e3 +3 abc; do
   expect 2 "--seed: \"[-+.0-9a-z]+\" is not a whole number" -- "$kopt" check "$good" --seed "$value"
 done
-expect 2 "--seed: \"-1\" is not a whole number" -- "$kopt" optimize "$tiled" --run "$work/never" --seed -1 --simulate "$lab"
+expect 2 "--tuner-seed: \"-1\" is not a whole number" -- "$kopt" optimize "$tiled" --run "$work/never" --tuner-seed -1 --simulate "$lab"
 expect 2 "--device: \"nan\" is not a finite number" -- "$kopt" check "$good" --device nan
 expect 2 "--device: -1 is negative" -- "$kopt" check "$good" --device -1
 expect 2 "--dim N: \"nan\" is not a finite number" -- "$kopt" check "$good" --dim N=nan

@@ -9,7 +9,7 @@ kopt=$(realpath "$1") repo=$(realpath "$2") kills=${3:-40}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 lab="$repo/tests/fixtures/loop/sgemm_tiled_model.json"
-optimize() { "$kopt" optimize "$repo/examples/sgemm_tiled" --run "$1" --iterations 3 --branches 4 --seed 5 --simulate "$lab"; }
+optimize() { "$kopt" optimize "$repo/examples/sgemm_tiled" --run "$1" --iterations 3 --branches 4 --tuner-seed 5 --simulate "$lab"; }
 
 # Every JSON file of a run, without the fields that hold wall-clock times, as one text.
 snapshot() {
@@ -39,7 +39,7 @@ for k in $(seq 1 "$kills"); do
   # step to its last.
   delay=$(python3 -c "print(round($duration * $k / ($kills + 1), 4))")
   run="$work/run$k"
-  (exec "$kopt" optimize "$repo/examples/sgemm_tiled" --run "$run" --iterations 3 --branches 4 --seed 5 \
+  (exec "$kopt" optimize "$repo/examples/sgemm_tiled" --run "$run" --iterations 3 --branches 4 --tuner-seed 5 \
      --simulate "$lab" >/dev/null 2>&1) &
   pid=$!
   sleep "$delay"
