@@ -10,7 +10,7 @@
 #include <cstring>
 #include <optional>
 
-#include "kopt/core/embedded_files.hpp"
+#include "kopt/spec/data_file.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/spec/kernel_signature.hpp"
@@ -36,8 +36,7 @@ struct Knowledge {
 };
 
 Knowledge load_knowledge() {
-  const std::string text = data_file("data/tune_space.toml");
-  const toml::table root = toml::parse(std::string_view(text), std::string_view("data/tune_space.toml"));
+  const toml::table root = spec::load_data_file("data/tune_space.toml");
   Knowledge knowledge;
   for (const toml::node& node : *root["ladders"].as_array()) {
     const toml::table& table = *node.as_table();

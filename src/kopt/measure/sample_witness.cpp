@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <charconv>
 
-#include "kopt/core/embedded_files.hpp"
+#include "kopt/spec/data_file.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/measure/statistics.hpp"
 #include "kopt/spec/toml.hpp"
@@ -137,16 +137,9 @@ double positive(const toml::table& table, std::string_view key) {
 }
 
 SampleWitnessRule load_sample_rule() {
-  toml::table root;
-  try {
-    root = toml::parse(data_file(kWitnessFile), kWitnessFile);
-  } catch (const toml::parse_error& e) {
-    throw environment_error("{}:{}: {}", kWitnessFile, e.source().begin.line, e.description());
-  }
+  const toml::table root = spec::load_data_file(std::string(kWitnessFile));
   const toml::table* sample = root["sample"].as_table();
-  if (root["version"].value<std::int64_t>() != 1 || sample == nullptr) {
-    throw environment_error("{}: expected version = 1 and a [sample] table", kWitnessFile);
-  }
+  if (sample == nullptr) throw environment_error("{}: no [sample] table", kWitnessFile);
   return {.slack_seconds = positive(*sample, "slack_seconds"),
           .slack_fraction = positive(*sample, "slack_fraction"),
           .flag_share = positive(*sample, "flag_share"),

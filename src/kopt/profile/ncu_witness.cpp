@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "kopt/core/embedded_files.hpp"
+#include "kopt/spec/data_file.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/measure/statistics.hpp"
@@ -24,12 +24,7 @@ constexpr std::string_view kWitnessFile = "data/witness.toml";
 constexpr int kWarmupCalls = 2;
 
 NcuWitnessRule load_ncu_rule() {
-  toml::table root;
-  try {
-    root = toml::parse(data_file(kWitnessFile), kWitnessFile);
-  } catch (const toml::parse_error& e) {
-    throw environment_error("{}:{}: {}", kWitnessFile, e.source().begin.line, e.description());
-  }
+  const toml::table root = spec::load_data_file(std::string(kWitnessFile));
   const toml::table* ncu = root["ncu"].as_table();
   if (ncu == nullptr) throw environment_error("{}: no [ncu] table", kWitnessFile);
   const std::optional<double> fraction = (*ncu)["noise_fraction"].value<double>();

@@ -8,6 +8,7 @@
 #include "kopt/core/files.hpp"
 #include "kopt/intake/problem_import.hpp"
 #include "kopt/spec/problem_spec.hpp"
+#include "../spec/spec_test_support.hpp"
 
 namespace kopt::intake {
 namespace {
@@ -18,16 +19,7 @@ using ::testing::HasSubstr;
 
 const fs::path kFixture = fs::path(KOPT_FIXTURES_DIR) / "import" / "leetgpu_saxpy";
 
-template <typename Call>
-std::string error_of(Call call) {
-  try {
-    call();
-  } catch (const Error& error) {
-    EXPECT_EQ(error.code(), ExitCode::bad_input);
-    return error.what();
-  }
-  return "no error";
-}
+using spec::error_of;  // spec_test_support.hpp: the one-line bad-input error a call throws
 
 TEST(LeetGpuImport, WritesTheChallengeAsASpec) {
   ImportedProblem problem = import_problem(kFixture / "challenge.py", ProblemFormat::leetgpu);
