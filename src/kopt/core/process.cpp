@@ -254,6 +254,7 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   out_write.reset();
   err_write.reset();
   report_write.reset();
+  if (spec.on_start) spec.on_start(static_cast<int>(pid));
 
   int exec_errno = 0;
   if (::read(report_read.get(), &exec_errno, sizeof exec_errno) == sizeof exec_errno) {

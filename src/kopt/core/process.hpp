@@ -23,6 +23,9 @@ struct ProcessSpec {
   // A file descriptor of kopt's that the program gets as descriptor kInheritedFd (the write
   // end of the timing witness's pipe: measure/sample_witness.hpp); -1: none.
   int inherited_fd = -1;
+  // Called with the child's process id once it has started (before it has necessarily
+  // exec'd): the timing worker's code witness (measure/code_witness.hpp) watches it.
+  std::function<void(int pid)> on_start;
 };
 
 inline constexpr int kInheritedFd = 3;

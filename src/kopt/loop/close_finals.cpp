@@ -36,7 +36,7 @@ json measure_finals(Lab& lab, const RunFolder& run, int i, const Variant& best, 
   if (variants.size() == 1) return json{{"variants", json::array()}, {"outcomes", json::array()}};
   std::vector<Variant> absolute;
   for (const Variant& v : variants) absolute.push_back(run.resolved(v));
-  const Measurement m = lab.measure({.variants = absolute});
+  const Measurement m = lab.measure({.variants = absolute, .witness_ncu = true});
   if (!m.detail.is_null()) write_json(run.iteration(i) / "finals_bench.json", m.detail);
   return measurement_json(variants, m);
 }

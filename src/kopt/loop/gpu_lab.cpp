@@ -16,6 +16,7 @@
 #include "kopt/doctor/survey.hpp"
 #include "kopt/measure/peak_measurement.hpp"
 #include "kopt/measure/verdict.hpp"
+#include "kopt/profile/ncu_witness.hpp"
 #include "kopt/profile/profiler.hpp"
 #include "kopt/roofline/kernel_roofline.hpp"
 #include "kopt/sass/kernel_sass.hpp"
@@ -151,6 +152,21 @@ measure::BenchReport bench_surviving_faults(std::vector<spec::Problem> kernels, 
   }
 }
 
+// The variants Nsight Compute timed at more than kopt's samples allow, or that failed under it
+// (add_ncu_witness's entries in bench.json): failed outcomes. ncu unavailable is a WARN only.
+void fail_disagreeing_with_ncu(const measure::BenchReport& bench, std::vector<VariantOutcome>& outcomes) {
+  if (!bench.ncu_witness.is_array()) return;
+  for (const nlohmann::json& w : bench.ncu_witness) {
+    const bool failed = !w.at("failure").is_null();
+    if (!failed && !w.at("disagrees").get<bool>()) continue;
+    const auto slot = std::ranges::find(outcomes, w.at("label").get<std::string>(), &VariantOutcome::label);
+    if (slot == outcomes.end() || !slot->passed) continue;
+    *slot = failed_outcome(slot->label, failed ? "solve failed under Nsight Compute's witness, though it passed its check"
+                                               : "Nsight Compute timed its kernels longer than kopt's samples allow "
+                                                 "(patched timers or forged samples: docs/integrity.md)");
+  }
+}
+
 }  // namespace
 
 Measurement GpuLab::measure(const MeasureRequest& request) {
@@ -186,7 +202,11 @@ Measurement GpuLab::measure(const MeasureRequest& request) {
     options.kernel_defines.push_back(variant.define_list());
     options.labels.push_back(variant.label);
   }
-  const measure::BenchReport bench = bench_surviving_faults(passing, options, context, result.outcomes);
+  measure::BenchReport bench = bench_surviving_faults(passing, options, context, result.outcomes);
+  // Indices line up only when no variant was dropped for faulting while timed.
+  if (request.witness_ncu && !bench.variants.empty() && bench.checks.size() == passing.size()) {
+    profile::add_ncu_witness(bench, passing, options, context);
+  }
   result.detail = measure::bench_report_to_json(bench);
   if (!bench.passed() && bench.variants.empty()) {
     throw Error(ExitCode::kernel_failed,
@@ -207,6 +227,17 @@ Measurement GpuLab::measure(const MeasureRequest& request) {
                                       "samples: docs/integrity.md)");
     }
   }
+  // Code rewritten in the timing worker: any of its variants could have done it, and every time
+  // it reported may be forged.
+  if (measure::code_witness_flag(bench.code_witness)) {
+    for (VariantOutcome& outcome : result.outcomes) {
+      if (outcome.passed) {
+        outcome = failed_outcome(outcome.label, "the timing worker's code was rewritten while it ran (a variant patched "
+                                                "CUDA, the C library or kopt: docs/integrity.md)");
+      }
+    }
+  }
+  fail_disagreeing_with_ncu(bench, result.outcomes);
   for (const measure::PairVerdict& p : bench.verdicts) {
     const auto slot = std::ranges::find(result.outcomes, p.label, &VariantOutcome::label);
     if (slot == result.outcomes.end() || !slot->passed) continue;

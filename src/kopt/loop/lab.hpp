@@ -57,6 +57,10 @@ struct MethodSass {
 struct MeasureRequest {
   std::vector<Variant> variants;  // the first is the point of comparison
   bool time_reference = false;
+  // Each timed variant's time cross-checked by Nsight Compute (docs/integrity.md, "Outside
+  // witnesses"): asked for the baseline and the finals, whose times the loop's verdicts
+  // stand on; a variant ncu disagrees with fails.
+  bool witness_ncu = false;
 };
 
 class Lab {

@@ -10,6 +10,7 @@
 
 #include "kopt/measure/call_batch.hpp"
 #include "kopt/measure/cuda_timing.hpp"
+#include "kopt/run/device_digest.hpp"
 #include "kopt/run/kernel_arguments.hpp"
 #include "kopt/run/kernel_library.hpp"
 #include "kopt/verify/check_job.hpp"
@@ -78,23 +79,21 @@ class BatchDigests {
       slots += outputs.back().size();
     }
     if (slots > kSlots) return unknown;
-    for (std::size_t i = 0; i < slots; ++i) values_[i] = 0;  // the digest kernel adds into its slot
+    values_.clear(slots);  // the digest kernel adds into its slot
     std::size_t slot = 0;
     for (const auto& set : outputs) {
       for (const run::ArgumentData* out : set) {
-        if (!library.launch_digest(out->device->data(), out->device->size(), values_.data() + slot++, blocks_)) {
+        if (!library.launch_digest(out->device->data(), out->device->size(), values_.slot(slot++), blocks_)) {
           return unknown;
         }
       }
     }
-    // The whole device: a library built with --default-stream per-thread (graph mode) launches
-    // the digest on its per-thread stream, which a wait on the legacy stream does not cover.
-    run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    const std::vector<std::uint64_t> values = values_.read(slots);
     std::vector<std::optional<std::uint64_t>> digests;
     slot = 0;
     for (const auto& set : outputs) {
       std::vector<std::uint64_t> per_output;
-      for (std::size_t i = 0; i < set.size(); ++i) per_output.push_back(values_[slot++]);
+      for (std::size_t i = 0; i < set.size(); ++i) per_output.push_back(values[slot++]);
       digests.push_back(verify::combine_output_digests(per_output));
     }
     return digests;
@@ -104,7 +103,7 @@ class BatchDigests {
   static constexpr std::size_t kMaxOutputsPerSet = 16;  // as CallInputs::digest
   static constexpr std::size_t kSlots = kMaxOutputsPerSet * kCallsPerSampleLimit;
   int blocks_;
-  MappedHostValues<unsigned long long, kSlots> values_;
+  run::DigestSlots values_{kSlots};
 };
 
 }  // namespace kopt::measure

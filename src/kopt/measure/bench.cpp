@@ -13,6 +13,7 @@
 #include "kopt/measure/timed_call_audit.hpp"
 #include "kopt/measure/tolerance_audit.hpp"
 #include "kopt/measure/reference_timing.hpp"
+#include "kopt/measure/code_witness.hpp"
 #include "kopt/measure/sample_witness.hpp"
 #include "kopt/run/worker_launcher.hpp"
 #include "kopt/run/device_probe.hpp"
@@ -308,12 +309,14 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   // beside the audit's folder: timed_call_audit.hpp).
   const SecondsSince timing_started;
   SampleWitness witness;
+  CodeWitness code_witness(code_witness_rule());
   // Named as a check's folder (timed_call_audit.hpp); out of every worker's reach once moved here.
   TempDir kept_outputs("check", context.cache_dir / "tmp");
   run::WorkerOutcome outcome = [&] {
     TempDir work("bench", context.cache_dir / "tmp");
     run::WorkerSettings witnessed = worker;
     witnessed.inherited_fd = witness.child_fd();
+    witnessed.on_start = [&code_witness](int pid) { code_witness.watch(pid); };
     job.witness_fd = witness.child_fd() >= 0 ? kWitnessFd : -1;
     job.retention_dir = work.path() / "kept";
     run::WorkerOutcome timed = run::run_worker(context.runner, witnessed, bench_job_to_json(job), work.path());
@@ -323,6 +326,8 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
     return timed;
   }();
   const WitnessedSpans spans = witness.finish();
+  report.code_witness = code_witness.finish();
+  if (auto flag = code_witness_flag(report.code_witness)) report.flags.push_back(std::move(*flag));
   report.phase_seconds.timing = timing_started.seconds();
   if (!outcome.result) {
     report.flags.push_back(fmt::format("timing failed: the worker {}{}", outcome.failure,
@@ -445,6 +450,7 @@ json bench_report_to_json(const BenchReport& report) {
           {"flags", report.flags},
           {"warnings", report.warnings},
           {"ncu_witness", report.ncu_witness},
+          {"code_witness", code_witness_to_json(report.code_witness)},
           {"wall_seconds", report.wall_seconds},
           {"worker_phase_seconds", worker_phases_to_json(report.worker_phases)},
           {"phase_seconds", {{"checks", report.phase_seconds.checks},

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kopt/measure/bench_job.hpp"
+#include "kopt/measure/code_witness.hpp"
 #include "kopt/measure/peaks.hpp"
 #include "kopt/measure/sample_witness.hpp"
 #include "kopt/measure/statistics.hpp"
@@ -118,6 +119,7 @@ struct BenchReport {
   // `--witness ncu` (profile/ncu_witness.hpp): ncu's time per call of each variant beside
   // kopt's; null when not asked for.
   nlohmann::json ncu_witness = nullptr;
+  CodeWitnessReport code_witness;        // the timing worker's code, looked at while it ran
 
   bool passed() const;                   // every check passed and nothing was flagged
 };

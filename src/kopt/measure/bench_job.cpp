@@ -54,6 +54,7 @@ struct Sample {
   double host_seconds = 0;
   double sm_clock_mhz = 0;  // 0: no probe
   bool blocker_timed_out = false;
+  double held_seconds = 0;       // the host's time from the blocker in place to its release
   std::uint32_t witness_id = 0;  // under which kopt's parent saw it (0: not signalled)
 };
 
@@ -82,14 +83,18 @@ Sample take_sample(const run::KernelLibrary& library, const std::vector<run::Ker
   Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, flusher, flush_round)};
   const bool blocked = blocker != nullptr && blocker->hold(library);
   auto host_start = Clock::now();
-  // kopt's parent witnesses the same window as the host clock: from when the GPU may start.
-  if (!blocked && witness != nullptr) sample.witness_id = witness->begin();
+  // kopt's parent witnesses the same window as the host clock: from when the GPU may start;
+  // and, for a held sample, how long solve's calls kept the host before that (work the kernel
+  // did then, waited for inside solve, no clock of the sample would see).
+  if (witness != nullptr) sample.witness_id = blocked ? witness->hold() : witness->begin();
   run::check_cuda(cudaEventRecord(start.get(), nullptr), "cudaEventRecord");
   for (const run::KernelArguments* arguments : calls) library.call(arguments->call());
   run::check_cuda(cudaEventRecord(stop.get(), nullptr), "cudaEventRecord");
   if (blocked) {
-    if (witness != nullptr) sample.witness_id = witness->begin();
-    host_start = Clock::now();
+    if (witness != nullptr) witness->begin(sample.witness_id);
+    const auto released = Clock::now();
+    sample.held_seconds = std::chrono::duration<double>(released - host_start).count();
+    host_start = released;
     blocker->release();
   }
   run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
@@ -150,6 +155,17 @@ void stop_blocking(VariantState& v) {
            "solve waits for the device, so its launches cannot be queued ahead: the events include the host's launch time");
 }
 
+// solve's calls kept the host long while the GPU was held (host work, or work it waited for on
+// a stream of its own): held, that time would be out of every clock's sight, so the variant is
+// timed unheld, the host's time included (the parent's witness flags a variant that starts
+// doing this only after its warm-up).
+void stop_holding_slow_host(VariantState& v, const Sample& held) {
+  v.blocked = false;
+  add_note(v.samples, fmt::format("solve kept the host {:.0f} µs while the GPU was held (more than queueing launches "
+                                  "takes): timed unheld, the host's time included",
+                                  held.held_seconds * 1e6));
+}
+
 // Seconds from `mark` to now, moving `mark` to now: one phase of the worker's time ends.
 double lap_seconds(Clock::time_point& mark) {
   const Clock::time_point now = Clock::now();
@@ -169,16 +185,19 @@ struct SampleKit {
   BatchDigests& digests;
   SampleSignals& witness;  // kopt's parent process's view of each sample
   OutputRetention& retention;  // variants whose outputs vary keep some calls' (output_retention.hpp)
+  WorkerPhases& phases;        // where the sampling time goes (sampling_inputs, _timed, _digests)
 };
 
 // One sample as the timing loop takes it: fresh inputs from a seed of their own for every
 // argument set, the calls (one per set; a graph replay on the first), every set's digest.
 TimedBatch timed_batch(VariantState& v, const std::vector<run::KernelArguments*>& sets, SampleKit& kit, int round) {
   TimedBatch batch{.calls = v.graph ? v.graph->calls() : static_cast<int>(sets.size())};
+  Clock::time_point mark = Clock::now();
   for (run::KernelArguments* set : sets) {
     batch.seeds.push_back(kit.inputs.next_seed());
     kit.inputs.prepare(*v.library, *set, batch.seeds.back());
   }
+  kit.phases.sampling_inputs += lap_seconds(mark);
   const Sample sample = v.graph ? take_graph_sample(*v.library, *v.graph, kit.probe, kit.start, kit.stop, kit.witness)
                                 : take_sample(*v.library, sets, kit.flush, kit.probe, kit.start, kit.stop, round,
                                               v.blocked ? &kit.blocker : nullptr, &kit.witness);
@@ -187,7 +206,9 @@ TimedBatch timed_batch(VariantState& v, const std::vector<run::KernelArguments*>
   batch.host_seconds = sample.host_seconds;
   batch.sm_clock_mhz = sample.sm_clock_mhz;
   batch.witness_id = sample.witness_id;
+  kit.phases.sampling_timed += lap_seconds(mark);
   batch.digests = kit.digests.take(*v.library, sets);
+  kit.phases.sampling_digests += lap_seconds(mark);
   return batch;
 }
 
@@ -201,6 +222,9 @@ void warm_up(const BenchJob& job, VariantState& v, run::KernelArguments& argumen
     if (i == 0) v.samples.first_call_seconds = s.host_seconds;
     v.one_call_seconds = s.gpu_seconds;
     if (s.blocker_timed_out) stop_blocking(v);
+    else if (hold != nullptr && held_too_long(s.held_seconds, s.gpu_seconds, 1, sample_witness_rule())) {
+      stop_holding_slow_host(v, s);
+    }
   }
   if (job.settings.mode == TimingMode::graph) prepare_graph(v, arguments, v.one_call_seconds);
 }
@@ -356,7 +380,8 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   SampleSignals witness(job.witness_fd);
   OutputRetention retention(job);
   SampleKit kit{.flush = flush ? &*flush : nullptr, .probe = probe, .start = start, .stop = stop, .blocker = blocker,
-                .inputs = inputs, .digests = digests, .witness = witness, .retention = retention};
+                .inputs = inputs, .digests = digests, .witness = witness, .retention = retention,
+                .phases = result.phases};
   result.phases.setup = std::chrono::duration<double>(Clock::now() - began).count();
   for (std::size_t c = 0; c < job.cases.size(); ++c) measure_case(job, c, variants, timing, kit, result);
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - began).count();

@@ -28,6 +28,16 @@ std::uint32_t SampleSignals::begin() {
   return last_id_;
 }
 
+std::uint32_t SampleSignals::hold() {
+  if (!on()) return 0;
+  send('H', ++last_id_);
+  return last_id_;
+}
+
+void SampleSignals::begin(std::uint32_t id) {
+  if (on() && id != 0) send('B', id);
+}
+
 void SampleSignals::end(std::uint32_t id) {
   if (on() && id != 0) send('E', id);
 }
@@ -47,6 +57,13 @@ std::optional<double> WitnessedSpans::seconds(std::uint32_t id) const {
   return *found->second.end - *found->second.begin;
 }
 
+std::optional<double> WitnessedSpans::held_seconds(std::uint32_t id) const {
+  auto found = spans.find(id);
+  if (found == spans.end() || !found->second.held || !found->second.begin) return std::nullopt;
+  if (*found->second.begin < *found->second.held) return std::nullopt;
+  return *found->second.begin - *found->second.held;
+}
+
 void SignalParser::feed(std::string_view bytes, double arrived_seconds) {
   pending_.append(bytes);
   std::size_t start = 0;
@@ -58,7 +75,7 @@ void SignalParser::feed(std::string_view bytes, double arrived_seconds) {
 
 void SignalParser::take_line(std::string_view line, double arrived_seconds) {
   std::uint32_t id = 0;
-  const bool kind_ok = line.size() >= 3 && (line[0] == 'B' || line[0] == 'E') && line[1] == ' ';
+  const bool kind_ok = line.size() >= 3 && (line[0] == 'H' || line[0] == 'B' || line[0] == 'E') && line[1] == ' ';
   const char* digits_end = line.data() + line.size();
   const auto parsed = kind_ok ? std::from_chars(line.data() + 2, digits_end, id) : std::from_chars_result{};
   if (!kind_ok || parsed.ec != std::errc{} || parsed.ptr != digits_end || id == 0) {
@@ -66,7 +83,7 @@ void SignalParser::take_line(std::string_view line, double arrived_seconds) {
     return;
   }
   WitnessedSpans::Span& span = spans_.spans[id];
-  std::optional<double>& slot = line[0] == 'B' ? span.begin : span.end;
+  std::optional<double>& slot = line[0] == 'H' ? span.held : line[0] == 'B' ? span.begin : span.end;
   if (slot) {
     ++spans_.repeated_signals;
     return;
@@ -96,17 +113,27 @@ SampleWitness::~SampleWitness() {
 }
 
 // Polls rather than blocks, so that finish() ends it even when a process the kernel started
-// kept the pipe's write end open. Each chunk is stamped when read(2) returns it.
+// kept the pipe's write end open. Each chunk is stamped when read(2) returns it. While signals
+// are arriving the thread spins on the pipe instead of sleeping in poll(2): a sleeping
+// thread's wake-up took tens of µs on the H200's host, long enough for a short sample's begin
+// and end to arrive together and be stamped alike (spans of 7 µs around 39 µs of events).
+// After a quiet spell (kSpinSeconds) it sleeps again, so a worker that is compiling, checking
+// or hung costs no core.
 void SampleWitness::read_until_stopped() {
+  constexpr double kSpinSeconds = 0.25;
   char buffer[4096];
+  double last_signal = -kSpinSeconds;
   while (true) {
     const bool stopping = stop_.load();
+    const double before = std::chrono::duration<double>(std::chrono::steady_clock::now() - origin_).count();
+    const bool spinning = before - last_signal < kSpinSeconds;
     pollfd fd{read_fd_, POLLIN, 0};
-    if (!stopping && ::poll(&fd, 1, 50) <= 0) continue;
+    if (!stopping && !spinning && ::poll(&fd, 1, 50) <= 0) continue;
     const ssize_t n = ::read(read_fd_, buffer, sizeof buffer);
     const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - origin_).count();
     if (n > 0) {
       parser_.feed(std::string_view(buffer, static_cast<std::size_t>(n)), now);
+      last_signal = now;
     } else if (n == 0 || (errno != EINTR && (stopping || errno != EAGAIN))) {
       return;  // end of file, or nothing left to drain once stopped
     }
@@ -143,7 +170,9 @@ SampleWitnessRule load_sample_rule() {
   return {.slack_seconds = positive(*sample, "slack_seconds"),
           .slack_fraction = positive(*sample, "slack_fraction"),
           .flag_share = positive(*sample, "flag_share"),
-          .sum_slack_seconds = positive(*sample, "sum_slack_seconds")};
+          .sum_slack_seconds = positive(*sample, "sum_slack_seconds"),
+          .held_seconds_per_call = positive(*sample, "held_seconds_per_call"),
+          .held_fraction = positive(*sample, "held_fraction")};
 }
 
 double reported_seconds(const VariantSamples& s, std::size_t i) {
@@ -171,6 +200,17 @@ std::optional<std::string> short_flag(const VariantSamples& s, const VariantWitn
                      w.witnessed, micro(rule.slack_seconds), 100 * rule.slack_fraction);
 }
 
+std::optional<std::string> held_flag(const VariantSamples& s, const VariantWitness& w,
+                                     const SampleWitnessRule& rule) {
+  if (!mostly_held_too_long(w, rule)) return std::nullopt;
+  return fmt::format("{}: solve kept the host {:.1f} µs per sample (median) while kopt held the GPU, more than queueing "
+                     "{} call(s) takes ({} of {} held samples beyond max({:.0f} µs a call, {:.0f} % of the reported "
+                     "time)): work done before the timed window opened (a side stream or host thread waited for inside "
+                     "solve?), which no clock of the sample sees",
+                     who(s), micro(w.median_held_seconds), std::max(s.calls_per_sample, 1), w.long_held_samples,
+                     w.held_samples, micro(rule.held_seconds_per_call), 100 * rule.held_fraction);
+}
+
 std::optional<std::string> sum_flag(const std::vector<VariantSamples>& samples, const WitnessedSpans& spans,
                                     const SampleWitnessRule& rule) {
   double claimed = 0;
@@ -195,20 +235,34 @@ bool short_of_span(double reported_seconds, double span_seconds, const SampleWit
   return span_seconds - reported_seconds > std::max(rule.slack_seconds, rule.slack_fraction * span_seconds);
 }
 
+bool held_too_long(double held_seconds, double reported_seconds, int calls, const SampleWitnessRule& rule) {
+  return held_seconds > std::max(rule.held_seconds_per_call * std::max(calls, 1), rule.held_fraction * reported_seconds);
+}
+
+bool mostly_held_too_long(const VariantWitness& w, const SampleWitnessRule& rule) {
+  return w.held_samples > 0 &&
+         static_cast<double>(w.long_held_samples) > rule.flag_share * static_cast<double>(w.held_samples);
+}
+
 bool mostly_short(const VariantWitness& w, const SampleWitnessRule& rule) {
   return w.witnessed > 0 && static_cast<double>(w.short_samples) > rule.flag_share * static_cast<double>(w.witnessed);
 }
 
 bool witness_fails(const VariantWitness& w, const SampleWitnessRule& rule) {
-  return w.witnessed != w.samples || mostly_short(w, rule);
+  return w.witnessed != w.samples || mostly_short(w, rule) || mostly_held_too_long(w, rule);
 }
 
 VariantWitness witness_variant(const VariantSamples& s, const WitnessedSpans& spans, const SampleWitnessRule& rule) {
   VariantWitness w{.samples = s.gpu_seconds.size()};
-  std::vector<double> reported, seen;
+  std::vector<double> reported, seen, held;
   for (std::size_t i = 0; i < s.gpu_seconds.size() && i < s.witness_ids.size(); ++i) {
     const std::optional<double> span = spans.seconds(s.witness_ids[i]);
     if (!span) continue;
+    if (const std::optional<double> hold = spans.held_seconds(s.witness_ids[i])) {
+      ++w.held_samples;
+      held.push_back(*hold);
+      if (held_too_long(*hold, reported_seconds(s, i), s.calls_per_sample, rule)) ++w.long_held_samples;
+    }
     ++w.witnessed;
     reported.push_back(reported_seconds(s, i));
     seen.push_back(*span);
@@ -218,6 +272,7 @@ VariantWitness witness_variant(const VariantSamples& s, const WitnessedSpans& sp
     w.median_reported_seconds = median(reported);
     w.median_span_seconds = median(seen);
   }
+  if (!held.empty()) w.median_held_seconds = median(held);
   return w;
 }
 
@@ -234,6 +289,7 @@ std::vector<std::string> witness_flags(const std::vector<VariantSamples>& sample
     const VariantWitness w = witness_variant(s, spans, rule);
     if (auto flag = unseen_flag(s, w)) flags.push_back(std::move(*flag));
     if (auto flag = short_flag(s, w, rule)) flags.push_back(std::move(*flag));
+    if (auto flag = held_flag(s, w, rule)) flags.push_back(std::move(*flag));
   }
   if (auto flag = sum_flag(samples, spans, rule)) flags.push_back(std::move(*flag));
   return flags;
@@ -244,7 +300,10 @@ json variant_witness_to_json(const VariantWitness& w) {
           {"witnessed", w.witnessed},
           {"short_samples", w.short_samples},
           {"median_reported_seconds", w.median_reported_seconds},
-          {"median_span_seconds", w.median_span_seconds}};
+          {"median_span_seconds", w.median_span_seconds},
+          {"held_samples", w.held_samples},
+          {"long_held_samples", w.long_held_samples},
+          {"median_held_seconds", w.median_held_seconds}};
 }
 
 }  // namespace kopt::measure

@@ -51,6 +51,10 @@ class SampleSignals {
   bool on() const { return fd_ >= 0; }
   // Signals the start of a new sample; returns its id (0 when off).
   std::uint32_t begin();
+  // A sample whose calls are queued behind kopt's stream blocker: hold() signals the blocker
+  // in place, before solve is called (returns the new sample's id), begin(id) its release.
+  std::uint32_t hold();
+  void begin(std::uint32_t id);
   void end(std::uint32_t id);
 
  private:
@@ -68,7 +72,7 @@ std::string signal_line(char kind, std::uint32_t id);
 // (seconds on the parent's monotonic clock, from the witness's start).
 struct WitnessedSpans {
   struct Span {
-    std::optional<double> begin, end;
+    std::optional<double> held, begin, end;  // held: the blocker in place, before solve's calls
   };
   std::map<std::uint32_t, Span> spans;
   std::size_t malformed_lines = 0;   // lines kopt's worker never writes
@@ -78,6 +82,9 @@ struct WitnessedSpans {
 
   // The parent's span of sample `id`, when both its signals arrived in order.
   std::optional<double> seconds(std::uint32_t id) const;
+  // From the blocker in place to its release: how long solve's calls kept the host while the
+  // GPU was held (none for a sample that was not held).
+  std::optional<double> held_seconds(std::uint32_t id) const;
   bool tampered() const { return malformed_lines > 0 || repeated_signals > 0; }
 };
 
@@ -125,6 +132,11 @@ struct SampleWitnessRule {
   double slack_fraction = 0.2;
   double flag_share = 0.5;
   double sum_slack_seconds = 1e-3;
+  // A held sample's calls took long on the host (work done before the GPU was released, out of
+  // every clock's sight) when the hold lasted more than max(held_seconds_per_call × calls,
+  // held_fraction × the reported time).
+  double held_seconds_per_call = 100e-6;
+  double held_fraction = 0.25;
 };
 const SampleWitnessRule& sample_witness_rule();  // loaded once; throws environment Error on a bad file
 
@@ -133,6 +145,9 @@ struct VariantWitness {
   std::size_t samples = 0;
   std::size_t witnessed = 0;        // samples whose span the parent saw whole
   std::size_t short_samples = 0;    // reported less than the span beyond the slack
+  std::size_t held_samples = 0;     // queued behind the blocker (a hold signal arrived)
+  std::size_t long_held_samples = 0;  // whose calls kept the host beyond the rule
+  double median_held_seconds = 0;   // per sample, over held samples
   double median_reported_seconds = 0;  // per sample (calls_per_sample calls), over witnessed samples
   double median_span_seconds = 0;
 };
@@ -143,10 +158,14 @@ VariantWitness witness_variant(const VariantSamples& samples, const WitnessedSpa
                                const SampleWitnessRule& rule);
 // Whether one sample's reported time falls short of the parent's span beyond the slack.
 bool short_of_span(double reported_seconds, double span_seconds, const SampleWitnessRule& rule);
+// Whether a held sample's calls kept the host beyond the rule (see SampleWitnessRule).
+bool held_too_long(double held_seconds, double reported_seconds, int calls, const SampleWitnessRule& rule);
 // Whether more than rule.flag_share of the witnessed samples were short.
 bool mostly_short(const VariantWitness& witness, const SampleWitnessRule& rule);
-// Whether the witness fails the variant: samples it never saw, or mostly short ones (what the
-// optimization loop turns into a failed outcome).
+// Whether more than rule.flag_share of the held samples were held too long.
+bool mostly_held_too_long(const VariantWitness& witness, const SampleWitnessRule& rule);
+// Whether the witness fails the variant: samples it never saw, mostly short ones, or mostly
+// held too long (what the optimization loop turns into a failed outcome).
 bool witness_fails(const VariantWitness& witness, const SampleWitnessRule& rule);
 
 // The FLAG lines of one timing worker's samples (empty when all agree). Without a pipe the

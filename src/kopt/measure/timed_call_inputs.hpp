@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "kopt/measure/cuda_timing.hpp"
+#include "kopt/run/device_digest.hpp"
 #include "kopt/run/kernel_arguments.hpp"
 #include "kopt/run/kernel_library.hpp"
 #include "kopt/verify/check_job.hpp"
@@ -40,18 +41,13 @@ class CallInputs {
       if (arg.buffer != nullptr && arg.buffer->is_output) outputs.push_back(&arg);
     }
     if (outputs.size() > kMaxOutputs) return std::nullopt;
-    digests_.clear();
+    digests_.clear(outputs.size());
     for (std::size_t i = 0; i < outputs.size(); ++i) {
-      if (!library.launch_digest(outputs[i]->device->data(), outputs[i]->device->size(), digests_.data() + i, blocks_)) {
+      if (!library.launch_digest(outputs[i]->device->data(), outputs[i]->device->size(), digests_.slot(i), blocks_)) {
         return std::nullopt;
       }
     }
-    // The whole device: a library built with --default-stream per-thread (graph mode) launches
-    // the digest on its per-thread stream, which a wait on the legacy stream does not cover.
-    run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    std::vector<std::uint64_t> per_output;
-    for (std::size_t i = 0; i < outputs.size(); ++i) per_output.push_back(digests_[i]);
-    return verify::combine_output_digests(per_output);
+    return verify::combine_output_digests(digests_.read(outputs.size()));
   }
 
  private:
@@ -73,7 +69,7 @@ class CallInputs {
   std::uint64_t key_;
   std::uint64_t calls_ = 0;
   int blocks_;
-  MappedHostValues<unsigned long long, kMaxOutputs> digests_;
+  run::DigestSlots digests_{kMaxOutputs};
 };
 
 }  // namespace kopt::measure

@@ -1,33 +1,41 @@
 #include "kopt/run/device_digest.hpp"
 
+#include <algorithm>
+
 #include <cuda_runtime.h>
 
 namespace kopt::run {
 
-DeviceDigester::DeviceDigester(int blocks) : blocks_(blocks) {
+DigestSlots::DigestSlots(std::size_t count) : count_(count) {
   void* memory = nullptr;
-  check_cuda(cudaHostAlloc(&memory, kMaxBuffers * sizeof(unsigned long long), cudaHostAllocMapped | cudaHostAllocPortable),
-             "cudaHostAlloc");
-  sums_ = static_cast<unsigned long long*>(memory);
+  check_cuda(cudaMalloc(&memory, count * sizeof(unsigned long long)), "cudaMalloc");
+  device_ = static_cast<unsigned long long*>(memory);
 }
 
-DeviceDigester::~DeviceDigester() { cudaFreeHost(sums_); }
+DigestSlots::~DigestSlots() { cudaFree(device_); }
+
+void DigestSlots::clear(std::size_t count) {
+  check_cuda(cudaMemset(device_, 0, std::min(count, count_) * sizeof(unsigned long long)), "cudaMemset");
+}
+
+std::vector<std::uint64_t> DigestSlots::read(std::size_t count) const {
+  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  std::vector<std::uint64_t> values(std::min(count, count_));
+  check_cuda(cudaMemcpy(values.data(), device_, values.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost),
+             "cudaMemcpy");
+  return values;
+}
+
+DeviceDigester::DeviceDigester(int blocks) : blocks_(blocks) {}
 
 std::optional<std::vector<std::uint64_t>> DeviceDigester::digest(const KernelLibrary& library,
                                                                   const std::vector<const GuardedDeviceBuffer*>& buffers) {
   if (buffers.size() > kMaxBuffers) return std::nullopt;
-  // Volatile: the GPU writes these behind the compiler's back.
-  volatile unsigned long long* sums = sums_;
-  for (std::size_t i = 0; i < buffers.size(); ++i) sums[i] = 0;
+  sums_.clear(buffers.size());
   for (std::size_t i = 0; i < buffers.size(); ++i) {
-    if (!library.launch_digest(buffers[i]->data(), buffers[i]->size(), sums_ + i, blocks_)) return std::nullopt;
+    if (!library.launch_digest(buffers[i]->data(), buffers[i]->size(), sums_.slot(i), blocks_)) return std::nullopt;
   }
-  // The whole device: a library built with `--default-stream per-thread` (graph mode) launches
-  // the digest on its per-thread stream, which a wait on the legacy stream may not cover.
-  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  std::vector<std::uint64_t> digests;
-  for (std::size_t i = 0; i < buffers.size(); ++i) digests.push_back(sums[i]);
-  return digests;
+  return sums_.read(buffers.size());
 }
 
 }  // namespace kopt::run

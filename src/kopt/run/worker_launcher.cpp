@@ -58,7 +58,8 @@ WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, 
   sealed["confine_writes"] = settings.confine_writes;
   write_file_atomic(job_path, sealed.dump(2));
 
-  ProcessSpec spec{.argv = settings.launcher, .time_limit = settings.time_limit, .inherited_fd = settings.inherited_fd};
+  ProcessSpec spec{.argv = settings.launcher, .time_limit = settings.time_limit, .inherited_fd = settings.inherited_fd,
+                   .on_start = settings.on_start};
   spec.argv.insert(spec.argv.end(), {settings.executable.string(), "worker", job_path.string(), result_path.string()});
   const std::string activity = activity_of(job);
   ProgressScope shown(settings.progress, activity);

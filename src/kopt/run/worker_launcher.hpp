@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,8 @@ struct WorkerSettings {
   // A descriptor the worker gets as core/process.hpp's kInheritedFd: the timing witness's
   // pipe (measure/sample_witness.hpp); -1: none.
   int inherited_fd = -1;
+  // Told the worker's process id when it starts (core/process.hpp's ProcessSpec::on_start).
+  std::function<void(int pid)> on_start;
 };
 
 struct WorkerOutcome {

@@ -255,6 +255,84 @@ TEST(SampleWitnessRule, IsReadFromTheDataFile) {
   EXPECT_DOUBLE_EQ(rule.slack_fraction, 0.2);
   EXPECT_DOUBLE_EQ(rule.flag_share, 0.5);
   EXPECT_DOUBLE_EQ(rule.sum_slack_seconds, 1e-3);
+  EXPECT_DOUBLE_EQ(rule.held_seconds_per_call, 100e-6);
+  EXPECT_DOUBLE_EQ(rule.held_fraction, 0.25);
+}
+
+// ---- Held samples: the host's time while kopt's blocker held the GPU ----
+
+// Samples whose calls were queued behind the blocker: "H" when it is in place, `held[i]` later
+// "B" at its release, and "E" `span[i]` after that.
+WitnessedSpans held_spans_of(const std::vector<double>& held, const std::vector<double>& span) {
+  SignalParser parser;
+  double now = 0;
+  for (std::size_t i = 0; i < held.size(); ++i) {
+    const auto id = static_cast<std::uint32_t>(i + 1);
+    parser.feed(signal_line('H', id), now);
+    now += held[i];
+    parser.feed(signal_line('B', id), now);
+    now += span[i];
+    parser.feed(signal_line('E', id), now);
+    now += 1e-3;
+  }
+  return parser.finish();
+}
+
+TEST(SignalParser, ReadsTheHoldBeforeTheBegin) {
+  const WitnessedSpans spans = held_spans_of({30e-6}, {200e-6});
+  EXPECT_NEAR(*spans.held_seconds(1), 30e-6, 1e-12);
+  EXPECT_NEAR(*spans.seconds(1), 200e-6, 1e-12);
+  EXPECT_FALSE(spans.tampered());
+  EXPECT_FALSE(spans_of({1e-3}).held_seconds(1));  // a sample that was not held
+}
+
+TEST(SampleSignals, AHeldSampleSignalsHoldThenBeginUnderOneId) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  SampleSignals signals(fds[1]);
+  const std::uint32_t id = signals.hold();
+  signals.begin(id);
+  signals.end(id);
+  ::close(fds[1]);
+  char buffer[64] = {};
+  const ssize_t n = ::read(fds[0], buffer, sizeof buffer - 1);
+  ::close(fds[0]);
+  EXPECT_EQ(std::string(buffer, static_cast<std::size_t>(std::max<ssize_t>(n, 0))), "H 1\nB 1\nE 1\n");
+}
+
+TEST(HeldTooLong, AllowsTheLargerOfTheLaunchesAndAShareOfTheReportedTime) {
+  EXPECT_FALSE(held_too_long(90e-6, 10e-6, 1, kRule));     // launches of one call: under 100 µs
+  EXPECT_TRUE(held_too_long(150e-6, 10e-6, 1, kRule));
+  EXPECT_FALSE(held_too_long(500e-6, 60e-6, 8, kRule));    // eight calls: 800 µs of launches
+  EXPECT_FALSE(held_too_long(240e-6, 1e-3, 1, kRule));     // a quarter of a 1 ms sample
+  EXPECT_TRUE(held_too_long(260e-6, 1e-3, 1, kRule));
+}
+
+// cheat_waited_side_stream: the add ran and was waited for while the GPU was held; the events
+// and the span after the release saw nothing of it.
+TEST(WitnessFlags, SamplesHeldMostlyTooLongAreFlaggedAndFailTheVariant) {
+  const std::vector<double> held(20, 220e-6), span(20, 25e-6), reported(20, 5e-6);
+  const WitnessedSpans spans = held_spans_of(held, span);
+  const VariantWitness w = witness_variant(samples_of(reported), spans, kRule);
+  EXPECT_EQ(w.held_samples, 20U);
+  EXPECT_EQ(w.long_held_samples, 20U);
+  EXPECT_TRUE(witness_fails(w, kRule));
+  const std::vector<std::string> flags = witness_flags({samples_of(reported)}, spans, kRule);
+  ASSERT_THAT(flags, SizeIs(1));
+  EXPECT_THAT(flags[0], HasSubstr("k (case default): solve kept the host 220.0 µs per sample (median) while kopt held the GPU"));
+  EXPECT_THAT(flags[0], HasSubstr("20 of 20 held samples"));
+}
+
+TEST(WitnessFlags, HonestHeldSamplesPass) {
+  std::vector<double> held, span, reported;
+  for (int i = 0; i < 40; ++i) {
+    held.push_back(i % 10 == 0 ? 400e-6 : 8e-6);  // now and then the host is preempted
+    reported.push_back(200e-6);
+    span.push_back(220e-6);
+  }
+  const WitnessedSpans spans = held_spans_of(held, span);
+  EXPECT_THAT(witness_flags({samples_of(reported)}, spans, kRule), IsEmpty());
+  EXPECT_EQ(witness_variant(samples_of(reported), spans, kRule).long_held_samples, 4U);
 }
 
 }  // namespace
