@@ -186,6 +186,7 @@ Measurement GpuLab::measure(const MeasureRequest& request) {
     options.kernel_defines.push_back(variant.define_list());
     options.labels.push_back(variant.label);
   }
+  result.gpu = gpu_identity(device_.value("device", nlohmann::json()));
   const measure::BenchReport bench = bench_surviving_faults(passing, options, context, result.outcomes);
   result.detail = measure::bench_report_to_json(bench);
   if (!bench.passed() && bench.variants.empty()) {

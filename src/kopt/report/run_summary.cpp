@@ -126,6 +126,7 @@ json run_summary(const loop::RunFolder& run) {
   summary["baseline_median_ci_s"] = median_ci(run.baseline() / "bench.json");
   summary["best_median_ci_s"] = state.best_iteration == 0 ? summary["baseline_median_ci_s"]
                                                           : median_ci(run.champion(state.best_iteration) / "bench.json");
+  summary["gpus"] = state.gpus;
   summary["work"] = spec_work(state);
   const json baseline_roofline = file_or_null(run.baseline() / "profile" / "roofline.json");
   summary["baseline_roofline"] = baseline_roofline;
@@ -143,6 +144,7 @@ json run_summary(const loop::RunFolder& run) {
       ++passed;
       if (doc.value("champion", json()) != b.at("name")) {
         frontier.push_back({{"iteration", it.index}, {"branch", b.at("name")}, {"defines", b.at("defines")},
+                            {"label", b.value("label", "")},
                             {"median_s", o.at("median_s")},
                             {"versus_best", o.value("versus_first", json())}});
       }
@@ -150,6 +152,10 @@ json run_summary(const loop::RunFolder& run) {
     for (const json& m : doc.value("methods", json::array())) {
       json row = m;
       row["iteration"] = it.index;
+      if (doc.contains("best_after")) {  // a harmful method was switched off in the next best
+        const json& off = doc["best_after"].at("switched_off");
+        row["switched_off"] = std::find(off.begin(), off.end(), m.at("id")) != off.end();
+      }
       ledger.push_back(row);
       if (m.value("class", "") == "implementation_failed" || m.value("class", "") == "tried") {
         rejected.push_back({{"iteration", it.index}, {"what", m.at("id")},
@@ -197,6 +203,19 @@ std::string loop_overhead_text(const json& iterations) {
          per_iteration + ".\n";
 }
 
+// Which GPU the medians are of, and each GPU the run moved to (its baseline measured again there).
+std::string gpus_text(const json& gpus) {
+  if (gpus.size() < 2) return "";
+  std::string text = "\nMeasured on more than one GPU; each move re-measured the baseline and the best there, so every "
+                     "speedup divides times of one GPU:";
+  for (const json& g : gpus) {
+    text += fmt::format(" {} {} from iteration {} (baseline {});", g.value("name", ""), g.value("uuid", ""),
+                        g.value("since_iteration", 0), format_us(g.value("baseline_median_s", 0.0)));
+  }
+  text.back() = '.';
+  return text + "\n";
+}
+
 }  // namespace
 
 std::string format_run_summary(const json& s) {
@@ -214,6 +233,7 @@ std::string format_run_summary(const json& s) {
   const json& best = s.at("best");
   md += fmt::format(".\nBest: `{}` with {} (iteration {}).\n\n", best.at("kernel").get<std::string>(),
                     defines_text(best.at("defines")), s.at("best_iteration").get<int>());
+  md += gpus_text(s.value("gpus", json::array()));
 
   md += "## Iterations\n\n| iter | bound going in | gaps compute / memory / latency | methods | branches passed | champion | speedup vs best (95 % CI) | verdict | time |\n"
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
@@ -237,7 +257,9 @@ std::string format_run_summary(const json& s) {
 
   md += "\n## Method ledger\n\nEach method of a champion, removed again (ablation): the time without it over the time "
         "with it, interleaved, with its 95 % interval. *effective*: removing it is significantly slower and its SASS "
-        "signature is present; *ineffective*: no measurable effect; *implementation_failed*: its signature is absent.\n\n";
+        "signature is present; *ineffective*: no measurable effect; *harmful*: removing it is significantly faster, so "
+        "it was switched off in the best that followed (*off* below); *implementation_failed*: its signature is "
+        "absent; *tried*: no champion (or not the champion's), nothing attributed.\n\n";
   if (s.at("ledger").empty()) md += "No method was claimed or ablated.\n";
   else md += "| iter | method | class | time without / with (95 % CI) | SASS | ablated by |\n| --- | --- | --- | --- | --- | --- |\n";
   for (const json& m : s.at("ledger")) {
@@ -246,21 +268,22 @@ std::string format_run_summary(const json& s) {
       ratio = fmt::format("{:.3f} [{:.3f}, {:.3f}]", m.at("time_ratio_without").get<double>(),
                           m.at("time_ratio_without_ci").at(0).get<double>(), m.at("time_ratio_without_ci").at(1).get<double>());
     }
-    md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", m.at("iteration").get<int>(), m.at("id").get<std::string>(),
-                      m.value("class", "–"), ratio, sass_status_text(m.value("sass", "–")),
+    md += fmt::format("| {} | {} | {}{} | {} | {} | {} |\n", m.at("iteration").get<int>(), m.at("id").get<std::string>(),
+                      m.value("class", "–"), m.value("switched_off", false) ? " (off)" : "", ratio, sass_status_text(m.value("sass", "–")),
                       m.contains("ablation") && m["ablation"].is_string() ? m["ablation"].get<std::string>() : "–");
   }
 
   md += "\n## Frontier\n\nBranches that passed but did not win, fastest first (their time against the best of their "
         "iteration).\n\n";
   if (s.at("frontier").empty()) md += "None.\n";
-  else md += "| iter | branch | defines | median | vs best |\n| --- | --- | --- | --- | --- |\n";
+  else md += "| iter | branch | what (content hash, defines, methods) | median | vs best |\n| --- | --- | --- | --- | --- |\n";
   std::size_t shown = 0;
   for (const json& f : s.at("frontier")) {
     if (++shown > 15) break;
     const json& v = f.at("versus_best");
     md += fmt::format("| {} | {} | {} | {} | {} |\n", f.at("iteration").get<int>(), f.at("branch").get<std::string>(),
-                      defines_text(f.at("defines")), format_us(f.at("median_s")),
+                      f.value("label", "").empty() ? defines_text(f.at("defines")) : f.at("label").get<std::string>(),
+                      format_us(f.at("median_s")),
                       v.is_null() ? "–" : fmt::format("{} ({:.3f}×)", v.at("verdict").get<std::string>(), v.at("ratio").get<double>()));
   }
   md += "\n## Rejected\n\n";
