@@ -51,7 +51,7 @@ json screen_branches(Lab& lab, const RunFolder& run, int i, const RunState& stat
   if (!m.detail.is_null()) write_json(run.iteration(i) / "screen_bench.json", m.detail);
 
   std::vector<Variant> variants = {best};
-  Measurement combined{.outcomes = {m.outcomes.at(0)}};
+  Measurement combined{.outcomes = {m.outcomes.at(0)}, .gpu = m.gpu};
   json from_cache = json::array();
   std::size_t next = 1;
   for (std::size_t k = 0; k < branches.size(); ++k) {

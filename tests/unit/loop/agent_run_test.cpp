@@ -147,18 +147,18 @@ TEST_F(AgentRun, EachBranchMayClaimItsOwnMethodsAndIsLabelledByThemAndItsContent
   write_kernel(run, 1, "b1", "FAST_PATH");
   write_methods(run.branches(1) / "b1" / "methods.json", {"compute.register_tiling"});
   write_kernel(run, 1, "b2", "slow path");
-  write_methods(run.branches(1) / "b2" / "methods.json", {"memory.vectorized_access"});
+  write_methods(run.branches(1) / "b2" / "methods.json", {"compute.loop_unrolling"});
   // No iteration-wide methods.json: every branch has its own.
   const json verdict = close_iteration(lab, run);
   EXPECT_EQ(verdict["champion"], "b1");  // keyed on its content, not its file name
   EXPECT_THAT(verdict["branches"][0]["label"].get<std::string>(),
               ::testing::MatchesRegex("kernel.cu [0-9a-f]{8} \\[compute.register_tiling\\]"));
   EXPECT_NE(verdict["branches"][0]["label"], verdict["branches"][1]["label"]);
-  EXPECT_EQ(verdict["methods_claimed"], json::array({"compute.register_tiling", "memory.vectorized_access"}));
+  EXPECT_EQ(verdict["methods_claimed"], json::array({"compute.register_tiling", "compute.loop_unrolling"}));
   const std::map<std::string, json> rows = methods_by_id(verdict);
   EXPECT_EQ(rows.at("compute.register_tiling").at("class"), "effective");
   // b2's method was not in the champion: tried, not an implementation failure.
-  EXPECT_EQ(rows.at("memory.vectorized_access").at("class"), "tried");
+  EXPECT_EQ(rows.at("compute.loop_unrolling").at("class"), "tried");
   const std::string log = report::format_run_summary(report::run_summary(run));
   EXPECT_THAT(log, HasSubstr("kernel.cu "));
   EXPECT_THAT(log, ::testing::Not(HasSubstr("| (defaults) |")));
@@ -208,21 +208,24 @@ TEST_F(AgentRun, EveryMeasurementNamesItsGpuAndAMoveToAnotherGpuMeasuresTheBasel
   EXPECT_NEAR(state.baseline_median_s, 0.030, 0.0005);  // GPU B's, not GPU A's 0.020
   // Both ends of the headline are GPU B's: the speedup is the champion's over B's baseline.
   const json summary = report::run_summary(run);
-  EXPECT_NEAR(summary["speedup_vs_baseline"].get<double>(), 0.030 / state.best_median_s, 1e-9);
+  EXPECT_NEAR(summary["speedup_vs_baseline"].get<double>(), state.baseline_median_s / state.best_median_s, 1e-9);
   EXPECT_NEAR(summary["speedup_vs_baseline"].get<double>(), 1 / (0.52 * 0.55 * 0.5 * 0.52), 0.1);
   EXPECT_THAT(report::format_run_summary(summary), HasSubstr("GPU-bbbb from iteration 1"));
   EXPECT_EQ(verdict["verdict"], "advanced");
 }
 
 TEST_F(AgentRun, ARunFolderKeepsRelativePathsAndWorksWhereverItIsMoved) {
-  // A workspace holding the kernel's folder and the run, as an agent keeps them.
-  fs::create_directories(path("ws/kernel"));
-  fs::copy(kKernel, path("ws/kernel"), fs::copy_options::recursive);
+  // A workspace holding the kernel's folder (and the one its spec's reference is in) and the
+  // run, as an agent keeps them.
+  for (const char* example : {"sgemm_tiled", "sgemm_naive"}) {
+    fs::create_directories(path("ws") / example);
+    fs::copy(kKernel.parent_path() / example, path("ws") / example, fs::copy_options::recursive);
+  }
   SimulatedLab lab(kFixtureModel);
-  const RunFolder first = start(lab, path("ws/kernel"), "ws/run");
+  const RunFolder first = start(lab, path("ws/sgemm_tiled"), "ws/run");
   const json stored = read_json(first.state_file());
-  EXPECT_EQ(stored["kernel"], "../kernel/sgemm_tiled.cu");
-  EXPECT_EQ(stored["spec"], "../kernel/kopt.toml");
+  EXPECT_EQ(stored["kernel"], "../sgemm_tiled/sgemm_tiled.cu");
+  EXPECT_EQ(stored["spec"], "../sgemm_tiled/kopt.toml");
   write_variant(first, 1, "b1", {{"BM", "128"}, {"BN", "128"}, {"TM", "8"}, {"TN", "8"}});
   write_methods(first.iteration(1) / "methods.json", {"compute.register_tiling"});
 
@@ -231,11 +234,11 @@ TEST_F(AgentRun, ARunFolderKeepsRelativePathsAndWorksWhereverItIsMoved) {
   fs::remove_all(path("ws"));
   const RunFolder moved(path("elsewhere/ws/run"));
   const RunState state = moved.load();
-  EXPECT_EQ(state.kernel, path("elsewhere/ws/kernel/sgemm_tiled.cu"));
+  EXPECT_EQ(state.kernel, path("elsewhere/ws/sgemm_tiled/sgemm_tiled.cu"));
   EXPECT_NO_THROW(require_inputs(state));
   EXPECT_EQ(close_iteration(lab, moved)["verdict"], "advanced");
   EXPECT_NO_THROW(report::write_run_summary(moved));
-  EXPECT_EQ(report::run_summary(moved)["kernel"], path("elsewhere/ws/kernel/sgemm_tiled.cu").string());
+  EXPECT_EQ(report::run_summary(moved)["kernel"], path("elsewhere/ws/sgemm_tiled/sgemm_tiled.cu").string());
 
   // Moved without its kernel's folder: reading still works; measuring says what is missing.
   fs::create_directories(path("alone/run"));
