@@ -68,13 +68,27 @@ json champion_median(const json& iteration) {
   return nullptr;
 }
 
-// The 95 % interval of a variant's median from its bench.json (an outcome, or a measurement
-// whose first outcome it is); null when absent.
-json median_ci(const fs::path& file) {
-  const json doc = file_or_null(file);
-  if (doc.is_null()) return nullptr;
-  const json& outcome = doc.contains("outcomes") ? doc["outcomes"].at(0) : doc;
-  return outcome.value("median_ci_s", json());
+// The 95 % interval of the median `median_s`, from the measurement that gave it: the
+// baseline's, a champion's, an ablation's (a best with a harmful method switched off) or a
+// re-measurement on another GPU. Null when none of them holds that median.
+json ci_of_median(const loop::RunFolder& run, const loop::RunState& state, double median_s) {
+  std::vector<fs::path> files = {run.baseline() / "bench.json"};
+  for (const loop::IterationState& it : state.iterations) {
+    files.push_back(run.champion(it.index) / "bench.json");
+    files.push_back(run.iteration(it.index) / "ablation.json");
+    for (const json& gpu : state.gpus) {
+      files.push_back(run.iteration(it.index) / ("rebaseline_" + gpu.value("uuid", "") + ".json"));
+    }
+  }
+  for (const fs::path& file : files) {
+    const json doc = file_or_null(file);
+    if (doc.is_null()) continue;
+    const json outcomes = doc.contains("outcomes") ? doc["outcomes"] : json::array({doc});
+    for (const json& o : outcomes) {
+      if (o.value("median_s", -1.0) == median_s) return o.value("median_ci_s", json());
+    }
+  }
+  return nullptr;
 }
 
 // FLOP and bytes per call of the timed case, from the spec's [work] formulas: where the
@@ -123,9 +137,8 @@ json run_summary(const loop::RunFolder& run) {
     summary["reference_median_s"] = *state.reference_median_s;
     summary["speedup_vs_reference"] = *state.reference_median_s / state.best_median_s;
   }
-  summary["baseline_median_ci_s"] = median_ci(run.baseline() / "bench.json");
-  summary["best_median_ci_s"] = state.best_iteration == 0 ? summary["baseline_median_ci_s"]
-                                                          : median_ci(run.champion(state.best_iteration) / "bench.json");
+  summary["baseline_median_ci_s"] = ci_of_median(run, state, state.baseline_median_s);
+  summary["best_median_ci_s"] = ci_of_median(run, state, state.best_median_s);
   summary["gpus"] = state.gpus;
   summary["work"] = spec_work(state);
   const json baseline_roofline = file_or_null(run.baseline() / "profile" / "roofline.json");
