@@ -95,6 +95,10 @@ TEST_F(AgentRun, AHarmfulMethodIsSwitchedOffInTheNextBestAndSaidInTheLedger) {
   for (const json& row : summary["ledger"]) off |= row["id"] == "memory.smem_padding" && row.value("switched_off", false);
   EXPECT_TRUE(off);
   EXPECT_THAT(report::format_run_summary(summary), HasSubstr("harmful (off)"));
+  // The best's interval is the ablation's, which measured the best without padding.
+  ASSERT_TRUE(summary["best_median_ci_s"].is_array());
+  EXPECT_LE(summary["best_median_ci_s"][0].get<double>(), state.best_median_s);
+  EXPECT_GE(summary["best_median_ci_s"][1].get<double>(), state.best_median_s);
 }
 
 // The retry rule, the same in `plan --validate` and `close`: a method tried before is claimed
@@ -211,6 +215,10 @@ TEST_F(AgentRun, EveryMeasurementNamesItsGpuAndAMoveToAnotherGpuMeasuresTheBasel
   EXPECT_NEAR(summary["speedup_vs_baseline"].get<double>(), state.baseline_median_s / state.best_median_s, 1e-9);
   EXPECT_NEAR(summary["speedup_vs_baseline"].get<double>(), 1 / (0.52 * 0.55 * 0.5 * 0.52), 0.1);
   EXPECT_THAT(report::format_run_summary(summary), HasSubstr("GPU-bbbb from iteration 1"));
+  // The baseline's interval is GPU B's re-measurement's, around B's median.
+  ASSERT_TRUE(summary["baseline_median_ci_s"].is_array());
+  EXPECT_LE(summary["baseline_median_ci_s"][0].get<double>(), state.baseline_median_s);
+  EXPECT_GE(summary["baseline_median_ci_s"][1].get<double>(), state.baseline_median_s);
   EXPECT_EQ(verdict["verdict"], "advanced");
 }
 
