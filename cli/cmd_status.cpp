@@ -7,6 +7,15 @@
 #include "loop_options.hpp"
 
 namespace kopt::cli {
+namespace {
+
+// "iter1/champion BM=128 BN=64": its label, and its defines when it has any.
+std::string best_text(const loop::Variant& best) {
+  return best.defines.empty() ? best.label : best.label + " " + loop::describe_defines(best.defines);
+}
+
+}  // namespace
+
 
 Command status_command() {
   return {"status", "Where a run stands, and the next step", [](CLI::App& app) {
@@ -25,7 +34,7 @@ Command status_command() {
               std::cout << fmt::format("{}: {}\n  baseline {:.2f} µs, best {:.2f} µs ({:.2f}×, iteration {}: {})\n",
                                        run.root().string(), state.kernel.string(), state.baseline_median_s * 1e6,
                                        state.best_median_s * 1e6, state.baseline_median_s / state.best_median_s,
-                                       state.best_iteration, loop::describe_defines(state.best.defines));
+                                       state.best_iteration, best_text(state.best));
               for (const loop::IterationState& it : state.iterations) {
                 std::cout << fmt::format("  iter{}: {}{}\n", it.index, it.status,
                                          it.status == "closed" ? " — " + it.verdict : "");

@@ -39,6 +39,7 @@ std::unique_ptr<ResultCache> open_result_cache(const LoopOptions& options) {
 
 std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunState& run, Context& context) {
   if (!options.simulate.empty()) return std::make_unique<loop::SimulatedLab>(options.simulate);
+  loop::require_inputs(run);
   loop::GpuLabSettings settings{.spec = run.spec,
                                 .dims = parse_dims(run.dims),
                                 .timed_case = run.settings.timed_case,
@@ -109,6 +110,10 @@ void add_run_target_options(CLI::App& app, RunTarget& t) {
                  "The case timed and profiled (default: the first); every case is checked");
   app.add_option("--seeds", settings.seeds, "How many seeds of fresh random inputs per case in each check")
       ->check(CLI::Range(1, 1000));
+  app.add_option("--retries", settings.retries,
+                 "How many times one method may be claimed again in the run, each time saying what changed "
+                 "(methods.json's \"retry\"; default: 1)")
+      ->check(CLI::Range(0, 100));
 }
 
 loop::InitRequest init_request(const RunTarget& t) {

@@ -75,6 +75,8 @@ def run_file_schema(path):
         return "measurement" if parent == "baseline" else "outcome"
     if name == "sass.json":
         return "sass_methods"
+    if name.startswith("rebaseline_"):
+        return "measurement"
     return RUN_FILES.get(name)
 
 
@@ -153,13 +155,31 @@ kopt_json("check", f"{planted}/good", "--timeout", "nan", name="error", ok=(2,))
 kopt_json("status", f"{work}/no_such_run", name="error", ok=(2,))
 
 # ---- the loop on the simulated lab ----
+# On two simulated GPUs (the second close resumes on another: rebaseline_<uuid>.json), with a
+# harmful method (SMEM padding slows the champion: iteration.json's best_after).
+def model_on(uuid):
+    document = json.load(open(model))
+    document["evidence"] = os.path.normpath(os.path.join(os.path.dirname(model), document["evidence"]))
+    document["environment"]["device"]["uuid"] = uuid
+    document["factors"]["KOPT_USE_SMEM_PADDING=0"] = 0.9
+    path = f"{work}/model_{uuid}.json"
+    json.dump(document, open(path, "w"))
+    return path
+model_a, model_b = model_on("GPU-a"), model_on("GPU-b")
 run = f"{work}/run"
-nxt, _ = kopt_json("init", f"{repo}/examples/sgemm_tiled", "--run", run, "--iterations", "2", "--simulate", model,
+nxt, _ = kopt_json("init", f"{repo}/examples/sgemm_tiled", "--run", run, "--iterations", "2", "--simulate", model_a,
                    name="next")
 os.makedirs(f"{run}/iter1/branches/b1")
 json.dump({"defines": {"BM": "64", "BN": "64", "TM": "4", "TN": "4"}}, open(f"{run}/iter1/branches/b1/variant.json", "w"))
 json.dump({"methods": []}, open(f"{run}/iter1/methods.json", "w"))
-closed, _ = kopt_json("close", run, "--simulate", model)
+closed, _ = kopt_json("close", run, "--simulate", model_a)
+os.makedirs(f"{run}/iter2/branches/b1")
+shutil.copy(f"{run}/iter1/champion/kernel.cu", f"{run}/iter2/branches/b1/kernel.cu")
+json.dump({"methods": [{"id": "memory.smem_padding", "retry": "padding on the B tile too"}]},
+          open(f"{run}/iter2/branches/b1/methods.json", "w"))
+kopt_json("close", run, "--simulate", model_b)
+if not glob.glob(f"{run}/iter2/rebaseline_GPU-b.json"):
+    fail("a close on another GPU did not measure the baseline again")
 status, _ = kopt_json("status", run)
 for name, document in (("next", closed["next"]), ("iteration", closed["iteration"]), ("state", status["state"]),
                        ("next", status["next"])):

@@ -120,9 +120,10 @@ std::vector<HistoryEntry> parse_history_json(const json& document, const std::st
     history.push_back({.id = field(entry, "id", file).get<std::string>(),
                        .status = field(entry, "status", file).get<std::string>(),
                        .iteration = entry.value("iteration", 0)});
-    static const std::vector<std::string> kStatuses = {"effective", "ineffective", "implementation_failed", "tried"};
+    static const std::vector<std::string> kStatuses = {"effective", "ineffective", "harmful", "implementation_failed",
+                                                       "tried"};
     if (std::ranges::find(kStatuses, history.back().status) == kStatuses.end()) {
-      throw input_error("{}: {}: unknown status \"{}\" (effective, ineffective, implementation_failed, tried)", file,
+      throw input_error("{}: {}: unknown status \"{}\" (effective, ineffective, harmful, implementation_failed, tried)", file,
                         history.back().id, history.back().status);
     }
   }

@@ -45,9 +45,16 @@ struct RooflineEvidence {
 
 struct HistoryEntry {
   std::string id;
-  std::string status;  // effective | ineffective | implementation_failed | tried
+  std::string status;  // effective | ineffective | harmful | implementation_failed | tried
   int iteration = 0;
 };
+
+// The methods.json field that lets a method already tried be claimed again: what changed
+// since (a new implementation, a signature now present). Without it a retry is refused.
+inline constexpr const char* kRetryField = "retry";
+// history.json's bound on retries: how many times one method may be claimed again in a run.
+inline constexpr const char* kRetriesField = "retries_per_method";
+inline constexpr int kDefaultRetriesPerMethod = 1;
 
 ProfileEvidence profile_evidence(const std::map<std::string, profile::ResolvedConcept>& concepts, std::string arch);
 RooflineEvidence roofline_evidence(const roofline::RooflinePoint& point, const roofline::RooflineSources& sources);

@@ -21,16 +21,38 @@ bool receives_unspent(const std::string& bound, Axis axis) {
   return axis == Axis::latency;
 }
 
+// A method tried before is claimed again only with what changed, within the run's bound, and
+// never when it is effective (kept in the best: there is nothing to retry).
+void check_retry(const Method& method, const PlanInputs& inputs, const std::map<std::string, std::string>& retries,
+                 std::vector<Violation>& violations) {
+  const HistoryEntry* last = nullptr;
+  int tries = 0;
+  for (const HistoryEntry& entry : inputs.history) {
+    if (entry.id != method.id) continue;
+    last = &entry;
+    ++tries;
+  }
+  if (last == nullptr) return;
+  const std::string before = fmt::format("{} in iteration {}", last->status, last->iteration);
+  if (last->status == "effective") {
+    violations.push_back({method.id, "tried", fmt::format("{}: already tried ({}) and kept in the best", method.id, before)});
+  } else if (!retries.contains(method.id)) {
+    violations.push_back({method.id, "tried",
+                          fmt::format("{}: already tried ({}); to try it again, say what changed: "
+                                      "{{\"id\": \"{}\", \"{}\": \"...\"}}", method.id, before, method.id, kRetryField)});
+  } else if (tries > inputs.retries_per_method) {
+    violations.push_back({method.id, "retry_limit",
+                          fmt::format("{}: tried {} times in this run ({} last); the run allows {} retry(ies) per method",
+                                      method.id, tries, before, inputs.retries_per_method)});
+  }
+}
+
 void check_method(const Method& method, const MethodCatalog& catalog, const PlanInputs& inputs, const Facts& facts,
-                  std::vector<Violation>& violations) {
+                  const std::map<std::string, std::string>& retries, std::vector<Violation>& violations) {
   if (auto obstacle = catalog.arch_obstacle(method, inputs.arch)) {
     violations.push_back({method.id, "arch", fmt::format("{}: {} (target sm_{})", method.id, *obstacle, inputs.arch)});
   }
-  for (const HistoryEntry& entry : inputs.history) {
-    if (entry.id != method.id) continue;
-    violations.push_back({method.id, "tried",
-                          fmt::format("{}: already tried ({} in iteration {})", method.id, entry.status, entry.iteration)});
-  }
+  check_retry(method, inputs, retries, violations);
   for (const Condition& skip : method.skip) {
     Evaluation evaluation = skip.evaluate(facts);
     if (evaluation.truth != Truth::yes) continue;
@@ -75,8 +97,20 @@ std::vector<std::string> parse_methods_json(const nlohmann::json& document, cons
   return ids;
 }
 
+std::map<std::string, std::string> parse_retries(const nlohmann::json& document, const std::string& file) {
+  std::map<std::string, std::string> retries;
+  parse_methods_json(document, file);  // the same shape checks, the same messages
+  for (const nlohmann::json& entry : document["methods"]) {
+    if (!entry.is_object() || !entry.contains(kRetryField)) continue;
+    const nlohmann::json& reason = entry[kRetryField];
+    if (!reason.is_string()) throw input_error("{}: {}: \"{}\" must be text saying what changed", file, entry["id"].dump(), kRetryField);
+    if (!reason.get<std::string>().empty()) retries[entry["id"].get<std::string>()] = reason.get<std::string>();
+  }
+  return retries;
+}
+
 std::vector<Violation> validate_methods(const MethodCatalog& catalog, const std::vector<std::string>& ids,
-                                        const PlanInputs& inputs) {
+                                        const PlanInputs& inputs, const std::map<std::string, std::string>& retries) {
   const Facts facts = plan_facts(inputs);
   std::vector<Violation> violations;
   std::vector<const Method*> methods;
@@ -96,7 +130,7 @@ std::vector<Violation> validate_methods(const MethodCatalog& catalog, const std:
         violations.push_back({id, "conflict", fmt::format("{}: conflicts with {}", id, other->id)});
       }
     }
-    check_method(*method, catalog, inputs, facts, violations);
+    check_method(*method, catalog, inputs, facts, retries, violations);
     methods.push_back(method);
   }
   check_budget(methods, inputs, violations);

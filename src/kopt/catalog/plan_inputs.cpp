@@ -12,8 +12,11 @@ PlanInputs read_plan_inputs(const PlanEvidenceFiles& files, const PlanOverrides&
     inputs.roofline = parse_roofline_json(read_json_file(files.roofline), files.roofline.string());
     if (files.history_document) {
       inputs.history = parse_history_json(*files.history_document, "history.json");
+      inputs.retries_per_method = files.history_document->value(kRetriesField, kDefaultRetriesPerMethod);
     } else if (files.history) {
-      inputs.history = parse_history_json(read_json_file(*files.history), files.history->string());
+      const nlohmann::json history = read_json_file(*files.history);
+      inputs.history = parse_history_json(history, files.history->string());
+      inputs.retries_per_method = history.value(kRetriesField, kDefaultRetriesPerMethod);
     }
   } catch (const nlohmann::json::exception& e) {
     throw input_error("malformed plan input: {}", e.what());

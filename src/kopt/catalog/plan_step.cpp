@@ -28,9 +28,10 @@ PlanEvidenceFiles plan_evidence_files(const std::filesystem::path& dir, const Pl
 
 MethodsCheck check_methods_file(const std::filesystem::path& file, const MethodCatalog& methods,
                                 const std::optional<PlanInputs>& inputs) {
-  MethodsCheck check{.ids = parse_methods_json(read_json_file(file), file.string())};
+  const nlohmann::json document = read_json_file(file);
+  MethodsCheck check{.ids = parse_methods_json(document, file.string()), .retries = parse_retries(document, file.string())};
   if (inputs) {
-    check.violations = validate_methods(methods, check.ids, *inputs);
+    check.violations = validate_methods(methods, check.ids, *inputs, check.retries);
     return check;
   }
   for (const std::string& id : check.ids) {

@@ -4,6 +4,7 @@
 // the loop cannot answer differently.
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@ PlanEvidenceFiles plan_evidence_files(const std::filesystem::path& dir, const Pl
 
 struct MethodsCheck {
   std::vector<std::string> ids;        // as methods.json lists them
+  std::map<std::string, std::string> retries;  // id → what changed, for each method claimed again
   std::vector<Violation> violations;   // empty: the choice keeps every rule
   bool ok() const { return violations.empty(); }
 };

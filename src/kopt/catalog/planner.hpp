@@ -25,6 +25,7 @@ struct PlanInputs {
   ProfileEvidence profile;
   RooflineEvidence roofline;
   std::vector<HistoryEntry> history;
+  int retries_per_method = kDefaultRetriesPerMethod;  // history.json's bound on claiming a tried method again
   int arch = 90;
   std::optional<bool> fp32_exact;  // nullopt: unknown, and `spec.fp32_exact` is then missing
   std::string dtype;               // "fp32", or empty when unknown

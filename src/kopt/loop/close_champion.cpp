@@ -12,7 +12,10 @@ using json = nlohmann::json;
 std::string classify(const std::string& sass_status, const std::optional<VariantOutcome>& ablated) {
   if (sass_status == "missing" || sass_status == "switched_off") return "implementation_failed";
   if (!ablated || !ablated->passed || !ablated->versus_first) return "not_ablated";
-  return ablated->versus_first->verdict == "slower" ? "effective" : "ineffective";
+  const std::string& without = ablated->versus_first->verdict;
+  // Taking it out made the champion significantly faster: the method costs time here.
+  if (without == "faster") return "harmful";
+  return without == "slower" ? "effective" : "ineffective";
 }
 
 json ablate(Lab& lab, const RunFolder& run, int i, const Variant& champion, const std::vector<std::string>& methods,
@@ -40,10 +43,13 @@ json ablate(Lab& lab, const RunFolder& run, int i, const Variant& champion, cons
     variants.push_back(std::move(v));
   }
   std::vector<VariantOutcome> outcomes;
+  json gpu;
   if (variants.size() > 1) {
     std::vector<Variant> absolute;
     for (const Variant& v : variants) absolute.push_back(run.resolved(v));
-    outcomes = lab.measure({.variants = absolute}).outcomes;
+    Measurement m = lab.measure({.variants = absolute});
+    outcomes = std::move(m.outcomes);
+    gpu = std::move(m.gpu);
   }
   json rows = json::array();
   for (const std::string& id : methods) {
@@ -67,12 +73,12 @@ json ablate(Lab& lab, const RunFolder& run, int i, const Variant& champion, cons
     }
     rows.push_back(std::move(row));
   }
-  return {{"champion", champion}, {"methods", rows}, {"outcomes", outcomes}};
+  return {{"champion", champion}, {"methods", rows}, {"outcomes", outcomes}, {"gpu", gpu}};
 }
 
 ChampionSteps champion_steps(Lab& lab, const RunFolder& run, int i, const std::vector<Branch>& branches,
                              const std::vector<std::size_t>& finalists, const json& finals,
-                             const std::vector<std::string>& methods, const LoopContext& hooks) {
+                             const LoopContext& hooks) {
   const std::vector<VariantOutcome> final_outcomes = outcomes_of(finals);
   const std::optional<std::size_t> winner = pick_champion(final_outcomes);
   if (!winner) return {.ablation = nullptr};
@@ -87,13 +93,12 @@ ChampionSteps champion_steps(Lab& lab, const RunFolder& run, int i, const std::v
     return json(champion);
   });
   champion = chosen.get<Variant>();
-  say(hooks, fmt::format("{}: champion {} ({}); profiling it", iter_name(i), branch.name,
-                         describe_defines(champion.defines)));
+  say(hooks, fmt::format("{}: champion {} ({}); profiling it", iter_name(i), branch.name, branch.label));
   once(cdir / "profile" / "evidence.json", hooks, "profile", [&] {
     const Evidence e = lab.profile(run.resolved(champion), cdir / "profile");
     return json{{"ok", e.ok}, {"reason", e.reason}};
   });
-  std::vector<std::string> checked = methods;
+  std::vector<std::string> checked = branch.methods;
   for (const spec::MethodSwitch& s : switches_on(run.absolute(champion.kernel), champion.defines)) {
     if (std::ranges::find(checked, s.method_id) == checked.end()) checked.push_back(s.method_id);
   }

@@ -26,6 +26,38 @@ json time_spent(double wall, const ProcessTimes& processes, std::size_t branches
           {"kopt_s_per_branch", branches > 0 ? own / static_cast<double>(branches) : own}};
 }
 
+json switch_off_harmful(const RunFolder& run, const json& ablation, double champion_median) {
+  if (!ablation.is_object()) return nullptr;
+  Variant best = ablation.at("champion").get<Variant>();
+  const std::vector<spec::MethodSwitch> on = switches_on(run.absolute(best.kernel), best.defines);
+  std::vector<std::string> harmful;
+  for (const json& m : ablation.at("methods")) {
+    if (m.value("class", "") == "harmful") harmful.push_back(m.at("id"));
+  }
+  json off = json::array();
+  std::optional<double> measured;
+  for (const std::string& id : harmful) {
+    const auto sw = std::ranges::find(on, id, &spec::MethodSwitch::method_id);
+    const fs::path written = run.absolute(best.kernel).parent_path().parent_path() / "ablation" / id / "kernel.cu";
+    if (sw != on.end()) {
+      best.defines[sw->macro] = "0";
+    } else if (harmful.size() == 1 && fs::exists(written)) {
+      best.kernel = run.relative(written);
+    } else {
+      continue;
+    }
+    off.push_back(id);
+    for (const json& o : ablation.at("outcomes")) {
+      if (o.value("label", "") == "without " + id) measured = o.at("median_s").get<double>();
+    }
+  }
+  if (off.empty()) return nullptr;
+  best.label += " without " + off.front().get<std::string>() + (off.size() > 1 ? " and others" : "");
+  const bool one = off.size() == 1 && measured;
+  return {{"switched_off", off}, {"variant", best}, {"median_s", one ? *measured : champion_median},
+          {"median_from", one ? "ablation" : "champion"}};
+}
+
 json conclude(const RunFolder& run, int i, const RunState& state, const std::vector<Branch>& branches,
               const std::vector<std::string>& methods, const json& screen, const json& finals,
               const std::optional<std::string>& champion_name, const json& ablation, const json& time) {
@@ -35,7 +67,8 @@ json conclude(const RunFolder& run, int i, const RunState& state, const std::vec
   for (std::size_t k = 0; k < branches.size(); ++k) {
     const VariantOutcome& o = screened.at(k + 1);
     any_passed = any_passed || o.passed;
-    json row = {{"name", branches[k].name}, {"defines", branches[k].variant.defines}, {"outcome", o}};
+    json row = {{"name", branches[k].name}, {"label", branches[k].label}, {"defines", branches[k].variant.defines},
+                {"methods", branches[k].methods}, {"outcome", o}};
     branch_rows.push_back(std::move(row));
   }
   json document = {{"schema", kIterationSchema},
@@ -45,6 +78,7 @@ json conclude(const RunFolder& run, int i, const RunState& state, const std::vec
                    {"best_before", {{"label", state.best.label}, {"median_s", screened.at(0).median}}},
                    {"evidence_in", evidence_summary(run.iteration(i))},
                    {"methods_claimed", methods},
+                   {"retries", retries_of(branches)},
                    {"branches", branch_rows},
                    {"elapsed_s", time.at("wall_s")},
                    {"time", time}};
@@ -59,6 +93,14 @@ json conclude(const RunFolder& run, int i, const RunState& state, const std::vec
       document["best_before"]["median_s"] = final_outcomes[0].median;
     }
     document["methods"] = ablation.at("methods");
+    for (const std::string& id : methods) {  // claimed only by branches that lost: nothing was attributed
+      if (std::ranges::find(ablation.at("methods"), json(id), [](const json& m) { return m.at("id"); }) !=
+          ablation.at("methods").end()) continue;
+      document["methods"].push_back({{"id", id}, {"class", "tried"},
+                                     {"reason", "claimed only by branches that were not the champion"}});
+    }
+    const json next_best = switch_off_harmful(run, ablation, document.at("champion_median_s").get<double>());
+    if (!next_best.is_null()) document["best_after"] = next_best;
   } else {
     json rows = json::array();
     for (const std::string& id : methods) {

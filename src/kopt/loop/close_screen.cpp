@@ -9,8 +9,8 @@ using json = nlohmann::json;
 
 // What decides a branch's screen result: its source, defines and case, the device and driver
 // the run measures on, the run's settings and spec (tolerances and flags live there), and
-// kopt's timing method.
-VariantKey screen_key(const RunFolder& run, const RunState& state, const Variant& variant) {
+// kopt's timing method. `gpu_uuid` is the GPU's (empty: env.json's device, the run's first).
+VariantKey screen_key(const RunFolder& run, const RunState& state, const Variant& variant, const std::string& gpu_uuid) {
   const json env = fs::exists(run.root() / "env.json") ? read_json(run.root() / "env.json") : json::object();
   const json device = env.value("device", json::object());
   ContentHasher settings;
@@ -21,7 +21,7 @@ VariantKey screen_key(const RunFolder& run, const RunState& state, const Variant
   return {.source_hash = content_hash(read_file(run.absolute(variant.kernel))),
           .defines = variant.define_list(),
           .case_name = state.settings.timed_case,
-          .device_uuid = device.value("uuid", device.value("name", "")),
+          .device_uuid = !gpu_uuid.empty() ? gpu_uuid : device.value("uuid", device.value("name", "")),
           .driver_version = device.value("driver_api_version", 0),
           .kind = "screen",
           .settings_hash = settings.hex()};
@@ -32,10 +32,13 @@ VariantKey screen_key(const RunFolder& run, const RunState& state, const Variant
 // measured again: its earlier outcome is used, and listed under "cached".
 json screen_branches(Lab& lab, const RunFolder& run, int i, const RunState& state, const Variant& best,
                      const std::vector<Branch>& branches, const LoopContext& context) {
+  // Looked up on the GPU the run measures on now; stored under the GPU the screen ran on, so
+  // that a run resumed on another GPU never files that GPU's outcomes under the first's.
+  const std::string now_on = state.gpus.empty() ? "" : state.gpus.back().value("uuid", "");
   std::vector<std::optional<VariantOutcome>> cached(branches.size());
   if (context.cache != nullptr) {
     for (std::size_t k = 0; k < branches.size(); ++k) {
-      if (auto hit = context.cache->find(screen_key(run, state, branches[k].variant))) {
+      if (auto hit = context.cache->find(screen_key(run, state, branches[k].variant, now_on))) {
         cached[k] = hit->get<VariantOutcome>();
         cached[k]->label = branches[k].variant.label;
       }
@@ -51,7 +54,7 @@ json screen_branches(Lab& lab, const RunFolder& run, int i, const RunState& stat
   if (!m.detail.is_null()) write_json(run.iteration(i) / "screen_bench.json", m.detail);
 
   std::vector<Variant> variants = {best};
-  Measurement combined{.outcomes = {m.outcomes.at(0)}};
+  Measurement combined{.outcomes = {m.outcomes.at(0)}, .gpu = m.gpu};
   json from_cache = json::array();
   std::size_t next = 1;
   for (std::size_t k = 0; k < branches.size(); ++k) {
@@ -61,7 +64,10 @@ json screen_branches(Lab& lab, const RunFolder& run, int i, const RunState& stat
       from_cache.push_back(branches[k].name);
     } else {
       combined.outcomes.push_back(m.outcomes.at(next++));
-      if (context.cache != nullptr) context.cache->store(screen_key(run, state, branches[k].variant), combined.outcomes.back());
+      if (context.cache != nullptr) {
+        const std::string ran_on = m.gpu.is_object() ? m.gpu.value("uuid", "") : "";
+        context.cache->store(screen_key(run, state, branches[k].variant, ran_on), combined.outcomes.back());
+      }
     }
     write_json(run.branches(i) / branches[k].name / "bench.json", combined.outcomes.back());
   }

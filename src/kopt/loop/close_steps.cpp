@@ -26,7 +26,7 @@ std::vector<spec::MethodSwitch> switches_on(const fs::path& kernel, const Define
 }
 
 json measurement_json(const std::vector<Variant>& variants, const Measurement& m) {
-  json document = {{"variants", variants}, {"outcomes", m.outcomes}};
+  json document = {{"variants", variants}, {"outcomes", m.outcomes}, {"gpu", m.gpu}};
   if (m.reference_median) document["reference_median_s"] = *m.reference_median;
   return document;
 }

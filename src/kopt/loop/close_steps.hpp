@@ -4,6 +4,7 @@
 // exposed so that each step is unit-tested on its own (tests/unit/loop/close_steps_test.cpp).
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kopt/catalog/planner.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/loop/lab.hpp"
 #include "kopt/loop/run_loop.hpp"
@@ -60,7 +62,37 @@ struct Branch {
   std::string name;
   Variant variant;  // kernel relative to the run
   bool own_kernel = false;
+  std::vector<std::string> methods;             // what it claims: its own methods.json, else the iteration's
+  bool own_methods = false;                     // from bK/methods.json
+  std::map<std::string, std::string> retries;   // a method tried before → what changed
+  std::string label;                            // for people: its content hash or defines, and its methods
 };
+
+// ---- close_gpu.cpp ----
+
+// One entry of state.json's "gpus": the GPU, since which iteration, and the baseline there.
+nlohmann::json gpu_record(const nlohmann::json& gpu, int since_iteration, double baseline_median_s);
+// A measurement of iteration `i` ran on `measured_on`. When that is not the run's GPU (a run
+// resumed on another machine), the baseline and the best are measured again there,
+// interleaved (iterN/rebaseline_<uuid>.json, once), and `state` takes their medians and the
+// new GPU before any speedup is stated: a speedup never divides times of two GPUs.
+void follow_gpu(Lab& lab, const RunFolder& run, int i, RunState& state, const nlohmann::json& measured_on,
+                const LoopContext& hooks);
+
+// ---- close_branches.cpp ----
+
+// "kernel.cu 1a2b3c4d [memory.coalescing]", "BM=128 BN=64": what a branch is, for kopt.log,
+// iteration.json and the summary's frontier (a rewritten kernel has no defines to tell it by).
+std::string branch_label(const Branch& branch, const std::filesystem::path& kernel);
+// The branches a driver wrote, in natural order, each with its methods (its own
+// bK/methods.json, else the iteration's methods.json), every file checked against the
+// catalog's rules for `inputs`: input_error naming each violation, or a missing file.
+std::vector<Branch> read_branches(const RunFolder& run, int i, const RunState& state,
+                                  const std::optional<catalog::PlanInputs>& inputs);
+// Every method some branch claims, in the order first claimed.
+std::vector<std::string> claimed_methods(const std::vector<Branch>& branches);
+// {"method id": "what changed"} over every branch that claims a method again.
+nlohmann::json retries_of(const std::vector<Branch>& branches);
 
 // ---- close_screen.cpp ----
 
@@ -91,11 +123,20 @@ struct ChampionSteps {
   nlohmann::json ablation;          // ablation.json's document, or null
 };
 // The champion's copy, profile, SASS check and ablation, each once.
+// The methods checked and ablated are the champion's own claims (and its switches that are on).
 ChampionSteps champion_steps(Lab& lab, const RunFolder& run, int i, const std::vector<Branch>& branches,
                              const std::vector<std::size_t>& finalists, const nlohmann::json& finals,
-                             const std::vector<std::string>& methods, const LoopContext& hooks);
+                             const LoopContext& hooks);
 
 // ---- close_conclude.cpp ----
+
+// The best the next iteration starts from when the ablation found harmful methods (taking
+// them out made the champion significantly faster): the champion with each harmful method's
+// switch at 0, or, for a lone harmful method the driver ablated with its own kernel, that
+// kernel. Its median is the ablation's measurement of it when one method was switched off,
+// else the champion's (several were never measured together). Null when none was harmful
+// or none can be switched off.
+nlohmann::json switch_off_harmful(const RunFolder& run, const nlohmann::json& ablation, double champion_median);
 
 nlohmann::json evidence_summary(const std::filesystem::path& dir);
 nlohmann::json time_spent(double wall, const ProcessTimes& processes, std::size_t branches);

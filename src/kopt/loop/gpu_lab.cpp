@@ -202,6 +202,7 @@ Measurement GpuLab::measure(const MeasureRequest& request) {
     options.kernel_defines.push_back(variant.define_list());
     options.labels.push_back(variant.label);
   }
+  result.gpu = gpu_identity(device_.value("device", nlohmann::json()));
   measure::BenchReport bench = bench_surviving_faults(passing, options, context, result.outcomes);
   // Indices line up only when no variant was dropped for faulting while timed.
   if (request.witness_ncu && !bench.variants.empty() && bench.checks.size() == passing.size()) {

@@ -2,6 +2,14 @@
 
 namespace kopt::loop {
 
+nlohmann::json gpu_identity(const nlohmann::json& device) {
+  if (!device.is_object()) return nullptr;
+  return {{"uuid", device.value("uuid", "")},
+          {"name", device.value("name", "")},
+          {"sm_clock_khz", device.value("sm_clock_khz", 0)},
+          {"clocks", "as_found"}};
+}
+
 void to_json(nlohmann::json& out, const VersusFirst& v) {
   out = {{"verdict", v.verdict}, {"ratio", v.ratio}, {"ci", {v.low, v.high}}};
 }

@@ -34,8 +34,14 @@ struct VariantOutcome {
   std::optional<VersusFirst> versus_first;  // every passing variant but the first
 };
 
+// The GPU a measurement ran on, from a device's properties (run/device_info.hpp's JSON):
+// {"uuid", "name", "sm_clock_khz", "clocks": "as_found"} — kopt times at the clocks it finds
+// and never locks them, so the policy is recorded with the boost clock the device reports.
+nlohmann::json gpu_identity(const nlohmann::json& device);
+
 struct Measurement {
   std::vector<VariantOutcome> outcomes;   // in the order asked
+  nlohmann::json gpu;                     // gpu_identity of the device it ran on; null when none was reached
   std::optional<double> reference_median; // a timed reference, when asked for and there is one
   nlohmann::json detail;                  // the bench report (bench.json's format, every sample); a simulated one has no device
 };

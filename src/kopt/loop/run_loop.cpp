@@ -50,50 +50,6 @@ void write_plan(const RunFolder& run, int i, const json& history) {
   write_json(dir / "plan.json", catalog::plan_document(catalog::load_method_catalog(), plan_inputs(dir, history)));
 }
 
-std::vector<Branch> read_branches(const RunFolder& run, int i, const RunState& state) {
-  std::vector<Branch> branches;
-  for (const std::string& name : branch_names(run, i)) {
-    const fs::path dir = run.branches(i) / name;
-    Branch b{.name = name, .own_kernel = fs::exists(dir / "kernel.cu")};
-    b.variant.label = iter_name(i) + "/" + name;
-    b.variant.kernel = b.own_kernel ? run.relative(dir / "kernel.cu") : state.best.kernel;
-    // A branch without its own kernel is the best kernel with its defines changed.
-    if (!b.own_kernel) b.variant.defines = state.best.defines;
-    if (fs::exists(dir / "variant.json")) {
-      const fs::path file = dir / "variant.json";
-      const json document = read_json(file);
-      const json defines = document.is_object() ? document.value("defines", json::object()) : json();
-      if (!defines.is_object()) throw input_error("{}: \"defines\" must be an object of NAME: value", file.string());
-      for (const auto& [name_, value] : defines.items()) {
-        b.variant.defines[name_] = value.is_string() ? value.get<std::string>() : value.dump();
-        spec::check_define(name_, b.variant.defines[name_], file.string());
-      }
-    }
-    if (!b.own_kernel && !fs::exists(dir / "variant.json")) {
-      throw input_error("{}: a branch needs kernel.cu or variant.json", dir.string());
-    }
-    branches.push_back(std::move(b));
-  }
-  if (branches.empty()) {
-    throw input_error("{}: no branches: write {}/b1/kernel.cu (or variant.json) first", run.branches(i).string(),
-                      run.branches(i).string());
-  }
-  return branches;
-}
-
-std::vector<std::string> validated_methods(const RunFolder& run, int i, const RunState& state) {
-  const fs::path file = run.iteration(i) / "methods.json";
-  if (!fs::exists(file)) throw input_error("{}: missing: write the methods this iteration tries first", file.string());
-  const catalog::MethodsCheck check = catalog::check_methods_file(file, catalog::load_method_catalog(),
-                                                                  plan_inputs(run.iteration(i), method_history(run, state)));
-  if (!check.ok()) {
-    std::string all;
-    for (const catalog::Violation& v : check.violations) all += (all.empty() ? "" : "; ") + v.message;
-    throw input_error("{}: {} violation(s) of the catalog's rules: {}", file.string(), check.violations.size(), all);
-  }
-  return check.ids;
-}
-
 }  // namespace
 
 json method_history(const RunFolder& run, const RunState& state) {
@@ -110,7 +66,7 @@ json method_history(const RunFolder& run, const RunState& state) {
       methods.push_back({{"id", m.at("id")}, {"status", status}, {"iteration", it.index}});
     }
   }
-  return {{"methods", methods}};
+  return {{"methods", methods}, {catalog::kRetriesField, state.settings.retries}};
 }
 
 RunState init_run(Lab& lab, const InitRequest& request, const LoopContext& hooks) {
@@ -152,6 +108,7 @@ RunState init_run(Lab& lab, const InitRequest& request, const LoopContext& hooks
   if (bench.contains("reference_median_s")) state.reference_median_s = bench["reference_median_s"].get<double>();
   state.best = state.baseline;
   state.best_median_s = baseline.median;
+  if (bench.contains("gpu") && bench["gpu"].is_object()) state.gpus.push_back(gpu_record(bench["gpu"], 0, baseline.median));
   state.iterations = {{.index = 1}};
   copy_evidence(run.baseline() / "profile", run.iteration(1));
   write_plan(run, 1, method_history(run, state));
@@ -179,21 +136,23 @@ json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteratio
   const auto start = hooks.clock->now();
   const ProcessTimes processes_before = lab.process_times();
 
-  const std::vector<std::string> methods = validated_methods(run, i, state);
-  const std::vector<Branch> branches = read_branches(run, i, state);
+  const std::vector<Branch> branches = read_branches(run, i, state, plan_inputs(dir, method_history(run, state)));
+  const std::vector<std::string> methods = claimed_methods(branches);
   Variant best = state.best;
   best.label = "best";
 
   say(hooks, fmt::format("{}: measuring {} branch(es) against the best", iter_name(i), branches.size()));
   const json screen = once(dir / "screen.json", kMeasurementSchema, hooks, "screen",
                            [&] { return screen_branches(lab, run, i, state, best, branches, hooks); });
+  follow_gpu(lab, run, i, state, screen.value("gpu", json()), hooks);
 
   const std::vector<VariantOutcome> screened = outcomes_of(screen);
   const std::vector<std::size_t> finalists = pick_finalists(screened, state.settings.finalists);
   say(hooks, fmt::format("{}: re-measuring {} finalist(s) interleaved with the best", iter_name(i), finalists.size()));
   const json finals = once(dir / "finals.json", kMeasurementSchema, hooks, "finals",
                            [&] { return measure_finals(lab, run, i, best, branches, finalists); });
-  const ChampionSteps champion = champion_steps(lab, run, i, branches, finalists, finals, methods, hooks);
+  follow_gpu(lab, run, i, state, finals.value("gpu", json()), hooks);
+  const ChampionSteps champion = champion_steps(lab, run, i, branches, finalists, finals, hooks);
   const std::optional<std::string>& champion_name = champion.name;
   const json& ablation = champion.ablation;
 
@@ -214,6 +173,10 @@ json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteratio
     state.best = read_json(run.champion(i) / "variant.json").get<Variant>();
     state.best_iteration = i;
     state.best_median_s = verdict.at("champion_median_s");
+    if (verdict.contains("best_after")) {  // the champion with its harmful methods switched off
+      state.best = verdict["best_after"].at("variant").get<Variant>();
+      state.best_median_s = verdict["best_after"].at("median_s");
+    }
     if (has_evidence(run.champion(i) / "profile")) {
       next_evidence = run.champion(i) / "profile";
       near_peak = read_json(next_evidence / "roofline.json").value("near_peak", false);
@@ -248,7 +211,8 @@ void stop_run(const RunFolder& run, const std::string& reason) {
 
 json next_step(const RunFolder& run, const RunState& state) {
   json next = {{"schema", "kopt.next/1"}, {"run", run.root().string()}, {"iteration", state.current},
-               {"finished", state.finished}};
+               {"finished", state.finished}, {"baseline_median_s", state.baseline_median_s},
+               {"best_median_s", state.best_median_s}};
   if (state.finished) {
     next["stop_reason"] = state.stop_reason;
     next["command"] = fmt::format("kopt finalize {}", run.root().string());
@@ -259,8 +223,13 @@ json next_step(const RunFolder& run, const RunState& state) {
   next["read"] = {it + "/profile.json", it + "/ncu_top.json", it + "/roofline.json", it + "/plan.json",
                   it + "/history.json"};
   json write = json::array();
-  if (!fs::exists(dir / "methods.json")) write.push_back(it + "/methods.json");
-  if (branch_names(run, state.current).empty()) {
+  const std::vector<std::string> names = branch_names(run, state.current);
+  // Branches that each claim their own methods need no iteration-wide methods.json.
+  const bool each_claims = !names.empty() && std::ranges::all_of(names, [&](const std::string& name) {
+    return fs::exists(run.branches(state.current) / name / "methods.json");
+  });
+  if (!fs::exists(dir / "methods.json") && !each_claims) write.push_back(it + "/methods.json");
+  if (names.empty()) {
     for (int k = 1; k <= state.settings.branches; ++k) write.push_back(fmt::format("{}/branches/b{}/kernel.cu", it, k));
   }
   next["write"] = write;

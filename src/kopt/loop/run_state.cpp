@@ -26,7 +26,8 @@ void to_json(json& out, const RunState& s) {
          {"settings",
           {{"iterations", s.settings.iterations}, {"branches", s.settings.branches},
            {"finalists", s.settings.finalists}, {"min_effect", s.settings.min_effect},
-           {"timed_case", s.settings.timed_case}, {"seeds", s.settings.seeds}}},
+           {"timed_case", s.settings.timed_case}, {"seeds", s.settings.seeds},
+           {"retries", s.settings.retries}}},
          {"created", s.created},
          {"baseline", s.baseline},
          {"baseline_median_s", s.baseline_median_s},
@@ -37,7 +38,8 @@ void to_json(json& out, const RunState& s) {
          {"current", s.current},
          {"iterations", iterations},
          {"finished", s.finished},
-         {"stop_reason", s.stop_reason}};
+         {"stop_reason", s.stop_reason},
+         {"gpus", s.gpus}};
 }
 
 void from_json(const json& in, RunState& s) {
@@ -47,7 +49,8 @@ void from_json(const json& in, RunState& s) {
   const json& settings = in.at("settings");
   s.settings = {.iterations = settings.at("iterations"), .branches = settings.at("branches"),
                 .finalists = settings.at("finalists"), .min_effect = settings.at("min_effect"),
-                .timed_case = settings.at("timed_case"), .seeds = settings.value("seeds", 3)};
+                .timed_case = settings.at("timed_case"), .seeds = settings.value("seeds", 3),
+                .retries = settings.value("retries", catalog::kDefaultRetriesPerMethod)};
   s.created = in.at("created");
   s.baseline = in.at("baseline").get<Variant>();
   s.baseline_median_s = in.at("baseline_median_s");
@@ -63,6 +66,7 @@ void from_json(const json& in, RunState& s) {
   }
   s.finished = in.at("finished");
   s.stop_reason = in.at("stop_reason");
+  s.gpus = in.value("gpus", json::array());
 }
 
 fs::path RunFolder::absolute(const fs::path& stored) const { return stored.is_absolute() ? stored : root_ / stored; }
@@ -88,20 +92,54 @@ json read_json(const fs::path& path) {
 
 void write_json(const fs::path& path, const json& document) { write_file_atomic(path, document.dump(2) + "\n"); }
 
+namespace {
+
+// A path as state.json keeps it: relative to the run folder, so that a run moved together
+// with its kernel's folder (or a workspace holding both) still finds it.
+fs::path relative_to(const fs::path& path, const fs::path& root) {
+  if (!path.is_absolute()) return path;
+  const fs::path rel = path.lexically_normal().lexically_relative(fs::absolute(root).lexically_normal());
+  return rel.empty() ? path : rel;
+}
+
+// A path read from state.json: one relative to the run folder made absolute; an absolute
+// one (a run written by a kopt before 2026-12) as it is.
+fs::path resolved_from(const fs::path& stored, const fs::path& root) {
+  return stored.is_absolute() ? stored : (fs::absolute(root) / stored).lexically_normal();
+}
+
+}  // namespace
+
+void require_inputs(const RunState& state) {
+  if (state.spec && !fs::exists(*state.spec)) {
+    throw input_error("{}: the run's spec is missing (state.json leads here, relative to the run folder): move the "
+                      "kernel's folder along with the run", state.spec->string());
+  }
+}
+
 RunState RunFolder::load() const {
   if (!exists()) throw input_error("{}: not a kopt run (no state.json); start one with kopt init", root_.string());
   const json document = read_json(state_file());
   if (!document.is_object() || document.value("schema", "") != kStateSchema) {
     throw input_error("{}: schema is not {}", state_file().string(), kStateSchema);
   }
+  RunState state;
   try {
-    return document.get<RunState>();
+    state = document.get<RunState>();
   } catch (const json::exception& e) {
     throw input_error("{}: malformed: {}", state_file().string(), e.what());
   }
+  state.kernel = resolved_from(state.kernel, root_);
+  if (state.spec) state.spec = resolved_from(*state.spec, root_);
+  return state;
 }
 
-void RunFolder::save(const RunState& state) const { write_json(state_file(), state); }
+void RunFolder::save(const RunState& state) const {
+  RunState stored = state;
+  stored.kernel = relative_to(state.kernel, root_);
+  if (state.spec) stored.spec = relative_to(*state.spec, root_);
+  write_json(state_file(), stored);
+}
 
 RunLock::RunLock(const RunFolder& run) {
   create_folders(run.root());

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kopt/catalog/evidence.hpp"
 #include "kopt/loop/variant.hpp"
 
 namespace kopt::loop {
@@ -23,6 +24,7 @@ struct RunSettings {
   double min_effect = 0.01; // "faster" needs the ratio's interval beyond this
   std::string timed_case;   // the case timed and profiled (empty: the first); correctness on all
   int seeds = 3;
+  int retries = catalog::kDefaultRetriesPerMethod;  // times one method may be claimed again, with what changed
 };
 
 struct IterationState {
@@ -34,8 +36,10 @@ struct IterationState {
 };
 
 struct RunState {
-  std::filesystem::path kernel;                 // the original kernel, as given
-  std::optional<std::filesystem::path> spec;    // the spec used (--spec), else beside the kernel
+  // The original kernel and the spec used: absolute in memory; state.json keeps them relative
+  // to the run folder (RunFolder::save), so a run moved with its kernel's folder still works.
+  std::filesystem::path kernel;
+  std::optional<std::filesystem::path> spec;
   std::vector<std::string> dims;                // --dim NAME=VALUE, applied to every case
   RunSettings settings;
   std::string created;                          // UTC, ISO 8601
@@ -49,10 +53,18 @@ struct RunState {
   std::vector<IterationState> iterations;
   bool finished = false;
   std::string stop_reason;                      // iterations_done | near_peak | time_budget | ...
+  // The GPUs the run measured on, in order; the last is the one its medians are of. Each is
+  // gpu_identity (uuid, name, clocks) with "since_iteration" (0: init) and the baseline's
+  // median there. Empty for a run made before kopt kept it (env.json's device then stands).
+  nlohmann::json gpus = nlohmann::json::array();
 };
 
 void to_json(nlohmann::json& out, const RunState& state);
 void from_json(const nlohmann::json& in, RunState& state);
+
+// input_error when the run's spec is gone (a run moved without its kernel's folder): one
+// line naming the path state.json leads to. Measuring needs the spec; reading a run does not.
+void require_inputs(const RunState& state);
 
 // Paths of one run folder.
 class RunFolder {

@@ -25,6 +25,8 @@ SimulatedLab::SimulatedLab(const fs::path& model_file) {
     samples_ = model.value("samples", samples_);
     factors_ = model.value("factors", factors_);
     fails_ = model.value("fails", fails_);
+    content_factors_ = model.value("content_factors", content_factors_);
+    content_fails_ = model.value("content_fails", content_fails_);
     if (model.contains("reference_seconds")) reference_seconds_ = model["reference_seconds"].get<double>();
     evidence_dir_ = model_file.parent_path() / model.at("evidence").get<std::string>();
     for (const json& id : model.value("sass_missing", json::array())) sass_missing_.insert(id.get<std::string>());
@@ -41,6 +43,13 @@ void SimulatedLab::count_call() {
 double SimulatedLab::model_seconds(const Variant& variant) const {
   double seconds = base_seconds_;
   if (auto f = factors_.find(variant.kernel.filename().string()); f != factors_.end()) seconds *= f->second;
+  if (!content_factors_.empty()) {
+    // Keyed on what the source says, not its name: every branch of a driver is a kernel.cu.
+    const std::string source = read_file(variant.kernel);
+    for (const auto& [text, factor] : content_factors_) {
+      if (source.find(text) != std::string::npos) seconds *= factor;
+    }
+  }
   for (const auto& [name, value] : variant.defines) {
     if (auto f = factors_.find(name + "=" + value); f != factors_.end()) seconds *= f->second;
   }
@@ -51,15 +60,23 @@ std::optional<std::string> SimulatedLab::model_failure(const Variant& variant) c
   for (const auto& [name, value] : variant.defines) {
     if (auto f = fails_.find(name + "=" + value); f != fails_.end()) return f->second;
   }
+  if (!content_fails_.empty()) {
+    const std::string source = read_file(variant.kernel);
+    for (const auto& [text, failure] : content_fails_) {
+      if (source.find(text) != std::string::npos) return failure;
+    }
+  }
   return std::nullopt;
 }
 
 namespace {
 
-// The same variant always draws the same samples: the seed is its source name and defines.
+// The same variant always draws the same samples: the seed is its source (name and
+// content: a champion's copy draws as its branch did) and defines.
 std::vector<double> draw_samples(const Variant& variant, double seconds, double noise, std::size_t count) {
   ContentHasher hasher;
   hasher.add(variant.kernel.filename().string());
+  if (std::filesystem::exists(variant.kernel)) hasher.add(read_file(variant.kernel));
   for (const auto& [name, value] : variant.defines) hasher.add(name).add(value);
   std::mt19937_64 rng(std::stoull(hasher.hex().substr(0, 15), nullptr, 16));
   std::normal_distribution<double> normal(0.0, 1.0);
@@ -84,7 +101,7 @@ measure::VariantReport simulated_variant_report(const std::string& label, const 
 Measurement SimulatedLab::measure(const MeasureRequest& request) {
   count_call();
   variants_measured_ += static_cast<int>(request.variants.size());
-  Measurement result;
+  Measurement result{.gpu = gpu_identity(environment_.value("device", json()))};
   // The bench report a GPU lab keeps beside screen.json and finals.json, made of the drawn
   // samples, so that a dry run sees the same files (kopt.bench; no device, no checks).
   measure::BenchReport bench{.mode = "cold"};

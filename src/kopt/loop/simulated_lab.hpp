@@ -3,9 +3,11 @@
 // agent's driver script, run the real state machine on it (`--simulate MODEL.json`).
 //
 // The model (kopt.lab_model/1) gives a variant's time as base_seconds times a factor per
-// define ("BM=128": 0.5) and per kernel file name; samples are drawn around that time with
+// define ("BM=128": 0.5), per kernel file name, and per text its source contains
+// ("content_factors": {"float4": 0.5}: how a rewritten kernel.cu branch is rehearsed); samples are drawn around that time with
 // a fixed seed per variant, so every answer is reproducible, and verdicts come from the same
-// statistics as a real measurement. "fails" makes a define fail its check; the evidence
+// statistics as a real measurement. "fails" makes a define fail its check ("content_fails" a
+// text of the source); the evidence
 // folder holds the profile.json, ncu_top.json and roofline.json every profile returns;
 // "sass_missing" names the methods whose signature is absent. Each measurement also gives the
 // bench report a GPU lab gives (screen_bench.json, finals_bench.json), of the drawn samples.
@@ -47,6 +49,8 @@ class SimulatedLab final : public Lab {
   std::size_t samples_ = 40;
   std::map<std::string, double> factors_;          // "NAME=VALUE" or a kernel file name
   std::map<std::string, std::string> fails_;       // "NAME=VALUE" → the failure
+  std::map<std::string, double> content_factors_;  // a text the kernel's source contains → its factor
+  std::map<std::string, std::string> content_fails_;  // a text the kernel's source contains → the failure
   std::optional<double> reference_seconds_;
   std::filesystem::path evidence_dir_;
   std::set<std::string> sass_missing_;

@@ -145,7 +145,8 @@ BarChart bar_chart(const std::string& title, const std::string& unit, const json
 
 const SeriesColours kGapColours = {{"compute", "#d62728"}, {"memory", "#1f77b4"}, {"latency", "#ff7f0e"}};
 const SeriesColours kMethodColours = {{"effective", "#2ca02c"}, {"ineffective", "#999999"},
-                                      {"implementation_failed", "#d62728"}, {"tried", "#ff7f0e"}};
+                                      {"implementation_failed", "#d62728"}, {"tried", "#ff7f0e"},
+                                      {"harmful", "#9467bd"}};
 
 std::string roofline_title(const json& roof) {
   const std::string roofs = roof.value("peaks_source", "").empty() ? "" : " (" + roof.value("peaks_source", "") + " roofs)";

@@ -68,13 +68,27 @@ json champion_median(const json& iteration) {
   return nullptr;
 }
 
-// The 95 % interval of a variant's median from its bench.json (an outcome, or a measurement
-// whose first outcome it is); null when absent.
-json median_ci(const fs::path& file) {
-  const json doc = file_or_null(file);
-  if (doc.is_null()) return nullptr;
-  const json& outcome = doc.contains("outcomes") ? doc["outcomes"].at(0) : doc;
-  return outcome.value("median_ci_s", json());
+// The 95 % interval of the median `median_s`, from the measurement that gave it: the
+// baseline's, a champion's, an ablation's (a best with a harmful method switched off) or a
+// re-measurement on another GPU. Null when none of them holds that median.
+json ci_of_median(const loop::RunFolder& run, const loop::RunState& state, double median_s) {
+  std::vector<fs::path> files = {run.baseline() / "bench.json"};
+  for (const loop::IterationState& it : state.iterations) {
+    files.push_back(run.champion(it.index) / "bench.json");
+    files.push_back(run.iteration(it.index) / "ablation.json");
+    for (const json& gpu : state.gpus) {
+      files.push_back(run.iteration(it.index) / ("rebaseline_" + gpu.value("uuid", "") + ".json"));
+    }
+  }
+  for (const fs::path& file : files) {
+    const json doc = file_or_null(file);
+    if (doc.is_null()) continue;
+    const json outcomes = doc.contains("outcomes") ? doc["outcomes"] : json::array({doc});
+    for (const json& o : outcomes) {
+      if (o.value("median_s", -1.0) == median_s) return o.value("median_ci_s", json());
+    }
+  }
+  return nullptr;
 }
 
 // FLOP and bytes per call of the timed case, from the spec's [work] formulas: where the
@@ -123,9 +137,9 @@ json run_summary(const loop::RunFolder& run) {
     summary["reference_median_s"] = *state.reference_median_s;
     summary["speedup_vs_reference"] = *state.reference_median_s / state.best_median_s;
   }
-  summary["baseline_median_ci_s"] = median_ci(run.baseline() / "bench.json");
-  summary["best_median_ci_s"] = state.best_iteration == 0 ? summary["baseline_median_ci_s"]
-                                                          : median_ci(run.champion(state.best_iteration) / "bench.json");
+  summary["baseline_median_ci_s"] = ci_of_median(run, state, state.baseline_median_s);
+  summary["best_median_ci_s"] = ci_of_median(run, state, state.best_median_s);
+  summary["gpus"] = state.gpus;
   summary["work"] = spec_work(state);
   const json baseline_roofline = file_or_null(run.baseline() / "profile" / "roofline.json");
   summary["baseline_roofline"] = baseline_roofline;
@@ -143,6 +157,7 @@ json run_summary(const loop::RunFolder& run) {
       ++passed;
       if (doc.value("champion", json()) != b.at("name")) {
         frontier.push_back({{"iteration", it.index}, {"branch", b.at("name")}, {"defines", b.at("defines")},
+                            {"label", b.value("label", "")},
                             {"median_s", o.at("median_s")},
                             {"versus_best", o.value("versus_first", json())}});
       }
@@ -150,6 +165,10 @@ json run_summary(const loop::RunFolder& run) {
     for (const json& m : doc.value("methods", json::array())) {
       json row = m;
       row["iteration"] = it.index;
+      if (doc.contains("best_after")) {  // a harmful method was switched off in the next best
+        const json& off = doc["best_after"].at("switched_off");
+        row["switched_off"] = std::find(off.begin(), off.end(), m.at("id")) != off.end();
+      }
       ledger.push_back(row);
       if (m.value("class", "") == "implementation_failed" || m.value("class", "") == "tried") {
         rejected.push_back({{"iteration", it.index}, {"what", m.at("id")},
@@ -197,6 +216,19 @@ std::string loop_overhead_text(const json& iterations) {
          per_iteration + ".\n";
 }
 
+// Which GPU the medians are of, and each GPU the run moved to (its baseline measured again there).
+std::string gpus_text(const json& gpus) {
+  if (gpus.size() < 2) return "";
+  std::string text = "\nMeasured on more than one GPU; each move re-measured the baseline and the best there, so every "
+                     "speedup divides times of one GPU:";
+  for (const json& g : gpus) {
+    text += fmt::format(" {} {} from iteration {} (baseline {});", g.value("name", ""), g.value("uuid", ""),
+                        g.value("since_iteration", 0), format_us(g.value("baseline_median_s", 0.0)));
+  }
+  text.back() = '.';
+  return text + "\n";
+}
+
 }  // namespace
 
 std::string format_run_summary(const json& s) {
@@ -214,6 +246,7 @@ std::string format_run_summary(const json& s) {
   const json& best = s.at("best");
   md += fmt::format(".\nBest: `{}` with {} (iteration {}).\n\n", best.at("kernel").get<std::string>(),
                     defines_text(best.at("defines")), s.at("best_iteration").get<int>());
+  md += gpus_text(s.value("gpus", json::array()));
 
   md += "## Iterations\n\n| iter | bound going in | gaps compute / memory / latency | methods | branches passed | champion | speedup vs best (95 % CI) | verdict | time |\n"
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
@@ -237,7 +270,9 @@ std::string format_run_summary(const json& s) {
 
   md += "\n## Method ledger\n\nEach method of a champion, removed again (ablation): the time without it over the time "
         "with it, interleaved, with its 95 % interval. *effective*: removing it is significantly slower and its SASS "
-        "signature is present; *ineffective*: no measurable effect; *implementation_failed*: its signature is absent.\n\n";
+        "signature is present; *ineffective*: no measurable effect; *harmful*: removing it is significantly faster, so "
+        "it was switched off in the best that followed (*off* below); *implementation_failed*: its signature is "
+        "absent; *tried*: no champion (or not the champion's), nothing attributed.\n\n";
   if (s.at("ledger").empty()) md += "No method was claimed or ablated.\n";
   else md += "| iter | method | class | time without / with (95 % CI) | SASS | ablated by |\n| --- | --- | --- | --- | --- | --- |\n";
   for (const json& m : s.at("ledger")) {
@@ -246,21 +281,22 @@ std::string format_run_summary(const json& s) {
       ratio = fmt::format("{:.3f} [{:.3f}, {:.3f}]", m.at("time_ratio_without").get<double>(),
                           m.at("time_ratio_without_ci").at(0).get<double>(), m.at("time_ratio_without_ci").at(1).get<double>());
     }
-    md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", m.at("iteration").get<int>(), m.at("id").get<std::string>(),
-                      m.value("class", "–"), ratio, sass_status_text(m.value("sass", "–")),
+    md += fmt::format("| {} | {} | {}{} | {} | {} | {} |\n", m.at("iteration").get<int>(), m.at("id").get<std::string>(),
+                      m.value("class", "–"), m.value("switched_off", false) ? " (off)" : "", ratio, sass_status_text(m.value("sass", "–")),
                       m.contains("ablation") && m["ablation"].is_string() ? m["ablation"].get<std::string>() : "–");
   }
 
   md += "\n## Frontier\n\nBranches that passed but did not win, fastest first (their time against the best of their "
         "iteration).\n\n";
   if (s.at("frontier").empty()) md += "None.\n";
-  else md += "| iter | branch | defines | median | vs best |\n| --- | --- | --- | --- | --- |\n";
+  else md += "| iter | branch | what (content hash, defines, methods) | median | vs best |\n| --- | --- | --- | --- | --- |\n";
   std::size_t shown = 0;
   for (const json& f : s.at("frontier")) {
     if (++shown > 15) break;
     const json& v = f.at("versus_best");
     md += fmt::format("| {} | {} | {} | {} | {} |\n", f.at("iteration").get<int>(), f.at("branch").get<std::string>(),
-                      defines_text(f.at("defines")), format_us(f.at("median_s")),
+                      f.value("label", "").empty() ? defines_text(f.at("defines")) : f.at("label").get<std::string>(),
+                      format_us(f.at("median_s")),
                       v.is_null() ? "–" : fmt::format("{} ({:.3f}×)", v.at("verdict").get<std::string>(), v.at("ratio").get<double>()));
   }
   md += "\n## Rejected\n\n";

@@ -43,6 +43,9 @@ TEST(Classify, TheSignatureFirstThenTheAblationsVerdict) {
   EXPECT_EQ(classify("switched_off", slower_without), "implementation_failed");
   EXPECT_EQ(classify("found", slower_without), "effective");
   EXPECT_EQ(classify("found", same_without), "ineffective");
+  // Significantly faster without it: the method costs time.
+  EXPECT_EQ(classify("found", passed(0.96, VersusFirst{.verdict = "faster", .ratio = 0.96})), "harmful");
+  EXPECT_EQ(classify("missing", passed(0.96, VersusFirst{.verdict = "faster", .ratio = 0.96})), "implementation_failed");
   EXPECT_EQ(classify("found", std::nullopt), "not_ablated");
   EXPECT_EQ(classify("not_verifiable", failed()), "not_ablated");
 }

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# tools/loop_overhead_gpu.sh: kopt's own time per branch on the GPU with full-kernel branches,
+# as agents write them (issue 23), and where it goes. Runs from the repository root with a
+# built tree in build/; writes under "$OUT":
+#   iteration1.json iteration2.json  the closes' verdicts ("time": kopt_s_per_branch, ...)
+#   kopt.log                         the run's log (one line per step, with the time)
+#   close1.strace                    the first close's process starts and exits, timestamped
+#                                    (when strace exists): the gaps with no child are kopt's own
+#   close2.perf.txt                  kopt's own CPU profile of the second close (when perf exists)
+#   summary.md                       the run's summary, with the per-iteration overhead line
+# Takes about 3-5 minutes on an H200: two closes of 4 and 8 rewritten matvec kernels.
+set -euo pipefail
+: "${OUT:?set OUT to the folder that receives the outputs}"
+kopt=$(pwd)/build/cli/kopt
+ws=$(mktemp -d)
+trap 'rm -rf "$ws"' EXIT
+mkdir -p "$OUT"
+cp -r tests/fixtures/loop/matvec "$ws/matvec"
+rm -f "$ws/matvec/model.json"
+run="$ws/run"
+"$kopt" init "$ws/matvec" --run "$run" --iterations 3 --branches 4 --json > /dev/null
+
+# A rewritten kernel: one row per group of LANES lanes, BLOCK threads per block.
+# TAG makes each iteration's sources new, so the result cache does not answer for them.
+write_branch() {  # DIR LANES BLOCK TAG
+  mkdir -p "$1"
+  cat > "$1/kernel.cu" <<EOF
+// $4
+#include <cuda_runtime.h>
+__global__ void matvec_lanes(const float* A, const float* x, float* y, int M, int N) {
+  const int lanes = $2, row = (blockIdx.x * blockDim.x + threadIdx.x) / lanes, lane = threadIdx.x % lanes;
+  if (row >= M) return;
+  float sum = 0.0f;
+  for (int k = lane; k < N; k += lanes) sum += A[(size_t)row * N + k] * x[k];
+  for (int o = lanes / 2; o > 0; o /= 2) sum += __shfl_down_sync(0xffffffffu, sum, o, lanes);
+  if (lane == 0) y[row] = sum;
+}
+extern "C" void solve(const float* A, const float* x, float* y, int M, int N) {
+  const long long threads = (long long)M * $2;
+  matvec_lanes<<<(unsigned)((threads + $3 - 1) / $3), $3>>>(A, x, y, M, N);
+}
+EOF
+}
+
+close_iteration() {  # I BRANCHES
+  local it="$run/iter$1" k=0
+  for lanes in 32 16 8 4; do
+    for block in 128 256; do
+      k=$((k + 1))
+      [ "$k" -le "$2" ] || break 2
+      write_branch "$it/branches/b$k" "$lanes" "$block" "iteration $1"
+    done
+  done
+  echo '{"methods": []}' > "$it/methods.json"
+  local started=$SECONDS
+  # The first close under strace (the process timeline), the second under perf (kopt's own
+  # CPU, its children left out); each plainly when its tool is missing.
+  if [ "$1" = 1 ] && command -v strace > /dev/null; then
+    strace -f -tt -e trace=execve,exit_group -o "$OUT/close1.strace" "$kopt" close "$run" --json > "$ws/closed1.json"
+  elif [ "$1" = 2 ] && command -v perf > /dev/null; then
+    perf record -F 499 -g --no-inherit -o "$ws/perf.data" -- "$kopt" close "$run" --json > "$ws/closed2.json"
+    perf report -i "$ws/perf.data" --stdio --no-children 2> /dev/null | head -400 > "$OUT/close2.perf.txt" || true
+  else
+    "$kopt" close "$run" --json > "$ws/closed$1.json"
+  fi
+  echo "close $1: $(( SECONDS - started )) s wall"
+  cp "$it/iteration.json" "$OUT/iteration$1.json"
+  python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["time"]; print("iter", sys.argv[2], json.dumps(t))' \
+    "$it/iteration.json" "$1"
+}
+
+close_iteration 1 4
+close_iteration 2 8
+"$kopt" finalize "$run" > /dev/null
+cp "$run/kopt.log" "$run/summary.md" "$OUT/"
