@@ -9,16 +9,20 @@
 namespace kopt::catalog {
 namespace {
 
+// Ids that share the first four letters of the asked name ("coal" for memory.coalesce).
+std::vector<std::string> near_ids(const MethodCatalog& catalog, std::string_view id) {
+  const std::string_view name = id.substr(id.find('.') == std::string_view::npos ? 0 : id.find('.') + 1);
+  const std::string key(name.substr(0, 4));
+  std::vector<std::string> near;
+  for (const Method& m : catalog.methods) {
+    if (key.size() == 4 && m.id.find(key) != std::string::npos) near.push_back(m.id);
+  }
+  return near;
+}
+
 const Method& method_or_throw(const MethodCatalog& catalog, std::string_view id) {
   if (const Method* method = catalog.find(id)) return *method;
-  std::vector<std::string> near;
-  const std::string_view axis = id.substr(0, id.find('.'));
-  for (const Method& m : catalog.methods) {
-    if (m.id.find(id) != std::string::npos || (id.find('.') != std::string_view::npos && m.id.starts_with(axis))) {
-      near.push_back(m.id);
-    }
-  }
-  if (near.size() > 8) near.resize(8);
+  const std::vector<std::string> near = near_ids(catalog, id);
   throw input_error("unknown method \"{}\" (data/methods.toml){}; `kopt catalog list` lists them", id,
                     near.empty() ? std::string() : fmt::format("; did you mean {}", fmt::join(near, ", ")));
 }

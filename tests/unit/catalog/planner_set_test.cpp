@@ -35,6 +35,9 @@ const std::vector<PlantedBottleneck> kPlanted = {
     {"dependent_chain", {"latency.independent_accumulators", "latency.ilp_multiple_elements"}},
 };
 
+// Test names and failure messages print the kernel, not the struct's bytes.
+void PrintTo(const PlantedBottleneck& planted, std::ostream* out) { *out << planted.kernel; }
+
 class PlannerSet : public testing::TestWithParam<PlantedBottleneck> {};
 
 TEST(PlannerSetData, EveryKernelHasItsFolderAndEveryAcceptedMethodExists) {
