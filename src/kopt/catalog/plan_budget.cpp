@@ -49,7 +49,7 @@ std::string axis_budget_note(Axis axis, const RooflineEvidence& roofline, int re
   const double gap = roofline.gaps.of(axis);
   std::string note = gap < roofline::kMinBudgetGap
                          ? fmt::format("0: its gap of {} % is under {} %", percent(gap), percent(roofline::kMinBudgetGap))
-                         : fmt::format("{} of {}, from its gap of {} %", roofline.budget.of(axis),
+                         : fmt::format("{} of the {}, for its gap of {} % against the other axes'", roofline.budget.of(axis),
                                        roofline::kBudgetMethods, percent(gap));
   if (received > 0) note += fmt::format("; {} borrowed from budget other axes left unspent", received);
   else if (receives(axis, roofline.bound)) note += fmt::format("; may borrow unspent budget (bound: {})", roofline.bound);

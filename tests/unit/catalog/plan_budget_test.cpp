@@ -83,7 +83,7 @@ TEST(PlanBudget, ATriggeredMethodPastTheBudgetIsPassedOverAsOverBudgetAndRanked)
 TEST(PlanBudget, EachAxisSaysWhereItsBudgetCameFrom) {
   const RooflineEvidence r = memory_bound();
   EXPECT_EQ(axis_budget_note(Axis::compute, r, 0), "0: its gap of 5 % is under 10 %");
-  EXPECT_EQ(axis_budget_note(Axis::memory, r, 1), "1 of 3, from its gap of 30 %; 1 borrowed from budget other axes left unspent");
+  EXPECT_EQ(axis_budget_note(Axis::memory, r, 1), "1 of the 3, for its gap of 30 % against the other axes'; 1 borrowed from budget other axes left unspent");
   EXPECT_THAT(axis_budget_note(Axis::memory, r, 0), testing::HasSubstr("may borrow unspent budget (bound: memory)"));
   EXPECT_THAT(over_budget_detail(Axis::compute, 0, 0, {}, "memory"),
               testing::HasSubstr("the compute axis has no budget and only the memory axis borrows"));
