@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "kopt/catalog/method_catalog.hpp"
+#include "kopt/spec/problem_spec.hpp"
 #include "planner_test_support.hpp"
 
 namespace kopt::catalog {
@@ -49,6 +50,15 @@ TEST(PlannerSetData, EveryKernelHasItsFolderAndEveryAcceptedMethodExists) {
     EXPECT_TRUE(std::filesystem::exists(dir / "kopt.toml")) << dir;
     for (const std::string& id : planted.accepted) EXPECT_NE(catalog.find(id), nullptr) << id;
   }
+}
+
+// Every kernel's spec binds to its kernel's signature (buffers, shapes, dims, tolerance), so
+// the capture on the GPU machine does not stop at a spec error.
+TEST_P(PlannerSet, TheSpecBindsToTheKernel) {
+  const std::filesystem::path dir = std::filesystem::path(KOPT_SOURCE_DIR) / "tests/planner/kernels" / GetParam().kernel;
+  const spec::Problem problem = spec::load_problem(dir, std::nullopt, {});
+  EXPECT_EQ(problem.spec.name, GetParam().kernel);
+  EXPECT_FALSE(problem.cases.empty());
 }
 
 TEST_P(PlannerSet, ThePlantedBottlenecksMethodIsInTheTopThree) {
