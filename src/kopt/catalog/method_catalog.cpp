@@ -15,7 +15,7 @@ constexpr std::string_view kFile = "data/methods.toml";
 const std::vector<std::string> kPlannerFacts = {
     "gap.compute", "gap.memory", "gap.latency", "bound", "high_throughput", "near_peak",
     "arithmetic_intensity", "ridge_point", "compute_utilization", "memory_utilization",
-    "spec.fp32_exact", "spec.dtype", "arch"};
+    "spec.fp32_exact", "spec.dtype", "arch", "tail_idle_share"};
 
 std::optional<roofline::Axis> axis_named(std::string_view name) {
   for (roofline::Axis axis : roofline::kAxes) {
@@ -45,10 +45,22 @@ Feature feature_of(const TomlEntry& entry) {
   return feature;
 }
 
+// The catalog's guidance beyond the change: expected gain, risks, a worked example.
+void read_guidance(const TomlEntry& entry, Method& method) {
+  const std::vector<double> gain = entry.numbers("gain");
+  if (gain.size() != 2 || !(gain[0] >= 1) || !(gain[1] >= gain[0])) {
+    throw entry.failure("gain must be [low, high] speed-ups with 1 <= low <= high");
+  }
+  method.gain_low = gain[0];
+  method.gain_high = gain[1];
+  method.risks = entry.string("risks");
+  method.example = entry.string("example");
+}
+
 Method method_of(const TomlEntry& entry, const std::map<std::string, Feature>& features,
                  const SignatureTable& signatures, const std::set<std::string>& known_names) {
   entry.reject_unknown_keys({"axis", "priority", "min_arch", "features", "trigger", "skip", "conflicts",
-                             "signature", "macro", "change"});
+                             "signature", "macro", "change", "gain", "risks", "example"});
   Method method{.id = entry.name()};
   const std::string axis = entry.string("axis");
   if (!axis_named(axis)) throw entry.failure(fmt::format("unknown axis \"{}\" (compute, memory, latency)", axis));
@@ -76,6 +88,7 @@ Method method_of(const TomlEntry& entry, const std::map<std::string, Feature>& f
   }
   method.change = entry.strings("change");
   if (method.change.size() != 2) throw entry.failure("change must be two lines");
+  read_guidance(entry, method);
   return method;
 }
 

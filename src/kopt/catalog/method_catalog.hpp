@@ -36,6 +36,9 @@ struct Method {
   std::string signature;  // an id of data/sass_signatures.toml, or "none"
   std::string macro;      // KOPT_USE_...
   std::vector<std::string> change;  // two lines
+  double gain_low = 1, gain_high = 1;  // the speed-up it usually brings where it applies
+  std::string risks;    // what it can break or cost
+  std::string example;  // a worked example: symptom, change, effect
 };
 
 struct MethodCatalog {
@@ -56,7 +59,8 @@ std::set<std::string> known_condition_names();
 // Throws Error(bad_input) naming the file and the entry for a malformed one: unknown keys,
 // missing fields, an unknown axis or feature, an axis that is not the id's prefix, a priority
 // used twice on one axis, a conflict or signature that does not exist, a macro not of the form
-// KOPT_USE_[A-Z0-9_]+, a condition that does not parse or names an unknown concept.
+// KOPT_USE_[A-Z0-9_]+, a condition that does not parse or names an unknown concept, a gain
+// that is not [low, high] with 1 <= low <= high, a missing risks or example line.
 MethodCatalog parse_method_catalog(std::string_view toml_text, std::string_view file_name,
                                    const SignatureTable& signatures, const std::set<std::string>& known_names);
 // data/methods.toml against data/sass_signatures.toml and data/metrics.toml.

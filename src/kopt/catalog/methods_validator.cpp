@@ -7,19 +7,13 @@
 #include <array>
 #include <set>
 
+#include "kopt/catalog/plan_budget.hpp"
 #include "kopt/core/error.hpp"
 
 namespace kopt::catalog {
 namespace {
 
 using roofline::Axis;
-
-bool receives_unspent(const std::string& bound, Axis axis) {
-  if (bound == "memory") return axis == Axis::memory;
-  if (bound == "compute") return axis == Axis::compute;
-  if (bound == "compute_and_memory") return axis != Axis::latency;
-  return axis == Axis::latency;
-}
 
 // A method tried before is claimed again only with what changed, within the run's bound, and
 // never when it is effective (kept in the best: there is nothing to retry).
@@ -66,19 +60,13 @@ void check_method(const Method& method, const MethodCatalog& catalog, const Plan
   }
 }
 
+// Names each claim past its axis's budget, and who spent what it could have borrowed.
 void check_budget(const std::vector<const Method*>& methods, const PlanInputs& inputs,
                   std::vector<Violation>& violations) {
-  const roofline::AxisBudget& budget = inputs.roofline.budget;
-  std::array<int, 3> count{};
-  for (const Method* method : methods) ++count[static_cast<size_t>(method->axis)];
-  int unspent = 0;
-  for (Axis axis : roofline::kAxes) unspent += std::max(0, budget.of(axis) - count[static_cast<size_t>(axis)]);
-  for (Axis axis : roofline::kAxes) {
-    const int over = count[static_cast<size_t>(axis)] - budget.of(axis);
-    if (over <= 0 || (receives_unspent(inputs.roofline.bound, axis) && over <= unspent)) continue;
-    violations.push_back({"", "budget",
-                          fmt::format("{} {} method(s) chosen, the budget allows {} (bound: {})", count[static_cast<size_t>(axis)],
-                                      roofline::to_string(axis), budget.of(axis), inputs.roofline.bound)});
+  std::array<std::vector<std::string>, 3> claims;
+  for (const Method* method : methods) claims[static_cast<size_t>(method->axis)].push_back(method->id);
+  for (BudgetBreach& breach : budget_breaches(claims, inputs.roofline)) {
+    violations.push_back({std::move(breach.id), "budget", std::move(breach.message)});
   }
 }
 

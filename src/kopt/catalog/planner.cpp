@@ -3,7 +3,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <functional>
 #include <cmath>
+
+#include "kopt/catalog/plan_budget.hpp"
 
 namespace kopt::catalog {
 namespace {
@@ -90,12 +94,37 @@ void scan_axis(AxisPlan& plan, int count, bool spilled, Scan& scan) {
   }
 }
 
-// The axes that receive unspent budget: the binding one(s), in order.
-std::vector<Axis> receiving_axes(const std::string& bound) {
-  if (bound == "memory") return {Axis::memory};
-  if (bound == "compute") return {Axis::compute};
-  if (bound == "compute_and_memory") return {Axis::memory, Axis::compute};
-  return {Axis::latency};  // latency, small_grid
+// Past the budget: every method left gets its reason, over_budget when it would have been chosen.
+void finish_axis(AxisPlan& plan, const std::string& bound, Scan& scan) {
+  const std::vector<const Method*> methods = axis_methods(scan.catalog, plan.axis);
+  std::vector<std::string> chosen_ids;
+  for (const Chosen& c : plan.chosen) chosen_ids.push_back(c.id);
+  for (; plan.next < methods.size(); ++plan.next) {
+    Chosen chosen;
+    std::optional<PassedOver> passed = judge(*methods[plan.next], scan, chosen);
+    if (!passed) {
+      passed = PassedOver{.id = chosen.id, .reason = "over_budget",
+                          .detail = over_budget_detail(plan.axis, plan.budget, plan.received, chosen_ids, bound),
+                          .values = chosen.values};
+    }
+    plan.passed_over.push_back(std::move(*passed));
+  }
+}
+
+std::vector<std::string> ranked_methods(const Plan& plan) {
+  std::vector<const AxisPlan*> axes;
+  for (const AxisPlan& axis : plan.axes) axes.push_back(&axis);
+  std::ranges::stable_sort(axes, std::greater<>(), [](const AxisPlan* a) { return a->budget + a->received; });
+  std::vector<std::string> ranked;
+  for (const AxisPlan* axis : axes) {
+    for (const Chosen& c : axis->chosen) ranked.push_back(c.id);
+  }
+  for (const AxisPlan* axis : axes) {
+    for (const PassedOver& p : axis->passed_over) {
+      if (p.reason == "over_budget") ranked.push_back(p.id);
+    }
+  }
+  return ranked;
 }
 
 // Where a ceiling came from, as the sentence says it.
@@ -124,6 +153,17 @@ std::string ceiling_sentence(const PlanInputs& inputs) {
                      percent(r.compute_utilization), percent(r.memory_utilization));
 }
 
+// The share of SM time the last, partial wave leaves idle: (ceil(w) - w) / ceil(w) for w waves
+// (0 for whole waves; 0.45 for 1.1 waves; nearly 0 for 62.06).
+std::optional<FactValue> tail_idle_share(const PlanInputs& inputs) {
+  auto waves = inputs.profile.concepts.find("waves_per_sm");
+  if (inputs.profile.degraded || waves == inputs.profile.concepts.end() || !waves->second || !(*waves->second > 0)) {
+    return std::nullopt;
+  }
+  const double whole = std::ceil(*waves->second);
+  return (whole - *waves->second) / whole;
+}
+
 }  // namespace
 
 Facts plan_facts(const PlanInputs& inputs) {
@@ -147,6 +187,7 @@ Facts plan_facts(const PlanInputs& inputs) {
   facts.set("arch", static_cast<double>(inputs.arch));
   facts.set("spec.fp32_exact", inputs.fp32_exact ? std::optional<FactValue>(*inputs.fp32_exact) : std::nullopt);
   facts.set("spec.dtype", inputs.dtype.empty() ? std::nullopt : std::optional<FactValue>(inputs.dtype));
+  facts.set("tail_idle_share", tail_idle_share(inputs));
   return facts;
 }
 
@@ -176,6 +217,11 @@ Plan plan_methods(const MethodCatalog& catalog, const PlanInputs& inputs) {
     axis_plan.received += taken;
     unspent -= taken;
   }
+  for (AxisPlan& axis_plan : plan.axes) {
+    axis_plan.budget_note = axis_budget_note(axis_plan.axis, inputs.roofline, axis_plan.received);
+    finish_axis(axis_plan, inputs.roofline.bound, scan);
+  }
+  plan.ranked = ranked_methods(plan);
   if (inputs.roofline.near_peak) plan.note = "near peak on every axis: little left to win";
   else if (inputs.roofline.budget.total() == 0) plan.note = "no axis has a gap of 10 % or more";
   if (plan.degraded_evidence) plan.note += (plan.note.empty() ? "" : "; ") + std::string("no counters: only roofline facts were used");
@@ -211,12 +257,13 @@ void to_json(nlohmann::json& out, const Plan& plan) {
     const std::string name(roofline::to_string(axis.axis));
     budget[name] = axis.budget;
     axes[name] = {{"budget", axis.budget}, {"received", axis.received}, {"unspent", axis.unspent},
-                  {"chosen", chosen}, {"passed_over", passed}};
+                  {"budget_note", axis.budget_note}, {"chosen", chosen}, {"passed_over", passed}};
   }
   out = {{"schema", "kopt.plan/1"},     {"arch", fmt::format("sm_{}", plan.arch)},
          {"degraded_evidence", plan.degraded_evidence}, {"bound", plan.bound},
          {"ceiling", plan.ceiling},       {"note", plan.note},
-         {"budget", budget},              {"axes", axes}};
+         {"budget", budget},              {"budget_rules", budget_rules_text()},
+         {"ranked", plan.ranked},         {"axes", axes}};
 }
 
 }  // namespace kopt::catalog

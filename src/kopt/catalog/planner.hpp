@@ -5,7 +5,9 @@
 // (or cannot be evaluated for missing metrics); the first that passes is chosen, until the
 // axis budget is spent. Methods an axis cannot spend (nothing there applies) go to the axis
 // that binds the kernel, so a kernel pinned at a memory ceiling — whose small memory gap
-// earned that axis no budget — still gets the memory methods its evidence calls for.
+// earned that axis no budget — still gets the memory methods its evidence calls for. The scan
+// then goes on to the end of each axis, so every method has its reason, "over_budget" for one
+// whose trigger held after the budget was spent; `ranked` lists the chosen, then those.
 
 #include <array>
 #include <map>
@@ -43,7 +45,7 @@ struct Chosen {
 
 struct PassedOver {
   std::string id;
-  std::string reason;  // tried | arch | skip | conflict | trigger_not_met | missing_metrics
+  std::string reason;  // tried | arch | skip | conflict | trigger_not_met | missing_metrics | over_budget
   std::string detail;  // the condition, the obstacle, the conflicting method
   std::map<std::string, FactValue> values;
   std::set<std::string> missing;
@@ -54,8 +56,9 @@ struct AxisPlan {
   int budget = 0;           // from the roofline
   int received = 0;         // unspent budget moved here from other axes
   int unspent = 0;          // what this axis could not spend
+  std::string budget_note;  // where the budget came from, in words
   std::vector<Chosen> chosen;
-  std::vector<PassedOver> passed_over;  // every method scanned before the budget ran out
+  std::vector<PassedOver> passed_over;  // every method of the axis not chosen, with its reason
   size_t next = 0;          // where the scan stopped, in this axis's priority order
 };
 
@@ -66,6 +69,9 @@ struct Plan {
   std::string bound;
   std::string ceiling;  // a sentence: how close the kernel is to the ceiling that binds it
   std::string note;     // near peak, nothing to do, ...
+  // Chosen methods (axes with the larger budget first), then the over-budget ones: the
+  // order in which the evidence calls for them.
+  std::vector<std::string> ranked;
 };
 
 Facts plan_facts(const PlanInputs& inputs);

@@ -63,6 +63,21 @@ class TomlEntry {
     return *value;
   }
 
+  // A required array of numbers (integers read as numbers too).
+  std::vector<double> numbers(std::string_view key) const {
+    const toml::node* node = table().get(key);
+    if (node == nullptr) throw failure(fmt::format("{} is required", key));
+    const toml::array* array = node->as_array();
+    if (array == nullptr) throw failure(fmt::format("{} must be an array of numbers", key));
+    std::vector<double> values;
+    for (const toml::node& element : *array) {
+      std::optional<double> value = element.value<double>();
+      if (!value) throw failure(fmt::format("{} must be an array of numbers", key));
+      values.push_back(*value);
+    }
+    return values;
+  }
+
   std::vector<std::string> strings(std::string_view key) const {
     const toml::node* node = table().get(key);
     if (node == nullptr) return {};

@@ -8,9 +8,9 @@
 namespace kopt::catalog {
 namespace {
 
-TEST(MethodCatalog, TheShippedCatalogLoadsWithFortyMethodsOverThreeAxes) {
+TEST(MethodCatalog, TheShippedCatalogLoadsWithSeventyMethodsOverThreeAxes) {
   const MethodCatalog catalog = load_method_catalog();
-  EXPECT_GE(catalog.methods.size(), 40u);
+  EXPECT_GE(catalog.methods.size(), 70u);
   std::map<roofline::Axis, int> per_axis;
   for (const Method& method : catalog.methods) ++per_axis[method.axis];
   for (roofline::Axis axis : roofline::kAxes) EXPECT_GE(per_axis[axis], 10) << roofline::to_string(axis);
@@ -41,6 +41,9 @@ trigger = "dram_throughput > 0.5"
 signature = "none"
 macro = "KOPT_USE_A"
 change = ["one", "two"]
+gain = [1.1, 2]
+risks = "what it costs"
+example = "a worked example"
 )";
 
 std::string error_of(const std::string& text) {
@@ -76,6 +79,35 @@ TEST(MethodCatalog, MalformedEntriesAreNamedWithFileAndEntry) {
   EXPECT_THAT(error_of(with("min_arch = 70", "min_arch = 70\nconflicts = [\"memory.zzz\"]")),
               testing::HasSubstr("conflicts with unknown method \"memory.zzz\""));
   EXPECT_THAT(error_of(with("[\"one\", \"two\"]", "[\"one\"]")), testing::HasSubstr("two lines"));
+}
+
+TEST(MethodCatalog, EveryShippedMethodCarriesGainRisksAndAWorkedExample) {
+  for (const Method& method : load_method_catalog().methods) {
+    EXPECT_GE(method.gain_low, 1.0) << method.id;
+    EXPECT_GE(method.gain_high, method.gain_low) << method.id;
+    EXPECT_GT(method.risks.size(), 20u) << method.id;
+    EXPECT_GT(method.example.size(), 30u) << method.id;
+  }
+}
+
+TEST(MethodCatalog, TheNewerTechniquesAreInTheCatalog) {
+  const MethodCatalog catalog = load_method_catalog();
+  for (const char* id : {"compute.stream_k", "compute.raster_swizzle", "compute.online_softmax", "compute.epilogue_fusion",
+                         "latency.split_k", "memory.tma_multicast", "latency.cuda_graphs", "latency.persistent_kernel",
+                         "compute.block_scaled_fp8", "compute.block_scaled_fp4"}) {
+    EXPECT_NE(catalog.find(id), nullptr) << id;
+  }
+}
+
+TEST(MethodCatalog, GainRisksAndExampleAreChecked) {
+  EXPECT_THAT(error_of(with("gain = [1.1, 2]", "gain = [0.5, 2]")), testing::HasSubstr("memory.a: gain must be [low, high]"));
+  EXPECT_THAT(error_of(with("gain = [1.1, 2]", "gain = [2, 1.5]")), testing::HasSubstr("1 <= low <= high"));
+  EXPECT_THAT(error_of(with("gain = [1.1, 2]", "gain = [1.1]")), testing::HasSubstr("gain must be"));
+  EXPECT_THAT(error_of(with("gain = [1.1, 2]", "gain = [\"a\", 2]")), testing::HasSubstr("array of numbers"));
+  EXPECT_THAT(error_of(with("gain = [1.1, 2]\n", "")), testing::HasSubstr("gain is required"));
+  EXPECT_THAT(error_of(with("risks = \"what it costs\"\n", "")), testing::HasSubstr("risks is required"));
+  EXPECT_THAT(error_of(with("example = \"a worked example\"", "example = \"\"")),
+              testing::HasSubstr("example must be a non-empty string"));
 }
 
 TEST(MethodCatalog, APriorityIsUniqueWithinItsAxis) {

@@ -8,35 +8,16 @@
 #include "kopt/catalog/methods_validator.hpp"
 #include "kopt/catalog/trigger.hpp"
 #include "kopt/core/files.hpp"
+#include "planner_test_support.hpp"
 
 namespace kopt::catalog {
 namespace {
 
 using roofline::Axis;
 
-// The evidence of a captured H200 report: concepts through the metric map, the roofline from
-// them against the H200 datasheet ceilings (4.8e12 B/s, 67e12 FP32 FLOP/s).
+// The evidence of a captured H200 report (planner_test_support.hpp).
 PlanInputs h200_inputs(const std::string& kernel) {
-  const profile::NcuReport report = profile::parse_ncu_raw_csv(
-      read_file(std::string(KOPT_FIXTURES_DIR) + "/ncu/ncu2025.3.1_h200_sm90_raw_" + kernel + ".csv"));
-  static const profile::MetricMap map = *profile::load_metric_map("2025.3.1", "sm_90");
-  const auto concepts = profile::resolve_concepts(map, report.launches.at(0));
-  auto value = [&](const std::string& name) { return concepts.at(name).value.value(); };
-  double largest_stall = 0;
-  for (const auto& [name, resolved] : concepts) {
-    if (name.starts_with("stall_") && resolved.value) largest_stall = std::max(largest_stall, *resolved.value);
-  }
-  const roofline::RooflinePoint point = roofline::place_on_roofline(
-      {.achieved_flop_per_second = value("fp32_flop_per_second"),
-       .achieved_bytes_per_second = value("dram_bytes_per_second"),
-       .peak_flop_per_second = 67e12,
-       .peak_bytes_per_second = 4.8e12,
-       .sm_throughput = value("sm_throughput"),
-       .memory_throughput = value("memory_throughput"),
-       .largest_stall_share = largest_stall,
-       .waves_per_sm = value("waves_per_sm")});
-  return PlanInputs{.profile = profile_evidence(concepts, "sm_90"), .roofline = roofline_evidence(point, {}), .arch = 90,
-                    .fp32_exact = true, .dtype = "fp32"};
+  return h200_plan_inputs(std::string(KOPT_FIXTURES_DIR) + "/ncu/ncu2025.3.1_h200_sm90_raw_" + kernel + ".csv");
 }
 
 std::vector<std::string> chosen_ids(const AxisPlan& axis) {
@@ -195,7 +176,7 @@ TEST(MethodsValidator, NamesEachViolation) {
   for (const Violation& v : violations) rules.push_back(v.rule + " " + v.id);
   EXPECT_THAT(rules, testing::UnorderedElementsAre("skip compute.tensor_core_tf32", "unknown_id memory.no_such",
                                                    "conflict memory.smem_swizzle", "duplicate memory.tiling_smem",
-                                                   "budget "));
+                                                   "budget memory.smem_swizzle"));
 }
 
 TEST(MethodsValidator, ThePlannersOwnChoiceIsValid) {
