@@ -68,16 +68,16 @@ constexpr double kBonus = 0.5;
 // Shrinkage of a value's effect toward 0: (sum of residuals) / (n + kShrink).
 constexpr double kShrink = 1.0;
 constexpr int kBackfitPasses = 4;
-constexpr std::size_t kModelPool = 3000;
+constexpr std::size_t kModelPool = 2000;
 
-double model_score(const AdditiveModel& model, const SearchSpace& space, const Defines& config) {
+double model_score(const AdditiveModel& model, const SearchSpace& space, const Defines& config, double predicted) {
   double bonus = 0;
   for (std::size_t p = 0; p < space.params.size(); ++p) {
     const auto seen = model.count[p].find(config.at(space.params[p].first));
     const int n = seen == model.count[p].end() ? 0 : seen->second;
     bonus += kBonus * model.spread / std::sqrt(n + 1.0);
   }
-  return model.predict(space, config) - bonus;
+  return predicted - bonus;
 }
 
 // The candidates the model ranks: random allowed configurations, and the neighbours of the
@@ -108,13 +108,17 @@ Proposal propose_model(const SearchSpace& space, const SearchRequest& request) {
   if (data.size() < 2) return propose_configurations(space, request.centre, request.tried, request.count, false, batch_seed(request));
   std::mt19937_64 rng(batch_seed(request));
   AdditiveModel model = fit_additive_model(space, request.observed);
-  std::vector<Defines> pool = model_pool(space, request, rng);
+  std::vector<std::pair<Defines, double>> pool;  // each candidate with its prediction (fixed)
+  for (Defines& c : model_pool(space, request, rng)) {
+    const double predicted = model.predict(space, c);
+    pool.emplace_back(std::move(c), predicted);
+  }
   Proposal proposal;
   // Greedy batch: each pick counts as one more observation of its values, so the bonus of
   // the next picks moves the batch to values not yet chosen.
   while (static_cast<int>(proposal.configurations.size()) < request.count && !pool.empty()) {
-    auto scored = std::ranges::min_element(pool, {}, [&](const Defines& c) { return model_score(model, space, c); });
-    const Defines chosen = *scored;
+    auto scored = std::ranges::min_element(pool, {}, [&](const auto& c) { return model_score(model, space, c.first, c.second); });
+    const Defines chosen = scored->first;
     pool.erase(scored);
     for (std::size_t p = 0; p < space.params.size(); ++p) ++model.count[p][chosen.at(space.params[p].first)];
     proposal.configurations.push_back(chosen);
@@ -213,9 +217,13 @@ Proposal propose_annealing(const SearchSpace& space, const SearchRequest& reques
     chain = {*start, std::nullopt, true};
   }
   const double t = annealing_temperature(static_cast<int>(request.observed.size()), max_evaluations);
+  std::map<std::pair<Defines, bool>, std::vector<Defines>> neighbourhoods;  // the chain seldom moves within a batch
   int stuck = 0;
   while (static_cast<int>(proposal.configurations.size()) < request.count) {
-    const std::vector<Defines> around = annealing_neighbours(space, chain.pos, uniform(rng) < kHammingShare);
+    const bool hamming = uniform(rng) < kHammingShare;
+    auto [slot, fresh] = neighbourhoods.try_emplace({chain.pos, hamming});
+    if (fresh) slot->second = annealing_neighbours(space, chain.pos, hamming);
+    const std::vector<Defines>& around = slot->second;
     std::optional<Defines> next;
     if (!around.empty()) next = around[std::uniform_int_distribution<std::size_t>(0, around.size() - 1)(rng)];
     else next = random_untaken(space, taken, rng);

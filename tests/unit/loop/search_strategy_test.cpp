@@ -91,6 +91,8 @@ TEST(SearchStrategy, TheModelFindsASeparableOptimumInFewerEvaluationsThanRandom)
     random_total += random.evaluations_to_optimum > 0 ? random.evaluations_to_optimum : budget + 1;
     EXPECT_LE(model.best, random.best) << "seed " << seed;
   }
+  RecordProperty("model_evaluations_to_optimum_sum", model_total);  // in the XML/JSON output
+  RecordProperty("random_evaluations_to_optimum_sum", random_total);
   EXPECT_LT(model_total * 2, random_total);  // at least twice as fast on average
 }
 
@@ -102,6 +104,8 @@ TEST(SearchStrategy, AnnealingBeatsRandomSamplingOnASmoothSpace) {
     annealing += std::log(search(Strategy::annealing, space, f, separable_optimum(8), 160, seed).best);
     random += std::log(search(Strategy::random, space, f, separable_optimum(8), 160, seed).best);
   }
+  RecordProperty("annealing_mean_log_best", std::to_string(annealing / 5));
+  RecordProperty("random_mean_log_best", std::to_string(random / 5));
   EXPECT_LT(annealing, random);
 }
 
