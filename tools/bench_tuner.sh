@@ -8,7 +8,7 @@
 # 1. cuBLAS FP32 (TF32 off) SGEMM at 4096^3 through PyTorch, the point of comparison;
 # 2. for each strategy in $STRATEGIES (default "auto annealing random"): `kopt optimize
 #    examples/sgemm_tiled` from its slow defaults with a --budget of $BUDGET minutes (default
-#    2.5), cut off at $BUDGET minutes + $GRACE seconds (default 40) since the budget is checked
+#    2.5), cut off at $BUDGET minutes + $GRACE seconds (default 25) since the budget is checked
 #    only before each iteration starts; each run has a cache folder of its own (no run reuses
 #    another's compiles, checks or results);
 # 3. one line per run: the best median, TFLOP/s, % of cuBLAS, candidates per GPU-minute of
@@ -17,15 +17,19 @@
 # Writes under $OUT (11 files): cublas.txt, summary.txt, and per strategy optimize_S.txt
 # (stdout), optimize_S.err (stderr: kopt.log's lines, among them each iteration's cost line)
 # and run_S.tgz (the run folder without Nsight reports or raw sample files).
-# Takes about 3 x (BUDGET + ~1) minutes: ~10.5 minutes with the defaults. To stay under a
-# 10-minute limit per command, run it twice: STRATEGIES=auto, then STRATEGIES="annealing random".
+# EXTRA adds options to every optimize: EXTRA="--simulate tests/fixtures/loop/sgemm_tiled_model.json"
+# is a dry run of the script without a GPU.
+# Takes at most 3 x (BUDGET minutes + GRACE s) plus ~20 s (cuBLAS, packing): about 9 min with
+# the defaults. To leave more room under a 10-minute limit per command, run it in two calls:
+# STRATEGIES=auto, then STRATEGIES="annealing random" (summary.txt is appended to).
 set -uo pipefail
 
 KOPT=${KOPT:-build/cli/kopt}
 OUT=${OUT:?set OUT to the output folder}
 BUDGET=${BUDGET:-2.5}
-GRACE=${GRACE:-40}
+GRACE=${GRACE:-25}
 STRATEGIES=${STRATEGIES:-auto annealing random}
+EXTRA=${EXTRA:-}
 KERNEL=examples/sgemm_tiled
 
 die() { echo "$(basename "$0"): $*" >&2; exit 2; }
@@ -64,7 +68,7 @@ except Exception as e:  # no torch, no GPU: the rest still runs, without the per
 PY
 cat "$OUT/cublas.txt"
 try_kernel_tuner=$(python3 -c 'import kernel_tuner; print(kernel_tuner.__version__)' 2>&1 | tail -1)
-echo "kernel_tuner importable here: $try_kernel_tuner" | tee "$OUT/summary.txt"
+echo "kernel_tuner importable here: $try_kernel_tuner" | tee -a "$OUT/summary.txt"
 
 # 2. and 3.
 limit=$(python3 -c "print(int($BUDGET * 60 + $GRACE))")
@@ -72,7 +76,7 @@ for strategy in $STRATEGIES; do
   run="$work/run_$strategy"
   start=$(date +%s)
   timeout "$limit" "$KOPT" optimize "$KERNEL" --run "$run" --budget "$BUDGET" --iterations 40 --branches 16 \
-      --strategy "$strategy" --cache-dir "$work/cache_$strategy" > "$OUT/optimize_$strategy.txt" 2> "$OUT/optimize_$strategy.err"
+      --strategy "$strategy" --cache-dir "$work/cache_$strategy" $EXTRA > "$OUT/optimize_$strategy.txt" 2> "$OUT/optimize_$strategy.err"
   status=$?
   wall=$(( $(date +%s) - start ))
   python3 - "$run" "$strategy" "$status" "$wall" "$OUT/cublas.txt" <<'PY' | tee -a "$OUT/summary.txt"
@@ -99,7 +103,7 @@ for path in sorted(glob.glob(os.path.join(run, "iter*", "iteration.json"))):
 look = stages.get("first_look")
 rate = f"{look['candidates'] * 60 / look['device_s']:.1f}" if look and look["device_s"] > 0 else "n/a"
 split = "; ".join(f"{n} {c['candidates']} in {c['wall_s']:.1f} s (compile {c['compile_s']:.1f}, GPU {c['device_s']:.1f})"
-                  for n, c in stages.items())
+                  for n, c in sorted(stages.items(), key=lambda s: ["first_look", "full_check", "finals", "ablation"].index(s[0])))
 share = f"{cublas / best * 100:.1f} % of cuBLAS" if cublas else "cuBLAS not measured"
 print(f"{strategy}: exit {status} after {wall} s, {iterations} iteration(s) closed, stop {state.get('stop_reason') or 'cut off'}; "
       f"baseline {state['baseline_median_s'] * 1e6:.1f} us, best {best * 1e6:.1f} us = {flops / best / 1e12:.2f} TFLOP/s = "

@@ -48,7 +48,9 @@ json stage_costs(const RunFolder& run, int i, const json& screen, const json& fi
 // "first look 16 in 9.8 s (0.6 s each, 98 per GPU-minute), full check 6 in 41.2 s, ..."
 std::string cost_line(const json& stages) {
   std::string line;
-  for (const auto& [name, cost] : stages.items()) {
+  for (const std::string name : {"first_look", "full_check", "finals", "ablation"}) {  // in the order they ran
+    if (!stages.contains(name)) continue;
+    const json& cost = stages.at(name);
     std::string label = name;
     std::ranges::replace(label, '_', ' ');
     line += fmt::format("{}{} {} in {:.1f} s (compile {:.1f} s, GPU {:.1f} s)", line.empty() ? "" : "; ", label,

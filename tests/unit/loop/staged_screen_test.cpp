@@ -11,6 +11,7 @@
 #include "kopt/loop/close_steps.hpp"
 #include "kopt/loop/compile_queue.hpp"
 #include "kopt/loop/run_loop.hpp"
+#include "kopt/loop/screen_settings.hpp"
 #include "kopt/loop/simulated_lab.hpp"
 
 namespace kopt::loop {
@@ -142,6 +143,15 @@ TEST(StagedScreen, KilledAfterAnyStepAndRerunEndsInTheSameFiles) {
     close_iteration(again, run);
     EXPECT_EQ(files(run.root()), files(reference.root()));
   }
+}
+
+TEST(ScreenSettings, ReadFromTheDataFile) {
+  const ScreenSettings& s = screen_settings();  // data/screen.toml
+  EXPECT_EQ(s.first_look_seed, 1u);
+  EXPECT_EQ(s.first_look_min_samples, 5);
+  EXPECT_DOUBLE_EQ(s.promote_within, 0.10);
+  EXPECT_EQ(s.promote_finalists_factor, 2);
+  EXPECT_DOUBLE_EQ(s.branches_per_minute, 30);
 }
 
 TEST(CompileQueue, BuildsAheadInOrderAndEachWaitGetsItsOwnResult) {
