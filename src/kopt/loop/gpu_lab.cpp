@@ -186,7 +186,11 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
   Measurement result;
   std::vector<spec::Problem> passing;
   const verify::CheckOptions check_base = options.check;
+  // Known from an earlier measurement, the arch lets the others compile while the first is checked.
   std::unique_ptr<CompileQueue> compiles;
+  if (!arch_.empty() && request.variants.size() > 1) {
+    compiles = compile_ahead({request.variants.begin() + 1, request.variants.end()}, arch_);
+  }
   for (std::size_t i = 0; i < request.variants.size(); ++i) {
     const Variant& variant = request.variants[i];
     verify::CheckOptions check = check_base;
@@ -199,7 +203,7 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
       device_ = {{"device", report.device}, {"arch", report.arch}, {"nvcc", report.nvcc_version}};
     }
     // The first check tells the arch; the others compile ahead while the GPU checks.
-    if (i == 0 && !arch_.empty() && request.variants.size() > 1) {
+    if (!compiles && i == 0 && !arch_.empty() && request.variants.size() > 1) {
       compiles = compile_ahead({request.variants.begin() + 1, request.variants.end()}, arch_);
     }
     if (!report.passed()) {
