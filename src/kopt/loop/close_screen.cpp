@@ -75,6 +75,37 @@ VariantOutcome stopped_at_first_look(const VariantOutcome& looked, const Variant
   return o;
 }
 
+// What the first look decided: the branches promoted (indexes, in order), each branch's
+// first-look median where it passed, the best's outcome; `decided` gets the others' outcomes.
+struct FirstLook {
+  std::vector<std::size_t> promoted;
+  std::vector<std::optional<double>> median;
+  std::optional<VariantOutcome> best;
+};
+
+FirstLook look_first(Lab& lab, const RunFolder& run, int i, const Variant& best, const std::vector<Branch>& branches,
+                     const std::vector<std::size_t>& fresh, std::size_t limit, const LoopContext& context,
+                     std::vector<std::optional<VariantOutcome>>& decided) {
+  const double within = screen_settings().promote_within;
+  say(context, fmt::format("{}: a first look at {} branch(es)", iter_name(i), fresh.size()));
+  const json document = once(run.iteration(i) / "first_look.json", kMeasurementSchema, context, "first_look",
+                             [&] { return first_look(lab, run, i, best, branches, fresh, context); });
+  const std::vector<VariantOutcome> looked = outcomes_of(document);
+  FirstLook look{.median = std::vector<std::optional<double>>(branches.size()), .best = looked.at(0)};
+  for (std::size_t p : promising(looked, limit, within)) look.promoted.push_back(fresh[p - 1]);
+  std::ranges::sort(look.promoted);
+  for (std::size_t f = 0; f < fresh.size(); ++f) {
+    const std::size_t k = fresh[f];
+    if (looked[f + 1].passed) look.median[k] = looked[f + 1].median;
+    if (std::ranges::find(look.promoted, k) == look.promoted.end()) {
+      decided[k] = stopped_at_first_look(looked[f + 1], looked[0], within);
+    }
+  }
+  say(context, fmt::format("{}: {} of {} promising: checked in full and timed", iter_name(i), look.promoted.size(),
+                           fresh.size()));
+  return look;
+}
+
 }  // namespace
 
 // The screen: a first look at every branch not in the result cache, when there are more than
@@ -95,35 +126,19 @@ json screen_branches(Lab& lab, const RunFolder& run, int i, const RunState& stat
     }
     if (!decided[k]) fresh.push_back(k);
   }
-  const ScreenSettings& settings = screen_settings();
-  const std::size_t limit = static_cast<std::size_t>(state.settings.finalists * settings.promote_finalists_factor);
-  std::vector<std::optional<double>> looked_median(branches.size());
   std::vector<std::size_t> full = fresh;
-  std::optional<VariantOutcome> best_looked;
+  FirstLook look;
+  const std::size_t limit = static_cast<std::size_t>(state.settings.finalists * screen_settings().promote_finalists_factor);
   if (fresh.size() > limit) {
-    say(context, fmt::format("{}: a first look at {} branch(es)", iter_name(i), fresh.size()));
-    const json look = once(run.iteration(i) / "first_look.json", kMeasurementSchema, context, "first_look",
-                           [&] { return first_look(lab, run, i, best, branches, fresh, context); });
-    const std::vector<VariantOutcome> looked = outcomes_of(look);
-    best_looked = looked.at(0);
-    full.clear();
-    for (std::size_t p : promising(looked, limit, settings.promote_within)) full.push_back(fresh[p - 1]);
-    std::ranges::sort(full);
-    for (std::size_t f = 0; f < fresh.size(); ++f) {
-      const std::size_t k = fresh[f];
-      if (looked[f + 1].passed) looked_median[k] = looked[f + 1].median;
-      if (std::ranges::find(full, k) == full.end()) {
-        decided[k] = stopped_at_first_look(looked[f + 1], looked[0], settings.promote_within);
-      }
-    }
-    say(context, fmt::format("{}: {} of {} promising: checked in full and timed", iter_name(i), full.size(), fresh.size()));
+    look = look_first(lab, run, i, best, branches, fresh, limit, context, decided);
+    full = look.promoted;
   }
 
   const StepCost cost(lab, *context.clock);
   std::vector<Variant> measured = {best};
   for (std::size_t k : full) measured.push_back(branches[k].variant);
   // Nothing promising: the best's first look is all this screen has to say about it.
-  const Measurement m = full.empty() && best_looked ? Measurement{.outcomes = {*best_looked}}
+  const Measurement m = full.empty() && look.best ? Measurement{.outcomes = {*look.best}}
                                                     : lab.measure({.variants = resolved(run, measured)});
   if (!m.detail.is_null()) write_json(run.iteration(i) / "screen_bench.json", m.detail);
 
@@ -138,7 +153,7 @@ json screen_branches(Lab& lab, const RunFolder& run, int i, const RunState& stat
       if (std::ranges::find(fresh, k) == fresh.end()) from_cache.push_back(branches[k].name);
     } else {
       combined.outcomes.push_back(m.outcomes.at(static_cast<std::size_t>(slot - full.begin()) + 1));
-      combined.outcomes.back().first_look_median = looked_median[k];
+      if (!look.median.empty()) combined.outcomes.back().first_look_median = look.median[k];
       if (context.cache != nullptr) context.cache->store(screen_key(run, state, branches[k].variant), combined.outcomes.back());
     }
     write_json(run.branches(i) / branches[k].name / "bench.json", combined.outcomes.back());
