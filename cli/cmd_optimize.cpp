@@ -20,6 +20,7 @@ struct OptimizeConfig {
   std::string generator;
   double budget_minutes = 15;
   std::uint64_t seed = 1;
+  std::string strategy = "auto";
 };
 
 }  // namespace
@@ -35,11 +36,14 @@ Command optimize_command() {
             app.add_option("--budget", config->budget_minutes, "Stop starting iterations after this many minutes")
                 ->check(positive_number());
             app.add_option("--tuner-seed", config->seed, "The tuner's random seed (--seed, elsewhere, is the inputs')")->check(unsigned_integer());
+            app.add_option("--strategy", config->strategy, "The tuner's search: auto (by the budget), random, local, model, annealing")
+                ->check(CLI::IsMember({"auto", "random", "local", "model", "annealing"}));
             add_loop_options(app, config->loop);
             return [config] {
               loop::OptimizeRequest request{.init = init_request(config->target),
                                             .time_budget_s = config->budget_minutes * 60,
-                                            .seed = config->seed};
+                                            .seed = config->seed,
+                                            .strategy = config->strategy};
               if (!config->generator.empty()) request.generator = config->generator;
               Context kopt_context = context_of(config->loop.common);
               const loop::RunFolder run(request.init.run_dir);

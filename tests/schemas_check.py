@@ -59,7 +59,7 @@ RUN_FILES = {"state.json": "state", "summary.json": "summary", "env.json": "env"
              "history.json": "history", "profile.json": "profile", "ncu_top.json": "ncu_top",
              "evidence.json": "evidence", "screen.json": "measurement", "finals.json": "measurement",
              "ablation.json": "ablation", "screen_bench.json": "bench", "finals_bench.json": "bench",
-             "baseline_bench.json": "bench",
+             "baseline_bench.json": "bench", "first_look.json": "measurement", "first_look_bench.json": "bench",
              "generator_context.json": "generator_context"}
 
 
@@ -214,6 +214,15 @@ if not glob.glob(f"{gen_run}/iter1/attempt1/screen.json"):
     fail("the generator's failed attempt was not put aside in iter1/attempt1/")
 if not any(json.load(open(p))["errors"] for p in glob.glob(f"{work}/context_*.json")):
     fail("no generator context carried the errors of a failed attempt")
+
+# The built-in tuner with more branches than the screen promotes: first_look.json, its bench
+# report, the branches that stopped at the first look, and every step's cost.
+staged_run = f"{work}/staged"
+kopt_run("optimize", f"{repo}/examples/sgemm_tiled", "--run", staged_run, "--iterations", "2", "--branches", "12",
+         "--strategy", "model", "--simulate", model)
+add_run_folder(staged_run)
+if not glob.glob(f"{staged_run}/iter*/first_look.json"):
+    fail("the tuner's run with 12 branches had no first look")
 
 # ---- real GPU output kept as fixtures ----
 add_run_folder(f"{repo}/tests/fixtures/loop/h200_sgemm_tiled_run")

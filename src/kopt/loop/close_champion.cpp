@@ -19,7 +19,8 @@ std::string classify(const std::string& sass_status, const std::optional<Variant
 }
 
 json ablate(Lab& lab, const RunFolder& run, int i, const Variant& champion, const std::vector<std::string>& methods,
-            const json& sass) {
+            const json& sass, const Clock& clock) {
+  const StepCost cost(lab, clock);
   const fs::path champion_kernel = run.absolute(champion.kernel);
   const std::vector<spec::MethodSwitch> on = switches_on(champion_kernel, champion.defines);
   Variant reference = champion;
@@ -73,7 +74,8 @@ json ablate(Lab& lab, const RunFolder& run, int i, const Variant& champion, cons
     }
     rows.push_back(std::move(row));
   }
-  return {{"champion", champion}, {"methods", rows}, {"outcomes", outcomes}, {"gpu", gpu}};
+  return {{"champion", champion}, {"methods", rows}, {"outcomes", outcomes}, {"gpu", gpu},
+          {"cost", cost.finish(variants.size() > 1 ? variants.size() - 1 : 0)}};
 }
 
 ChampionSteps champion_steps(Lab& lab, const RunFolder& run, int i, const std::vector<Branch>& branches,
@@ -106,7 +108,7 @@ ChampionSteps champion_steps(Lab& lab, const RunFolder& run, int i, const std::v
   say(hooks, fmt::format("{}: ablating {} method(s)", iter_name(i), checked.size()));
   return {.name = branch.name,
           .ablation = once(run.iteration(i) / "ablation.json", kAblationSchema, hooks, "ablation",
-                           [&] { return ablate(lab, run, i, champion, checked, sass); })};
+                           [&] { return ablate(lab, run, i, champion, checked, sass, *hooks.clock); })};
 }
 
 }  // namespace kopt::loop

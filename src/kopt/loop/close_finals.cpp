@@ -10,7 +10,8 @@ using json = nlohmann::json;
 std::vector<std::size_t> pick_finalists(const std::vector<VariantOutcome>& screen, int count) {
   std::vector<std::size_t> order;
   for (std::size_t k = 1; k < screen.size(); ++k) {
-    if (screen[k].passed && screen[k].median < screen[0].median) order.push_back(k);
+    // Only a branch checked in full and timed to full precision: never one seen only at a first look.
+    if (screen[k].passed && screen[k].stage.empty() && screen[k].median < screen[0].median) order.push_back(k);
   }
   std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) { return screen[a].median < screen[b].median; });
   if (order.size() > static_cast<std::size_t>(count)) order.resize(static_cast<std::size_t>(count));
@@ -30,7 +31,8 @@ std::optional<std::size_t> pick_champion(const std::vector<VariantOutcome>& fina
 }
 
 json measure_finals(Lab& lab, const RunFolder& run, int i, const Variant& best, const std::vector<Branch>& branches,
-                    const std::vector<std::size_t>& finalists) {
+                    const std::vector<std::size_t>& finalists, const Clock& clock) {
+  const StepCost cost(lab, clock);
   std::vector<Variant> variants = {best};
   for (std::size_t k : finalists) variants.push_back(branches[k - 1].variant);
   if (variants.size() == 1) return json{{"variants", json::array()}, {"outcomes", json::array()}};
@@ -38,7 +40,9 @@ json measure_finals(Lab& lab, const RunFolder& run, int i, const Variant& best, 
   for (const Variant& v : variants) absolute.push_back(run.resolved(v));
   const Measurement m = lab.measure({.variants = absolute, .witness_ncu = true});
   if (!m.detail.is_null()) write_json(run.iteration(i) / "finals_bench.json", m.detail);
-  return measurement_json(variants, m);
+  json document = measurement_json(variants, m);
+  document["cost"] = cost.finish(finalists.size());
+  return document;
 }
 
 }  // namespace kopt::loop

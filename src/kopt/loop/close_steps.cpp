@@ -25,6 +25,12 @@ std::vector<spec::MethodSwitch> switches_on(const fs::path& kernel, const Define
   return on;
 }
 
+json StepCost::finish(std::size_t candidates) const {
+  const ProcessTimes spent = lab_.process_times() - before_;
+  const double wall = std::chrono::duration<double>(clock_.now() - start_).count();
+  return {{"wall_s", wall}, {"compile_s", spent.compile_s}, {"device_s", spent.device_s}, {"candidates", candidates}};
+}
+
 json measurement_json(const std::vector<Variant>& variants, const Measurement& m) {
   json document = {{"variants", variants}, {"outcomes", m.outcomes}, {"gpu", m.gpu}};
   if (m.reference_median) document["reference_median_s"] = *m.reference_median;

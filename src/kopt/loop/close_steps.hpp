@@ -58,6 +58,20 @@ nlohmann::json once(const std::filesystem::path& file, std::string_view schema, 
 nlohmann::json measurement_json(const std::vector<Variant>& variants, const Measurement& m);
 std::vector<VariantOutcome> outcomes_of(const nlohmann::json& document);
 
+// What a step cost (iteration.json's time.stages): from construction to finish(), its wall
+// time and the time during which a compile or a GPU worker ran, over `candidates` variants.
+class StepCost {
+ public:
+  StepCost(const Lab& lab, const Clock& clock) : lab_(lab), clock_(clock), start_(clock.now()), before_(lab.process_times()) {}
+  nlohmann::json finish(std::size_t candidates) const;
+
+ private:
+  const Lab& lab_;
+  const Clock& clock_;
+  std::chrono::steady_clock::time_point start_;
+  ProcessTimes before_;
+};
+
 struct Branch {
   std::string name;
   Variant variant;  // kernel relative to the run
@@ -96,7 +110,14 @@ nlohmann::json retries_of(const std::vector<Branch>& branches);
 
 // ---- close_screen.cpp ----
 
-// The screen: every branch against the best, interleaved; cached outcomes reused.
+// The branches the first look promotes to the full check, as indexes into its outcomes (1 =
+// its first branch): those that passed within `within` of the best's median, fastest first,
+// at most `limit`.
+std::vector<std::size_t> promising(const std::vector<VariantOutcome>& looked, std::size_t limit, double within);
+
+// The staged screen: a first look at every branch not in the result cache (when there are more
+// than can be promoted), then the full check and interleaved timing against the best of the
+// promising ones; cached outcomes reused.
 nlohmann::json screen_branches(Lab& lab, const RunFolder& run, int i, const RunState& state, const Variant& best,
                                const std::vector<Branch>& branches, const LoopContext& context);
 
@@ -107,7 +128,8 @@ nlohmann::json screen_branches(Lab& lab, const RunFolder& run, int i, const RunS
 std::vector<std::size_t> pick_finalists(const std::vector<VariantOutcome>& screen, int count);
 // The finalists re-measured interleaved with the best (finals.json's document).
 nlohmann::json measure_finals(Lab& lab, const RunFolder& run, int i, const Variant& best,
-                              const std::vector<Branch>& branches, const std::vector<std::size_t>& finalists);
+                              const std::vector<Branch>& branches, const std::vector<std::size_t>& finalists,
+                              const Clock& clock);
 // Index into the finals' outcomes of the champion, if any finalist is faster than the best.
 std::optional<std::size_t> pick_champion(const std::vector<VariantOutcome>& finals);
 
@@ -116,7 +138,7 @@ std::optional<std::size_t> pick_champion(const std::vector<VariantOutcome>& fina
 // implementation_failed | not_ablated | effective | ineffective
 std::string classify(const std::string& sass_status, const std::optional<VariantOutcome>& ablated);
 nlohmann::json ablate(Lab& lab, const RunFolder& run, int i, const Variant& champion,
-                      const std::vector<std::string>& methods, const nlohmann::json& sass);
+                      const std::vector<std::string>& methods, const nlohmann::json& sass, const Clock& clock);
 
 struct ChampionSteps {
   std::optional<std::string> name;  // the branch that won; none: no champion
@@ -140,6 +162,11 @@ nlohmann::json switch_off_harmful(const RunFolder& run, const nlohmann::json& ab
 
 nlohmann::json evidence_summary(const std::filesystem::path& dir);
 nlohmann::json time_spent(double wall, const ProcessTimes& processes, std::size_t branches);
+// The stages' costs (first look, full check, finals, ablation), from their documents' "cost".
+nlohmann::json stage_costs(const RunFolder& run, int i, const nlohmann::json& screen, const nlohmann::json& finals,
+                           const nlohmann::json& ablation);
+// One line for the terminal and kopt.log: each stage's seconds, and the first look's rate.
+std::string cost_line(const nlohmann::json& stages);
 nlohmann::json conclude(const RunFolder& run, int i, const RunState& state, const std::vector<Branch>& branches,
                         const std::vector<std::string>& methods, const nlohmann::json& screen,
                         const nlohmann::json& finals, const std::optional<std::string>& champion_name,

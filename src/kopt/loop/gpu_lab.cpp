@@ -16,6 +16,7 @@
 #include "kopt/doctor/survey.hpp"
 #include "kopt/measure/peak_measurement.hpp"
 #include "kopt/measure/verdict.hpp"
+#include "kopt/loop/screen_settings.hpp"
 #include "kopt/profile/ncu_witness.hpp"
 #include "kopt/profile/profiler.hpp"
 #include "kopt/roofline/kernel_roofline.hpp"
@@ -46,33 +47,25 @@ spec::Problem GpuLab::load(const Variant& variant, bool timed_case_only) const {
   return problem;
 }
 
-void GpuLab::compile_in_parallel(const std::vector<Variant>& variants, const std::string& arch) {
+std::unique_ptr<CompileQueue> GpuLab::compile_ahead(const std::vector<Variant>& variants, const std::string& arch) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const std::size_t width = settings_.parallel_compiles > 0 ? static_cast<std::size_t>(settings_.parallel_compiles) : cores;
-  // The compile cache makes each later check find its library built; failures are reported
-  // by that check, with the compiler's message.
-  ProgressScope shown(settings_.worker.progress, fmt::format("compiling 0/{} variants", variants.size()));
   const fs::path nvcc = context_.tools.path(Tool::nvcc);  // looked for here: the toolchain is not shared by threads
-  std::atomic<std::size_t> compiled = 0;
-  std::vector<std::future<void>> running;
+  std::vector<std::pair<spec::Problem, std::vector<std::pair<std::string, std::string>>>> jobs;
   for (const Variant& variant : variants) {
-    if (running.size() >= width) {
-      running.front().get();
-      running.erase(running.begin());
-    }
-    const spec::Problem problem = load(variant, false);
     std::vector<std::pair<std::string, std::string>> defines = settings_.bench.check.defines;
     for (const auto& define : variant.defines) defines.push_back(define);
-    running.push_back(std::async(std::launch::async, [this, problem, defines, arch, nvcc, &shown, &compiled, &variants] {
-      SystemProcessRunner system;  // one per thread: no shared state
-      TimedProcessRunner runner(system, ledger_);
-      build::Compiler compiler(runner, nvcc, settings_.cache_dir);
-      compiler.compile({.source = problem.spec.kernel, .arch = arch, .flags = problem.spec.build.flags,
-                        .defines = defines});
-      shown.update(fmt::format("compiling {}/{} variants", ++compiled, variants.size()));
-    }));
+    jobs.emplace_back(load(variant, false), std::move(defines));
   }
-  for (std::future<void>& f : running) f.get();
+  // The compile cache makes each later check find its library built; failures are reported
+  // by that check, with the compiler's message.
+  return std::make_unique<CompileQueue>(jobs.size(), width, [this, jobs = std::move(jobs), arch, nvcc](std::size_t i) {
+    SystemProcessRunner system;  // one per thread: no shared state
+    TimedProcessRunner runner(system, ledger_);
+    build::Compiler compiler(runner, nvcc, settings_.cache_dir);
+    compiler.compile({.source = jobs[i].first.spec.kernel, .arch = arch, .flags = jobs[i].first.spec.build.flags,
+                      .defines = jobs[i].second});
+  });
 }
 
 // The device, arch and nvcc the checks used, and `kopt doctor`'s survey of the machine (its
@@ -167,29 +160,67 @@ void fail_disagreeing_with_ncu(const measure::BenchReport& bench, std::vector<Va
   }
 }
 
+// A failed build is the check's to report, with the compiler's message.
+void wait_quietly(CompileQueue& compiles, std::size_t index) {
+  try {
+    compiles.wait(index);
+  } catch (const std::exception&) {
+  }
+}
+
 }  // namespace
 
 Measurement GpuLab::measure(const MeasureRequest& request) {
+  measure::BenchOptions options = settings_.bench;
+  options.time_reference = request.time_reference;
+  return checked_and_timed(request, options, false);
+}
+
+// The first look: the timed case only, one fixed seed (its reference outputs computed once,
+// then cached for every branch), few samples, every variant timed in one worker.
+Measurement GpuLab::first_look(const MeasureRequest& request) {
+  const ScreenSettings& look = screen_settings();
+  measure::BenchOptions options = settings_.bench;
+  options.time_reference = false;
+  options.timed_cases = measure::TimedCases::perf_case;
+  options.check.seed_count = 1;
+  options.check.first_seed = look.first_look_seed;
+  options.settings.stopping.min_samples = static_cast<std::size_t>(look.first_look_min_samples);
+  options.settings.stopping.target_half_width = look.first_look_half_width;
+  options.settings.stopping.timeout_seconds = look.first_look_max_seconds;
+  options.settings.stopping.min_gpu_seconds = 0;
+  options.settings.max_calls_per_sample = look.first_look_max_calls_per_sample;
+  return checked_and_timed(request, options, true);
+}
+
+// Checks every variant (all cases, or the timed case only), then times the passing ones
+// interleaved in one worker. The variants after the first compile ahead of their checks.
+Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::BenchOptions options,
+                                      bool timed_case_only) {
   if (request.variants.empty()) throw input_error("nothing to measure");
   verify::CheckContext context{runner_, settings_.cache_dir, settings_.worker};
   Measurement result;
   std::vector<spec::Problem> passing;
-  measure::BenchOptions options = settings_.bench;
-  options.time_reference = request.time_reference;
-  std::vector<std::size_t> passing_index;
+  const verify::CheckOptions check_base = options.check;
+  // Known from an earlier measurement, the arch lets the others compile while the first is checked.
+  std::unique_ptr<CompileQueue> compiles;
+  if (!arch_.empty() && request.variants.size() > 1) {
+    compiles = compile_ahead({request.variants.begin() + 1, request.variants.end()}, arch_);
+  }
   for (std::size_t i = 0; i < request.variants.size(); ++i) {
     const Variant& variant = request.variants[i];
-    verify::CheckOptions check = settings_.bench.check;
+    verify::CheckOptions check = check_base;
     for (const auto& define : variant.defines) check.defines.push_back(define);
-    const verify::CheckReport report = check_shown(load(variant, false), check, context,
+    if (compiles && i > 0) wait_quietly(*compiles, i - 1);
+    const verify::CheckReport report = check_shown(load(variant, timed_case_only), check, context,
                                                   fmt::format("{} ({}/{})", variant.label, i + 1, request.variants.size()));
     if (arch_.empty() && !report.arch.empty()) {
       arch_ = report.arch;
       device_ = {{"device", report.device}, {"arch", report.arch}, {"nvcc", report.nvcc_version}};
     }
-    // The first check tells the arch; the others compile side by side before their checks.
-    if (i == 0 && !arch_.empty() && request.variants.size() > 1) {
-      compile_in_parallel({request.variants.begin() + 1, request.variants.end()}, arch_);
+    // The first check tells the arch; the others compile ahead while the GPU checks.
+    if (!compiles && i == 0 && !arch_.empty() && request.variants.size() > 1) {
+      compiles = compile_ahead({request.variants.begin() + 1, request.variants.end()}, arch_);
     }
     if (!report.passed()) {
       if (i == 0) throw Error(ExitCode::kernel_failed, fmt::format("{} fails: {}", variant.label, report.cause()));
@@ -198,7 +229,6 @@ Measurement GpuLab::measure(const MeasureRequest& request) {
     }
     result.outcomes.push_back(failed_outcome(variant.label, "not timed"));
     passing.push_back(load(variant, true));
-    passing_index.push_back(i);
     options.kernel_defines.push_back(variant.define_list());
     options.labels.push_back(variant.label);
   }

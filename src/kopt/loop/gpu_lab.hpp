@@ -2,6 +2,7 @@
 // The Lab on a real GPU: kopt check, bench, profile, roofline and sass, as library calls.
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "kopt/core/context.hpp"
 #include "kopt/core/process.hpp"
 #include "kopt/core/process_time.hpp"
+#include "kopt/loop/compile_queue.hpp"
 #include "kopt/loop/lab.hpp"
 #include "kopt/measure/bench.hpp"
 #include "kopt/profile/nsight_compute.hpp"
@@ -34,13 +36,15 @@ class GpuLab final : public Lab {
   GpuLab(Context& context, GpuLabSettings settings);
   nlohmann::json environment() override;
   Measurement measure(const MeasureRequest& request) override;
+  Measurement first_look(const MeasureRequest& request) override;
   Evidence profile(const Variant& variant, const std::filesystem::path& dir) override;
   std::vector<MethodSass> sass(const Variant& variant, const std::vector<std::string>& methods) override;
   ProcessTimes process_times() const override { return ledger_.times(); }
 
  private:
   spec::Problem load(const Variant& variant, bool timed_case_only) const;
-  void compile_in_parallel(const std::vector<Variant>& variants, const std::string& arch);
+  std::unique_ptr<CompileQueue> compile_ahead(const std::vector<Variant>& variants, const std::string& arch);
+  Measurement checked_and_timed(const MeasureRequest& request, measure::BenchOptions options, bool timed_case_only);
 
   ProcessTimeLedger ledger_;   // every process the lab starts is entered here
   TimedProcessRunner runner_;

@@ -23,6 +23,8 @@ void from_json(const nlohmann::json& in, VersusFirst& v) {
 
 void to_json(nlohmann::json& out, const VariantOutcome& o) {
   out = {{"label", o.label}, {"passed", o.passed}};
+  if (!o.stage.empty()) out["stage"] = o.stage;
+  if (o.first_look_median) out["first_look_s"] = *o.first_look_median;
   if (!o.passed) {
     out["failure"] = o.failure;
     return;
@@ -38,6 +40,8 @@ void from_json(const nlohmann::json& in, VariantOutcome& o) {
   o.label = in.at("label").get<std::string>();
   o.passed = in.at("passed").get<bool>();
   o.failure = in.value("failure", "");
+  o.stage = in.value("stage", "");
+  if (in.contains("first_look_s")) o.first_look_median = in["first_look_s"].get<double>();
   if (!o.passed) return;
   o.median = in.at("median_s").get<double>();
   o.median_low = in.at("median_ci_s").at(0).get<double>();

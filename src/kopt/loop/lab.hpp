@@ -32,6 +32,10 @@ struct VariantOutcome {
   double relative_stdev = 0;
   std::size_t samples = 0;
   std::optional<VersusFirst> versus_first;  // every passing variant but the first
+  // "first_look": the staged screen looked at it and went no further (a failure at the first
+  // look, or not promising); empty: fully checked and timed. Never a finalist unless empty.
+  std::string stage;
+  std::optional<double> first_look_median;  // seconds, where its first look timed it
 };
 
 // The GPU a measurement ran on, from a device's properties (run/device_info.hpp's JSON):
@@ -76,6 +80,10 @@ class Lab {
   // Checks every variant (a failing one is an outcome, not an error), then times the passing
   // ones interleaved. Throws Error when the first variant fails: nothing can be compared.
   virtual Measurement measure(const MeasureRequest& request) = 0;
+  // A cheap look to rank variants (the staged screen): the timed case only, one fixed seed,
+  // few samples (data/screen.toml). No verdict rests on it: a branch reaches the finals only
+  // through measure(). Throws Error when the first variant fails.
+  virtual Measurement first_look(const MeasureRequest& request) = 0;
   virtual Evidence profile(const Variant& variant, const std::filesystem::path& dir) = 0;
   virtual std::vector<MethodSass> sass(const Variant& variant, const std::vector<std::string>& methods) = 0;
   // The time its processes have taken so far (compiles, GPU workers, tools); none when simulated.

@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/loop/screen_settings.hpp"
 #include "kopt/loop/tuner.hpp"
 
 namespace kopt::loop {
@@ -77,6 +79,12 @@ json generator_context(const RunFolder& run, const RunState& state, const json& 
           {"errors", errors}};
 }
 
+int budget_evaluations(const OptimizeRequest& request) {
+  const RunSettings& settings = request.init.settings;
+  const double affordable = request.time_budget_s / 60 * screen_settings().branches_per_minute;
+  return static_cast<int>(std::min(static_cast<double>(settings.iterations) * settings.branches, affordable));
+}
+
 RunState optimize(Lab& lab, ProcessRunner& runner, const OptimizeRequest& request, const LoopContext& hooks) {
   const auto start = hooks.clock->now();
   const RunFolder run(request.init.run_dir);
@@ -99,7 +107,9 @@ RunState optimize(Lab& lab, ProcessRunner& runner, const OptimizeRequest& reques
       if (!has_branches) {
         if (hooks.progress) hooks.progress(fmt::format("iter{}: generating branches", i));
         if (!request.generator) {
-          if (write_tuner_branches(run, state, request.seed) == 0) {
+          const TunerRequest tuner{.seed = request.seed, .strategy = request.strategy,
+                                   .budget_evaluations = budget_evaluations(request)};
+          if (write_tuner_branches(run, state, tuner) == 0) {
             stop_run(run, "search_space_exhausted");
             return run.load();
           }

@@ -19,7 +19,12 @@ struct OptimizeRequest {
   double time_budget_s = 15 * 60;
   double generator_timeout_s = 600;
   std::uint64_t seed = 1;
+  std::string strategy = "auto";  // the built-in tuner's search (search_strategy.hpp)
 };
+
+// The branches `request` can afford: its iterations times branches, at most its budget at the
+// staged screen's rate (data/screen.toml). `--strategy auto` and annealing's schedule use it.
+int budget_evaluations(const OptimizeRequest& request);
 
 // The context file an external generator reads (kopt.generator_context/1), written into the
 // iteration's folder; `errors` are the failures of its previous attempt, if any.

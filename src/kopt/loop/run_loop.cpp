@@ -150,7 +150,7 @@ json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteratio
   const std::vector<std::size_t> finalists = pick_finalists(screened, state.settings.finalists);
   say(hooks, fmt::format("{}: re-measuring {} finalist(s) interleaved with the best", iter_name(i), finalists.size()));
   const json finals = once(dir / "finals.json", kMeasurementSchema, hooks, "finals",
-                           [&] { return measure_finals(lab, run, i, best, branches, finalists); });
+                           [&] { return measure_finals(lab, run, i, best, branches, finalists, *hooks.clock); });
   follow_gpu(lab, run, i, state, finals.value("gpu", json()), hooks);
   const ChampionSteps champion = champion_steps(lab, run, i, branches, finalists, finals, hooks);
   const std::optional<std::string>& champion_name = champion.name;
@@ -163,6 +163,7 @@ json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteratio
   });
 
   say(hooks, fmt::format("{}: {}", iter_name(i), verdict.at("verdict").get<std::string>()));
+  if (verdict.at("time").contains("stages")) say(hooks, fmt::format("{}: cost: {}", iter_name(i), cost_line(verdict["time"]["stages"])));
   IterationState& record = state.iterations.at(static_cast<std::size_t>(i - 1));
   record.status = "closed";
   record.verdict = verdict.at("verdict");

@@ -1,5 +1,6 @@
 #include "kopt/loop/simulated_lab.hpp"
 
+#include <algorithm>
 #include <random>
 
 #include "kopt/core/error.hpp"
@@ -8,6 +9,7 @@
 #include "kopt/measure/bench.hpp"
 #include "kopt/measure/statistics.hpp"
 #include "kopt/measure/verdict.hpp"
+#include "kopt/loop/screen_settings.hpp"
 
 namespace kopt::loop {
 namespace fs = std::filesystem;
@@ -101,6 +103,17 @@ measure::VariantReport simulated_variant_report(const std::string& label, const 
 Measurement SimulatedLab::measure(const MeasureRequest& request) {
   count_call();
   variants_measured_ += static_cast<int>(request.variants.size());
+  return drawn(request, samples_);
+}
+
+// As the GPU's first look: fewer samples of the same model (the first look's minimum).
+Measurement SimulatedLab::first_look(const MeasureRequest& request) {
+  count_call();
+  first_looked_ += static_cast<int>(request.variants.size());
+  return drawn(request, std::min(samples_, std::max<std::size_t>(2, static_cast<std::size_t>(screen_settings().first_look_min_samples))));
+}
+
+Measurement SimulatedLab::drawn(const MeasureRequest& request, std::size_t samples_each) {
   Measurement result{.gpu = gpu_identity(environment_.value("device", json()))};
   // The bench report a GPU lab keeps beside screen.json and finals.json, made of the drawn
   // samples, so that a dry run sees the same files (kopt.bench; no device, no checks).
@@ -113,7 +126,7 @@ Measurement SimulatedLab::measure(const MeasureRequest& request) {
       result.outcomes.push_back({.label = variant.label, .passed = false, .failure = *failure});
       continue;
     }
-    const std::vector<double> samples = draw_samples(variant, model_seconds(variant), relative_noise_, samples_);
+    const std::vector<double> samples = draw_samples(variant, model_seconds(variant), relative_noise_, samples_each);
     const measure::Summary summary = measure::summarize(samples);
     VariantOutcome outcome{.label = variant.label, .passed = true, .median = summary.median,
                            .median_low = summary.median_ci.low, .median_high = summary.median_ci.high,

@@ -29,6 +29,7 @@ class SimulatedLab final : public Lab {
 
   nlohmann::json environment() override { return environment_; }
   Measurement measure(const MeasureRequest& request) override;
+  Measurement first_look(const MeasureRequest& request) override;
   Evidence profile(const Variant& variant, const std::filesystem::path& dir) override;
   std::vector<MethodSass> sass(const Variant& variant, const std::vector<std::string>& methods) override;
 
@@ -37,9 +38,11 @@ class SimulatedLab final : public Lab {
   std::function<void(int)> before_call;
   int calls() const { return calls_; }
   int variants_measured() const { return variants_measured_; }  // over every measure call
+  int variants_first_looked() const { return first_looked_; }   // over every first_look call
 
  private:
   void count_call();
+  Measurement drawn(const MeasureRequest& request, std::size_t samples_each);
   double model_seconds(const Variant& variant) const;
   std::optional<std::string> model_failure(const Variant& variant) const;
 
@@ -56,6 +59,7 @@ class SimulatedLab final : public Lab {
   std::set<std::string> sass_missing_;
   int calls_ = 0;
   int variants_measured_ = 0;
+  int first_looked_ = 0;
 };
 
 }  // namespace kopt::loop

@@ -7,6 +7,7 @@
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/discover/tune_space.hpp"
+#include "kopt/loop/search_strategy.hpp"
 
 namespace kopt::loop {
 namespace fs = std::filesystem;
@@ -127,18 +128,25 @@ Proposal propose_configurations(const SearchSpace& space, const Defines& centre,
 
 namespace {
 
-std::set<Defines> tried_configurations(const RunFolder& run, const RunState& state, const SearchSpace& space) {
-  std::set<Defines> tried = {space.configuration(state.baseline.defines), space.configuration(state.best.defines)};
-  // Iterations before the current one: the current one's branches are being written (or were,
-  // by a kopt killed before methods.json), and counting them would change what a resumed run
-  // proposes.
+// Every branch of the iterations before the current one, in order, with its time: the full
+// screen's median, else the first look's; none when it failed or was not measured. The current
+// one's branches are being written (or were, by a kopt killed before methods.json), and counting
+// them would change what a resumed run proposes.
+std::vector<Observation> observed_configurations(const RunFolder& run, const RunState& state, const SearchSpace& space) {
+  std::vector<Observation> observed;
   for (int i = 1; i < state.current; ++i) {
     for (const std::string& name : branch_names(run, i)) {
-      const fs::path file = run.branches(i) / name / "variant.json";
-      if (fs::exists(file)) tried.insert(space.configuration(read_json(file).value("defines", Defines{})));
+      const fs::path dir = run.branches(i) / name;
+      if (!fs::exists(dir / "variant.json")) continue;
+      Observation o{.configuration = space.configuration(read_json(dir / "variant.json").value("defines", Defines{}))};
+      if (fs::exists(dir / "bench.json")) {
+        const json outcome = read_json(dir / "bench.json");
+        if (outcome.value("passed", false)) o.seconds = outcome.at("median_s").get<double>();
+      }
+      observed.push_back(std::move(o));
     }
   }
-  return tried;
+  return observed;
 }
 
 std::vector<std::string> planned_methods(const fs::path& plan_file) {
@@ -178,15 +186,22 @@ SearchSpace tunable_space(const fs::path& kernel, const std::optional<fs::path>&
   return space;
 }
 
-int write_tuner_branches(const RunFolder& run, const RunState& state, std::uint64_t seed) {
+int write_tuner_branches(const RunFolder& run, const RunState& state, const TunerRequest& request) {
   const fs::path kernel = run.absolute(state.best.kernel);
   const SearchSpace space = tunable_space(kernel, state.spec);
   const int i = state.current;
-  const bool local = state.best_iteration > 0 || i > 1;
   // Branches a killed write left behind are replaced, not added to.
   fs::remove_all(run.branches(i));
-  const Proposal proposal = propose_configurations(space, state.best.defines, tried_configurations(run, state, space),
-                                                   state.settings.branches, local, seed * 1000003 + static_cast<std::uint64_t>(i));
+  SearchRequest search{.centre = space.configuration(state.best.defines),
+                       .observed = observed_configurations(run, state, space),
+                       .count = state.settings.branches,
+                       .iteration = i,
+                       .budget_evaluations = request.budget_evaluations,
+                       .seed = request.seed};
+  search.tried = {space.configuration(state.baseline.defines), search.centre};
+  for (const Observation& o : search.observed) search.tried.insert(o.configuration);
+  const Strategy strategy = resolve_strategy(parse_strategy(request.strategy), space, request.budget_evaluations);
+  const Proposal proposal = propose_by_strategy(strategy, space, search);
   // The plan's methods, where the kernel has a switch for them, are switched on in every branch.
   std::vector<std::string> methods;
   Defines switched;
@@ -201,7 +216,8 @@ int write_tuner_branches(const RunFolder& run, const RunState& state, std::uint6
     for (const auto& [name, value] : proposal.configurations[k]) defines[name] = value;
     for (const auto& [name, value] : switched) defines[name] = value;
     write_json(run.branches(i) / fmt::format("b{}", k + 1) / "variant.json",
-               {{"defines", defines}, {"generator", "kopt tuner"}, {"kind", proposal.kinds[k]}});
+               {{"defines", defines}, {"generator", "kopt tuner"}, {"kind", proposal.kinds[k]},
+                {"strategy", strategy_name(strategy)}});
   }
   write_json(run.iteration(i) / "methods.json", {{"methods", methods}, {"generator", "kopt tuner"}});
   return static_cast<int>(proposal.configurations.size());

@@ -52,9 +52,16 @@ struct Proposal {
 Proposal propose_configurations(const SearchSpace& space, const Defines& centre, const std::set<Defines>& tried,
                                 int count, bool local, std::uint64_t seed);
 
+struct TunerRequest {
+  std::uint64_t seed = 1;
+  std::string strategy = "auto";  // search_strategy.hpp: auto | random | local | model | annealing
+  int budget_evaluations = 0;     // branches the run can afford (auto's choice, annealing's schedule)
+};
+
 // Writes iteration `i`'s branches (variant.json per branch: the best kernel with a proposed
 // configuration, and the plan's methods switched on where the kernel has their switches) and
-// methods.json. Returns how many branches were written (0: the space is exhausted).
-int write_tuner_branches(const RunFolder& run, const RunState& state, std::uint64_t seed);
+// methods.json, by the request's strategy from every branch measured before. Returns how many
+// branches were written (0: the space is exhausted).
+int write_tuner_branches(const RunFolder& run, const RunState& state, const TunerRequest& request);
 
 }  // namespace kopt::loop

@@ -56,6 +56,7 @@ std::map<std::string, std::string> snapshot(const fs::path& root) {
         document.erase("elapsed_s");
         document.erase("time");
         document.erase("created");
+        document.erase("cost");  // a step's wall time
       }
       content = document.dump();
     }
@@ -326,7 +327,7 @@ TEST_F(RunLoop, ATunerStepKilledMidWriteResumesWithTheSameBranches) {
   const RunFolder run(path("run"));
   init_run(lab, request_for(path("run")));
   const int i = run.load().current;
-  ASSERT_GT(write_tuner_branches(run, run.load(), 7), 1);
+  ASSERT_GT(write_tuner_branches(run, run.load(), {.seed = 7, .strategy = "local"}), 1);
   const auto written = snapshot(run.iteration(i));
   // Killed while writing: only b1 is complete, methods.json is missing, and b2's write left
   // its temporary behind.
@@ -340,7 +341,7 @@ TEST_F(RunLoop, ATunerStepKilledMidWriteResumesWithTheSameBranches) {
     const RunLock resuming(run);  // what a resuming command takes first
   }
   EXPECT_FALSE(fs::exists(run.branches(i) / "b2" / "variant.json.tmp.Ab3dE9"));
-  write_tuner_branches(run, run.load(), 7);
+  write_tuner_branches(run, run.load(), {.seed = 7, .strategy = "local"});
   EXPECT_EQ(snapshot(run.iteration(i)), written);
 }
 

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Issue 26's figures (docs/results.md): the staged screen's rate and cost split, and kopt's
+# search strategies side by side on one space and one wall-clock budget. On the GPU machine,
+# from the repository root, with a built tree in build/:
+#
+#   OUT=/some/folder tools/bench_tuner.sh
+#
+# 1. cuBLAS FP32 (TF32 off) SGEMM at 4096^3 through PyTorch, the point of comparison;
+# 2. for each strategy in $STRATEGIES (default "auto annealing random"): `kopt optimize
+#    examples/sgemm_tiled` from its slow defaults with a --budget of $BUDGET minutes (default
+#    2.5), cut off at $BUDGET minutes + $GRACE seconds (default 25) since the budget is checked
+#    only before each iteration starts; each run has a cache folder of its own (no run reuses
+#    another's compiles, checks or results);
+# 3. one line per run: the best median, TFLOP/s, % of cuBLAS, candidates per GPU-minute of
+#    first look, and the cost split summed over its iterations (iteration.json time.stages).
+#
+# Writes under $OUT (11 files): cublas.txt, summary.txt, and per strategy optimize_S.txt
+# (stdout), optimize_S.err (stderr: kopt.log's lines, among them each iteration's cost line)
+# and run_S.tgz (the run folder without Nsight reports or raw sample files).
+# EXTRA adds options to every optimize: EXTRA="--simulate tests/fixtures/loop/sgemm_tiled_model.json"
+# is a dry run of the script without a GPU.
+# Takes at most 3 x (BUDGET minutes + GRACE s) plus ~20 s (cuBLAS, packing): about 9 min with
+# the defaults. To leave more room under a 10-minute limit per command, run it in two calls:
+# STRATEGIES=auto, then STRATEGIES="annealing random" (summary.txt is appended to).
+set -uo pipefail
+
+KOPT=${KOPT:-build/cli/kopt}
+OUT=${OUT:?set OUT to the output folder}
+BUDGET=${BUDGET:-2.5}
+GRACE=${GRACE:-25}
+STRATEGIES=${STRATEGIES:-auto annealing random}
+EXTRA=${EXTRA:-}
+KERNEL=examples/sgemm_tiled
+
+die() { echo "$(basename "$0"): $*" >&2; exit 2; }
+[ -f "$KERNEL/kopt.toml" ] || die "run from the repository root (no $KERNEL/kopt.toml here)"
+[ -x "$KOPT" ] || die "kopt not found at $KOPT: build it (ninja -C build) or set KOPT=/path/to/kopt"
+command -v python3 > /dev/null || die "python3 not found: it measures cuBLAS and reads kopt's JSON"
+mkdir -p "$OUT" || die "cannot create $OUT"
+export PATH="$PATH:/usr/local/cuda/bin"
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench_tuner.XXXXXX") || die "no temporary folder"
+trap 'rm -rf "$work"' EXIT
+
+# 1. cuBLAS: torch.mm on fp32 with TF32 off, CUDA events, the median of 50 calls after 10 warm-up.
+python3 - > "$OUT/cublas.txt" 2>&1 <<'PY'
+import statistics
+try:
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    n = 4096
+    a = torch.randn(n, n, device="cuda", dtype=torch.float32)
+    b = torch.randn(n, n, device="cuda", dtype=torch.float32)
+    for _ in range(10):
+        torch.mm(a, b)
+    times = []
+    for _ in range(50):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record(); torch.mm(a, b); end.record(); torch.cuda.synchronize()
+        times.append(start.elapsed_time(end) * 1e-3)
+    median = statistics.median(times)
+    print(f"cublas_fp32_median_s {median:.9f}")
+    print(f"cuBLAS FP32 (TF32 off, torch {torch.__version__}, {torch.cuda.get_device_name()}): "
+          f"{median * 1e6:.1f} us = {2 * n**3 / median / 1e12:.2f} TFLOP/s at {n}^3")
+except Exception as e:  # no torch, no GPU: the rest still runs, without the percentage
+    print(f"cuBLAS not measured: {e!r}")
+PY
+cat "$OUT/cublas.txt"
+try_kernel_tuner=$(python3 -c 'import kernel_tuner; print(kernel_tuner.__version__)' 2>&1 | tail -1)
+echo "kernel_tuner importable here: $try_kernel_tuner" | tee -a "$OUT/summary.txt"
+
+# 2. and 3.
+limit=$(python3 -c "print(int($BUDGET * 60 + $GRACE))")
+for strategy in $STRATEGIES; do
+  run="$work/run_$strategy"
+  start=$(date +%s)
+  timeout "$limit" "$KOPT" optimize "$KERNEL" --run "$run" --budget "$BUDGET" --iterations 40 --branches 16 \
+      --strategy "$strategy" --cache-dir "$work/cache_$strategy" $EXTRA > "$OUT/optimize_$strategy.txt" 2> "$OUT/optimize_$strategy.err"
+  status=$?
+  wall=$(( $(date +%s) - start ))
+  python3 - "$run" "$strategy" "$status" "$wall" "$OUT/cublas.txt" <<'PY' | tee -a "$OUT/summary.txt"
+import glob, json, os, sys
+run, strategy, status, wall, cublas_file = sys.argv[1:]
+cublas = None
+for line in open(cublas_file):
+    if line.startswith("cublas_fp32_median_s"):
+        cublas = float(line.split()[1])
+try:
+    state = json.load(open(os.path.join(run, "state.json")))
+except OSError:
+    print(f"{strategy}: no run (exit {status}, {wall} s): see optimize_{strategy}.err")
+    sys.exit(0)
+best = state["best_median_s"]
+flops = 2 * 4096**3
+stages, iterations = {}, 0
+for path in sorted(glob.glob(os.path.join(run, "iter*", "iteration.json"))):
+    iterations += 1
+    for name, cost in json.load(open(path)).get("time", {}).get("stages", {}).items():
+        total = stages.setdefault(name, {"wall_s": 0.0, "compile_s": 0.0, "device_s": 0.0, "candidates": 0})
+        for key in total:
+            total[key] += cost[key]
+look = stages.get("first_look")
+rate = f"{look['candidates'] * 60 / look['device_s']:.1f}" if look and look["device_s"] > 0 else "n/a"
+split = "; ".join(f"{n} {c['candidates']} in {c['wall_s']:.1f} s (compile {c['compile_s']:.1f}, GPU {c['device_s']:.1f})"
+                  for n, c in sorted(stages.items(), key=lambda s: ["first_look", "full_check", "finals", "ablation"].index(s[0])))
+share = f"{cublas / best * 100:.1f} % of cuBLAS" if cublas else "cuBLAS not measured"
+print(f"{strategy}: exit {status} after {wall} s, {iterations} iteration(s) closed, stop {state.get('stop_reason') or 'cut off'}; "
+      f"baseline {state['baseline_median_s'] * 1e6:.1f} us, best {best * 1e6:.1f} us = {flops / best / 1e12:.2f} TFLOP/s = "
+      f"{share} ({state['best'].get('defines', {})}); first look: {rate} candidates per GPU-minute; cost: {split}")
+PY
+  tar czf "$OUT/run_$strategy.tgz" -C "$work" --exclude='*.ncu-rep' --exclude='*samples*.bin' "run_$strategy" 2> /dev/null
+  rm -rf "$work/cache_$strategy"
+done
