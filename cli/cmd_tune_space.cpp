@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "kopt/discover/settable_source.hpp"
 #include "kopt/discover/tune_space.hpp"
 #include "kopt/spec/problem_spec.hpp"
 
@@ -31,18 +32,19 @@ std::string compile_option_line(const discover::CompileOption& option) {
                                                 : "");
 }
 
-// What the built-in tuner can search now, or why nothing (said before any GPU time is spent).
+// What the built-in tuner searches, or why nothing (said before any GPU time is spent).
 std::string verdict(const discover::TuneSpace& space) {
-  std::vector<std::string> settable;
+  std::vector<std::string> settable, rewritten;
   for (const discover::Candidate& candidate : space.candidates) {
     if (candidate.settable_by_define()) settable.push_back(candidate.name);
+    else rewritten.push_back(fmt::format("{} as {}", candidate.name, discover::settable_macro(candidate)));
   }
-  if (!settable.empty()) {
-    return fmt::format("searchable by -D now: {} (kopt tune-space --save writes them as [tune])\n", fmt::join(settable, ", "));
-  }
-  return fmt::format("nothing to search by -D: {} candidate(s), each needs a source rewrite (a #define under #ifndef "
-                     "NAME is what -D sets)\n",
-                     space.candidates.size());
+  if (settable.empty() && rewritten.empty()) return "nothing to search: no constant with a proposed ladder\n";
+  std::string text = "kopt optimize searches:";
+  if (!settable.empty()) text += fmt::format(" by -D: {} (--save writes them as [tune]);", fmt::join(settable, ", "));
+  if (!rewritten.empty()) text += fmt::format(" through a copy made settable: {};", fmt::join(rewritten, ", "));
+  text.back() = '\n';
+  return text;
 }
 
 int run_tune_space_command(const TuneSpaceConfig& config) {
