@@ -32,21 +32,6 @@ std::string compile_option_line(const discover::CompileOption& option) {
                                                 : "");
 }
 
-// What the built-in tuner searches, or why nothing (said before any GPU time is spent).
-std::string verdict(const discover::TuneSpace& space) {
-  std::vector<std::string> settable, rewritten;
-  for (const discover::Candidate& candidate : space.candidates) {
-    if (candidate.settable_by_define()) settable.push_back(candidate.name);
-    else rewritten.push_back(fmt::format("{} as {}", candidate.name, discover::settable_macro(candidate)));
-  }
-  if (settable.empty() && rewritten.empty()) return "nothing to search: no constant with a proposed ladder\n";
-  std::string text = "kopt optimize searches:";
-  if (!settable.empty()) text += fmt::format(" by -D: {} (--save writes them as [tune]);", fmt::join(settable, ", "));
-  if (!rewritten.empty()) text += fmt::format(" through a copy made settable: {};", fmt::join(rewritten, ", "));
-  text.back() = '\n';
-  return text;
-}
-
 int run_tune_space_command(const TuneSpaceConfig& config) {
   const spec::ProblemSpec problem = spec::locate_problem(config.target);
   const discover::TuneSpace space = discover::discover_tune_space(problem.kernel);
@@ -56,7 +41,7 @@ int run_tune_space_command(const TuneSpaceConfig& config) {
   if (!space.declared.empty()) out += fmt::format("  already declared (kopt:param): {}\n", fmt::join(space.declared, ", "));
   out += "compile options (each tried alone):\n";
   for (const discover::CompileOption& option : space.compile_options) out += compile_option_line(option);
-  out += verdict(space);
+  out += discover::search_verdict(space);
   if (config.save) {
     const fs::path spec_file = problem.spec_file.value_or(problem.kernel.parent_path() / "kopt.toml");
     discover::save_tune_table(space, spec_file);

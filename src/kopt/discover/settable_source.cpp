@@ -1,6 +1,7 @@
 #include "kopt/discover/settable_source.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -78,6 +79,20 @@ std::string settable_source(std::string_view source, const TuneSpace& space) {
   std::string rewritten(source);
   for (const Edit& edit : edits) rewritten.replace(edit.at, edit.removed, edit.inserted);
   return rewritten;
+}
+
+std::string search_verdict(const discover::TuneSpace& space) {
+  std::vector<std::string> settable, rewritten;
+  for (const discover::Candidate& candidate : space.candidates) {
+    if (candidate.settable_by_define()) settable.push_back(candidate.name);
+    else rewritten.push_back(fmt::format("{} as {}", candidate.name, settable_macro(candidate)));
+  }
+  if (settable.empty() && rewritten.empty()) return "nothing to search: no constant with a proposed ladder\n";
+  std::string text = "kopt optimize searches:";
+  if (!settable.empty()) text += fmt::format(" by -D: {} (--save writes them as [tune]);", fmt::join(settable, ", "));
+  if (!rewritten.empty()) text += fmt::format(" through a copy made settable: {};", fmt::join(rewritten, ", "));
+  text.back() = '\n';
+  return text;
 }
 
 }  // namespace kopt::discover

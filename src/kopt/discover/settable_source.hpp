@@ -21,4 +21,8 @@ std::string settable_macro(const Candidate& candidate);
 // when every candidate is guarded already.
 std::string settable_source(std::string_view source, const TuneSpace& space);
 
+// kopt tune-space's last line: what kopt optimize searches (by -D, and through the settable
+// copy under which macros), or that there is nothing to search.
+std::string search_verdict(const TuneSpace& space);
+
 }  // namespace kopt::discover

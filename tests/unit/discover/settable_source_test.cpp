@@ -67,5 +67,13 @@ TEST(SettableSource, Dim3AxesArePowersOfTwoAroundNotBlockSizes) {
   EXPECT_EQ(settable_macro(space.candidates[3]), "KOPT_DIM3_BLOCK_X_L8");
 }
 
+TEST(SettableSource, TheVerdictNamesWhatOptimizeSearchesAndHow) {
+  EXPECT_EQ(search_verdict(discover_tune_space_in("#ifndef BLOCK\n#define BLOCK 128\n#endif\nconstexpr int TILE = 32;\n", "k.cu")),
+            "kopt optimize searches: by -D: BLOCK (--save writes them as [tune]); through a copy made settable: TILE "
+            "as KOPT_TILE\n");
+  EXPECT_EQ(search_verdict(discover_tune_space_in("#define RADIUS 3\n", "k.cu")),
+            "nothing to search: no constant with a proposed ladder\n");
+}
+
 }  // namespace
 }  // namespace kopt::discover
