@@ -5,7 +5,7 @@
 #   OUT=/some/folder tools/bench_realk.sh        # from the repository root, build/ built
 #
 # Per kernel: `kopt optimize bench/realk/NAME --iterations 1 --branches $BRANCHES --seeds 1
-# --budget $BUDGET_MIN`, cut at $PER_KERNEL_S seconds (defaults 6 branches, 0.5 min, 55 s:
+# --budget $BUDGET_MIN`, cut at $PER_KERNEL_S seconds (defaults 4 branches, 0.5 min, 58 s:
 # about 7.5 min for the eight on an H200: init ~23 s and one iteration of ~30 s each, from
 # docs/results.md's vector_add figures at a quarter of its size). Then
 #   - a LeetGPU challenge imported, with an unmodified community solution: kopt check
@@ -19,9 +19,9 @@ set -uo pipefail
 
 KOPT=${KOPT:-build/cli/kopt}
 OUT=${OUT:-/tmp/kopt-realk}
-BRANCHES=${BRANCHES:-6}
+BRANCHES=${BRANCHES:-4}
 BUDGET_MIN=${BUDGET_MIN:-0.5}
-PER_KERNEL_S=${PER_KERNEL_S:-55}
+PER_KERNEL_S=${PER_KERNEL_S:-58}
 KERNELS=${KERNELS:-"vector_add matmul_naive reduction_sum softmax layernorm conv1d histogram transpose"}
 
 die() { echo "$(basename "$0"): $*" >&2; exit 2; }
@@ -81,7 +81,10 @@ check() {
   shift
   "$@" > "$log" 2>&1
   local rc=$?
-  checks+=("| $label | \`${*//$WORK/\$OUT\/realk}\` | $rc | $(grep -E '^(PASS|FAIL)' "$log" | tail -1 | tr '|' '/') |")
+  local verdict
+  verdict=$(grep -E '^(PASS|FAIL)' "$log" | tail -1)
+  [ -n "$verdict" ] || verdict=$(grep -v '^ *$' "$log" | tail -1)
+  checks+=("| $label | \`${*//$WORK/\$OUT\/realk}\` | $rc | ${verdict//|//} |")
   return $rc
 }
 status=0
