@@ -600,6 +600,8 @@ def read(path):
     found = tolerance(cls, path)
     if found:
         facts["tolerance"] = found
+    else:
+        notes.append("no torch.allclose(..., atol=, rtol=) in verify_result: kopt's defaults for the dtype decide")
     formula = flops(cls, path, [p["name"] for p in after], extra_params)
     if formula:
         facts["flops"] = formula

@@ -75,3 +75,11 @@ def test_more_values_than_parameters_is_refused(tmp_path):
     code, message = read(written(tmp_path, text))
     assert code == 2
     assert "gives 2 inputs and 3 extra parameters; `parameters` has 2 before the output and 2 after" in message
+
+
+def test_a_verify_result_without_allclose_leaves_the_tolerance_to_kopt(tmp_path):
+    text = fixture("tensara_leaky_relu").replace("torch.allclose(actual_output, expected_output, rtol=1e-4, atol=1e-6)",
+                                                 "torch.equal(actual_output, expected_output)")
+    code, facts = read(written(tmp_path, text))
+    assert code == 0 and "tolerance" not in facts
+    assert any("no torch.allclose" in note for note in facts["notes"])
