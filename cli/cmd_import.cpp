@@ -1,4 +1,4 @@
-// kopt import FILE [--out DIR]: a LeetGPU challenge.py (or, later, a Tensara def.py) into a
+// kopt import FILE [--out DIR]: a LeetGPU challenge.py or a Tensara def.py into a
 // spec folder, kopt.toml and ref.py, for an unmodified community solution.
 #include <fmt/format.h>
 
@@ -33,9 +33,9 @@ int run_import_command(const ImportConfig& config) {
 }  // namespace
 
 Command import_command() {
-  return {"import", "Turn a LeetGPU challenge.py into a spec folder (kopt.toml and ref.py)", [](CLI::App& app) {
+  return {"import", "Turn a LeetGPU challenge.py or a Tensara def.py into a spec folder (kopt.toml and ref.py)", [](CLI::App& app) {
             auto config = std::make_shared<ImportConfig>();
-            app.add_option("FILE", config->file, "The problem definition: challenge.py (LeetGPU)")->required();
+            app.add_option("FILE", config->file, "The problem definition: challenge.py (LeetGPU) or def.py (Tensara)")->required();
             app.add_option("--out", config->out, "The folder to write (default: ./<the definition's folder name>)")
                 ->check(output_folder());
             app.add_option("--format", config->format, "leetgpu or tensara (default: by the file's name)");

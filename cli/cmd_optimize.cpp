@@ -7,6 +7,7 @@
 #include "command.hpp"
 #include "loop_options.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/loop/builtin_generators.hpp"
 #include "kopt/loop/optimize.hpp"
 #include "kopt/loop/tuner.hpp"
 #include "kopt/report/run_summary.hpp"
@@ -32,7 +33,8 @@ Command optimize_command() {
             add_run_target_options(app, config->target);
             app.add_option("--generator", config->generator,
                            "A command that writes each iteration's branches; it gets the context file's path "
-                           "(kopt.generator_context/1) as its last argument");
+                           "(kopt.generator_context/1) as its last argument. kopt:http, kopt:claude, kopt:codex: "
+                           "kopt's LLM adapters (docs/guide.md)");
             app.add_option("--budget", config->budget_minutes, "Stop starting iterations after this many minutes")
                 ->check(positive_number());
             app.add_option("--tuner-seed", config->seed, "The tuner's random seed (--seed, elsewhere, is the inputs')")->check(unsigned_integer());
@@ -44,7 +46,7 @@ Command optimize_command() {
                                             .time_budget_s = config->budget_minutes * 60,
                                             .seed = config->seed,
                                             .strategy = config->strategy};
-              if (!config->generator.empty()) request.generator = config->generator;
+              if (!config->generator.empty()) request.generator = loop::checked_generator(config->generator);
               Context kopt_context = context_of(config->loop.common);
               const loop::RunFolder run(request.init.run_dir);
               const loop::RunState start = run.exists() ? run.load() : provisional_state(request.init);

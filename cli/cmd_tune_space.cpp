@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "kopt/discover/settable_source.hpp"
 #include "kopt/discover/tune_space.hpp"
 #include "kopt/spec/problem_spec.hpp"
 
@@ -31,20 +32,6 @@ std::string compile_option_line(const discover::CompileOption& option) {
                                                 : "");
 }
 
-// What the built-in tuner can search now, or why nothing (said before any GPU time is spent).
-std::string verdict(const discover::TuneSpace& space) {
-  std::vector<std::string> settable;
-  for (const discover::Candidate& candidate : space.candidates) {
-    if (candidate.settable_by_define()) settable.push_back(candidate.name);
-  }
-  if (!settable.empty()) {
-    return fmt::format("searchable by -D now: {} (kopt tune-space --save writes them as [tune])\n", fmt::join(settable, ", "));
-  }
-  return fmt::format("nothing to search by -D: {} candidate(s), each needs a source rewrite (a #define under #ifndef "
-                     "NAME is what -D sets)\n",
-                     space.candidates.size());
-}
-
 int run_tune_space_command(const TuneSpaceConfig& config) {
   const spec::ProblemSpec problem = spec::locate_problem(config.target);
   const discover::TuneSpace space = discover::discover_tune_space(problem.kernel);
@@ -54,7 +41,7 @@ int run_tune_space_command(const TuneSpaceConfig& config) {
   if (!space.declared.empty()) out += fmt::format("  already declared (kopt:param): {}\n", fmt::join(space.declared, ", "));
   out += "compile options (each tried alone):\n";
   for (const discover::CompileOption& option : space.compile_options) out += compile_option_line(option);
-  out += verdict(space);
+  out += discover::search_verdict(space);
   if (config.save) {
     const fs::path spec_file = problem.spec_file.value_or(problem.kernel.parent_path() / "kopt.toml");
     discover::save_tune_table(space, spec_file);

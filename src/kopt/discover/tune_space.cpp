@@ -77,7 +77,11 @@ std::string upper(std::string_view text) {
 // other values (a 3 or a 1000 is more likely a fixed fact of the problem than a knob).
 bool propose(Candidate& candidate, const Knowledge& knowledge) {
   const std::string name = upper(candidate.name);
+  // One axis of a dim3 is not a block size (16 x 1024 threads do not launch): powers of two
+  // around it, the product held to the limit by the tuner's restriction.
+  const bool dim3_axis = candidate.name.starts_with("dim3 ");
   for (const Ladder& ladder : knowledge.ladders) {
+    if (dim3_axis) break;
     if (std::ranges::none_of(ladder.names, [&](const std::string& part) { return name.find(part) != std::string::npos; })) {
       continue;
     }
@@ -111,7 +115,9 @@ void find_defines(const std::vector<Token>& tokens, std::vector<Candidate>& foun
     found.push_back({.name = tokens[i + 2].text,
                      .kind = guarded ? ConstantKind::guarded_define : ConstantKind::define,
                      .value = *value,
-                     .line = tokens[i].line});
+                     .line = tokens[i].line,
+                     .begin = tokens[i + 3].begin,
+                     .end = tokens[i + 3].end});
   }
 }
 
@@ -125,7 +131,7 @@ void find_constexprs(const std::vector<Token>& tokens, std::vector<Candidate>& f
     std::optional<long long> value = integer_literal(tokens[equals + 1].text);
     if (!value || !tokens[equals - 1].is_identifier()) continue;
     found.push_back({.name = tokens[equals - 1].text, .kind = ConstantKind::constexpr_constant, .value = *value,
-                     .line = tokens[i].line});
+                     .line = tokens[i].line, .begin = tokens[equals + 1].begin, .end = tokens[equals + 1].end});
   }
 }
 
@@ -161,9 +167,39 @@ void find_launch_literals(const std::vector<Token>& tokens, std::vector<Candidat
                          (tokens[at + 1].text == "," || tokens[at + 1].text == end);
       if (auto value = integer_literal(text); value && alone) {
         found.push_back({.name = launch_literal_name(what, argument), .kind = ConstantKind::launch_literal,
-                         .value = *value, .line = tokens[at].line});
+                         .value = *value, .line = tokens[at].line, .begin = tokens[at].begin, .end = tokens[at].end});
       }
     }
+  }
+}
+
+// The names a launch's arguments read: `kernel<<<blocks, threads>>>`, `dim3 block(tx, ty)`.
+std::vector<std::string> launch_names(const std::vector<Token>& tokens) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i + 2 < tokens.size(); ++i) {
+    const bool launch = tokens[i].text == "<" && tokens[i + 1].text == "<" && tokens[i + 2].text == "<";
+    const bool dim3 = tokens[i].text == "dim3" && tokens[i + 1].is_identifier() && tokens[i + 2].text == "(";
+    if (!launch && !dim3) continue;
+    for (std::size_t at = i + 3; at < tokens.size() && tokens[at].text != ";" && tokens[at].text != ">"; ++at) {
+      if (tokens[at].is_identifier()) names.push_back(tokens[at].text);
+    }
+  }
+  return names;
+}
+
+// `int threads = 256;` (int, unsigned, size_t, const or not) whose name a launch reads: the
+// usual way a community kernel writes its block size.
+void find_launch_variables(const std::vector<Token>& tokens, std::vector<Candidate>& found) {
+  const std::vector<std::string> read = launch_names(tokens);
+  static constexpr std::array<std::string_view, 5> kTypes{"int", "unsigned", "size_t", "long", "uint32_t"};
+  for (std::size_t i = 1; i + 3 < tokens.size(); ++i) {
+    if (std::ranges::find(kTypes, tokens[i - 1].text) == kTypes.end() || !tokens[i].is_identifier()) continue;
+    if (tokens[i + 1].text != "=" || tokens[i + 3].text != ";") continue;
+    if (i >= 2 && tokens[i - 2].text == "constexpr") continue;  // find_constexprs has it
+    std::optional<long long> value = integer_literal(tokens[i + 2].text);
+    if (!value || std::ranges::find(read, tokens[i].text) == read.end()) continue;
+    found.push_back({.name = tokens[i].text, .kind = ConstantKind::launch_variable, .value = *value,
+                     .line = tokens[i].line, .begin = tokens[i + 2].begin, .end = tokens[i + 2].end});
   }
 }
 
@@ -175,6 +211,7 @@ std::string kind_text(ConstantKind kind) {
     case ConstantKind::define: return "#define without #ifndef: needs a source rewrite";
     case ConstantKind::constexpr_constant: return "constexpr: needs a source rewrite";
     case ConstantKind::launch_literal: return "launch literal: needs a source rewrite";
+    case ConstantKind::launch_variable: return "variable a launch reads: needs a source rewrite";
   }
   return "";
 }
@@ -187,6 +224,7 @@ TuneSpace discover_tune_space_in(std::string_view source, std::string_view file_
   find_defines(tokens, found);
   find_constexprs(tokens, found);
   find_launch_literals(tokens, found);
+  find_launch_variables(tokens, found);
   std::ranges::stable_sort(found, {}, &Candidate::line);
   TuneSpace space{.compile_options = knowledge.compile_options};
   const spec::SourceAnnotations annotations = spec::parse_source_annotations(source, file_name);

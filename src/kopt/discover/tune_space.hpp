@@ -1,6 +1,7 @@
 #pragma once
 // kopt tune-space: the candidate parameters of an unannotated kernel, found in its source
-// without a GPU: #define and constexpr integer constants and launch-shape literals in solve,
+// without a GPU: #define and constexpr integer constants, launch-shape literals in solve and
+// the local variables a launch reads (`int threads = 256;`),
 // with values proposed around each (data/tune_space.toml), and the compile-options axis.
 
 #include <filesystem>
@@ -9,13 +10,14 @@
 
 namespace kopt::discover {
 
-enum class ConstantKind { define, guarded_define, constexpr_constant, launch_literal };
+enum class ConstantKind { define, guarded_define, constexpr_constant, launch_literal, launch_variable };
 
 struct Candidate {
   std::string name;    // the macro or constant; a launch literal: "solve: <<<..., 256>>>"
   ConstantKind kind;
   long long value = 0;
   int line = 0;
+  std::size_t begin = 0, end = 0;     // the literal's offsets in the source
   std::string ladder;                 // "block size", "powers of two around 64"
   std::vector<long long> proposed;    // ascending, `value` among them
   // The tuner sets parameters with -D NAME=VALUE: only a #define under #ifndef NAME takes it.

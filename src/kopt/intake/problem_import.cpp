@@ -79,16 +79,55 @@ std::string case_tables(const ordered_json& cases) {
   return text;
 }
 
-ordered_json read_facts(const fs::path& file, ProblemFormat format) {
-  if (format == ProblemFormat::tensara) {
-    throw input_error("{}: Tensara def.py is not translated yet (kopt import reads LeetGPU challenge.py); write "
-                      "kopt.toml by hand (docs/check.md)",
-                      file.string());
-  }
-  return spec::read_python_facts("leetgpu", file);
-}
+// The stand-in for Tensara's `problem` module gives the two things a def.py takes from its base
+// class: __init__(name=...) and the static get_seed (the seed only picks Tensara's inputs;
+// kopt fills them itself).
+constexpr const char* kTensaraReference = R"(# Written by `kopt import` from Tensara's def.py (beside this file): kopt's reference is the
+# problem's reference_solution, called with the inputs in the solution's argument order; what
+# it returns is the output.
+import importlib.util
+import os
+import sys
+import types
 
-// What is written must load: a kopt.toml that kopt itself refuses would be a bug here.
+CLASS = {class_name}
+INPUTS = [{inputs}]
+_PROBLEM = []
+
+
+def _install_problem_stand_in():
+    try:
+        import problem  # noqa: F401  Tensara's own base class, where it is installed
+    except ImportError:
+        class Problem:
+            def __init__(self, name=None, **kwargs):
+                self.name = name
+
+            @staticmethod
+            def get_seed(text):
+                return 0
+
+        stand_in = types.ModuleType("problem")
+        stand_in.Problem = Problem
+        sys.modules["problem"] = stand_in
+
+
+def _problem():
+    if not _PROBLEM:
+        _install_problem_stand_in()
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "def.py")
+        spec = importlib.util.spec_from_file_location("kopt_tensara_def", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _PROBLEM.append(getattr(module, CLASS)())
+    return _PROBLEM[0]
+
+
+def reference(**kwargs):
+    return _problem().reference_solution(*[kwargs[name] for name in INPUTS])
+)";
+
+// What is written must load// What is written must load: a kopt.toml that kopt itself refuses would be a bug here.
 void check_spec_loads(const std::string& spec_toml) {
   TempDir scratch("kopt-import");
   write_file_atomic(scratch.path() / "ref.py", "");
@@ -121,18 +160,32 @@ std::string spec_toml_of(const ordered_json& facts, const std::string& name, con
     for (const auto& [key, value] : facts["tolerance"].items()) text += fmt::format("{} = {}\n", key, toml_number(value));
   }
   text += fmt::format("\n[work]\nbytes = {}\n", toml_value<std::string>(bytes_formula(facts["buffers"])));
+  if (facts.contains("flops")) text += fmt::format("flops = {}\n", toml_value<std::string>(facts["flops"].get<std::string>()));
   return text;
+}
+
+std::string tensara_reference_source(const std::string& class_name, const std::vector<std::string>& inputs) {
+  std::vector<std::string> quoted;
+  for (const std::string& input : inputs) quoted.push_back(fmt::format("\"{}\"", input));
+  return fmt::format(fmt::runtime(kTensaraReference), fmt::arg("class_name", fmt::format("\"{}\"", class_name)),
+                     fmt::arg("inputs", fmt::join(quoted, ", ")));
 }
 
 ImportedProblem import_problem(const fs::path& file, ProblemFormat format) {
   require_regular_file(file);
-  ordered_json facts = read_facts(file, format);
+  const bool tensara = format == ProblemFormat::tensara;
+  ordered_json facts = spec::read_python_facts(tensara ? "tensara" : "leetgpu", file);
   fs::path folder = fs::absolute(file).lexically_normal().parent_path();
   ImportedProblem problem{.name = folder.filename().string(),
                           .spec_toml = spec_toml_of(facts, folder.filename().string(), file.filename().string()),
                           .reference_source = read_file(file),
                           .notes = facts.value("notes", std::vector<std::string>{})};
-  problem.notes.push_back("no FLOP count: LeetGPU gives none ([work] has bytes only)");
+  if (tensara) {
+    problem.reference_source = tensara_reference_source(facts.at("class"), facts.at("inputs"));
+    problem.extra_files.emplace_back("def.py", read_file(file));
+  } else {
+    problem.notes.push_back("no FLOP count: LeetGPU gives none ([work] has bytes only)");
+  }
   check_spec_loads(problem.spec_toml);
   return problem;
 }
@@ -143,6 +196,7 @@ void write_imported_problem(const ImportedProblem& problem, const fs::path& fold
   if (fs::exists(spec, error)) throw input_error("{} exists; import into another --out folder", spec.string());
   create_folders(folder);
   write_file_atomic(folder / "ref.py", problem.reference_source);
+  for (const auto& [name, text] : problem.extra_files) write_file_atomic(folder / name, text);
   write_file_atomic(spec, problem.spec_toml);
 }
 

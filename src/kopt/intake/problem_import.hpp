@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +23,8 @@ struct ImportedProblem {
   std::string name;                // the spec's name: the definition's folder
   std::string spec_toml;           // kopt.toml, already checked to load
   std::string reference_source;    // ref.py
+  // Further files the reference needs beside it (Tensara: the def.py ref.py calls), name -> text.
+  std::vector<std::pair<std::string, std::string>> extra_files;
   std::vector<std::string> notes;  // what was left out or read loosely, one sentence each
 };
 
@@ -32,7 +35,12 @@ ImportedProblem import_problem(const std::filesystem::path& file, ProblemFormat 
 // kopt.toml from the reader's facts (python/kopt_python_facts.py's JSON); pure, for tests.
 std::string spec_toml_of(const nlohmann::ordered_json& facts, const std::string& name, const std::string& source_name);
 
-// Writes kopt.toml and ref.py into `folder`, each atomically; refuses a folder that already
+// ref.py for a Tensara problem: def.py (beside it) loaded, with a stand-in for Tensara's
+// `problem` module where it is absent, and reference(**kwargs) returning reference_solution
+// of the inputs in the solution's order. Pure, for tests.
+std::string tensara_reference_source(const std::string& class_name, const std::vector<std::string>& inputs);
+
+// Writes kopt.toml, ref.py and the extra files into `folder`, each atomically; refuses a folder that already
 // holds a kopt.toml, naming it.
 void write_imported_problem(const ImportedProblem& problem, const std::filesystem::path& folder);
 

@@ -7,6 +7,7 @@
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/loop/builtin_generators.hpp"
 #include "kopt/loop/screen_settings.hpp"
 #include "kopt/loop/tuner.hpp"
 
@@ -24,7 +25,8 @@ void run_generator(ProcessRunner& runner, const OptimizeRequest& request, const 
                    const json& errors) {
   const fs::path context = run.iteration(state.current) / "generator_context.json";
   write_json(context, generator_context(run, state, errors));
-  const ProcessResult result = runner.run({.argv = {"/bin/sh", "-c", *request.generator + " \"$0\"", context.string()},
+  const std::string command = generator_shell_command(*request.generator, run.root());
+  const ProcessResult result = runner.run({.argv = {"/bin/sh", "-c", command + " \"$0\"", context.string()},
                                            .time_limit = std::chrono::duration<double>(request.generator_timeout_s)});
   if (result.timed_out) throw input_error("the generator ran past {} s: {}", request.generator_timeout_s, *request.generator);
   if (!result.ok()) {

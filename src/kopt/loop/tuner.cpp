@@ -1,11 +1,15 @@
 #include "kopt/loop/tuner.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <map>
 
 #include <algorithm>
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/discover/settable_source.hpp"
 #include "kopt/discover/tune_space.hpp"
 #include "kopt/loop/search_strategy.hpp"
 
@@ -159,10 +163,27 @@ std::vector<std::string> planned_methods(const fs::path& plan_file) {
   return ids;
 }
 
-// A kernel that declares nothing is searched over what kopt tune-space finds that -D can set
-// (a #define under #ifndef), with the values it proposes (docs/guide.md).
+constexpr int kMaxThreadsPerBlock = 1024;  // CUDA's limit on every GPU since compute capability 2.0
+
+// A kernel that declares nothing is searched over every constant kopt tune-space finds, with
+// the values it proposes: those -D cannot set yet are made settable in a rewritten copy of the
+// kernel (docs/guide.md).
 void add_discovered_params(SearchSpace& space, const fs::path& kernel) {
-  for (const discover::Candidate& candidate : discover::discover_tune_space(kernel).candidates) {
+  const std::string source = read_file(kernel);
+  const std::string settable = discover::settable_source(source, discover::discover_tune_space_in(source, kernel.string()));
+  if (settable != source) space.rewritten_source = settable;
+  std::map<std::string, std::vector<std::string>> dim3_axes;  // "dim3 block" on a line -> its axes' macros
+  for (const discover::Candidate& candidate : discover::discover_tune_space_in(source, kernel.string()).candidates) {
+    if (candidate.kind != discover::ConstantKind::launch_literal || !candidate.name.starts_with("dim3 ")) continue;
+    dim3_axes[fmt::format("{} {}", candidate.name.substr(0, candidate.name.find('.')), candidate.line)].push_back(
+        discover::settable_macro(candidate));
+  }
+  for (const auto& [shape, macros] : dim3_axes) {
+    if (macros.size() < 2) continue;
+    space.restrictions.push_back(
+        spec::Expression::parse(fmt::format("{} <= {}", fmt::join(macros, "*"), kMaxThreadsPerBlock)));
+  }
+  for (const discover::Candidate& candidate : discover::discover_tune_space_in(settable, kernel.string()).candidates) {
     if (!candidate.settable_by_define()) continue;
     std::vector<std::string> values;
     for (long long value : candidate.proposed) values.push_back(std::to_string(value));
@@ -178,10 +199,10 @@ SearchSpace tunable_space(const fs::path& kernel, const std::optional<fs::path>&
   SearchSpace space = search_space(problem, spec::parse_source_annotations(read_file(kernel), kernel.string()));
   if (space.params.empty()) add_discovered_params(space, kernel);
   if (space.empty()) {
-    throw input_error("{}: declares no tunable parameters ([tune] or kopt:param) and has no #ifndef-guarded "
-                      "#define to search: the built-in tuner has nothing to search (kopt tune-space {} lists what a "
-                      "source rewrite could make tunable); use --generator CMD",
-                      kernel.string(), kernel.string());
+    throw input_error("{}: declares no tunable parameters ([tune] or kopt:param) and kopt tune-space finds no constant "
+                      "to search (a #define, a constexpr or a launch literal with a proposed ladder): the built-in "
+                      "tuner has nothing to search; use --generator CMD",
+                      kernel.string());
   }
   return space;
 }
@@ -215,7 +236,9 @@ int write_tuner_branches(const RunFolder& run, const RunState& state, const Tune
     Defines defines = state.best.defines;
     for (const auto& [name, value] : proposal.configurations[k]) defines[name] = value;
     for (const auto& [name, value] : switched) defines[name] = value;
-    write_json(run.branches(i) / fmt::format("b{}", k + 1) / "variant.json",
+    const fs::path branch = run.branches(i) / fmt::format("b{}", k + 1);
+    if (!space.rewritten_source.empty()) write_file_atomic(branch / "kernel.cu", space.rewritten_source);
+    write_json(branch / "variant.json",
                {{"defines", defines}, {"generator", "kopt tuner"}, {"kind", proposal.kinds[k]},
                 {"strategy", strategy_name(strategy)}});
   }

@@ -26,6 +26,9 @@ struct SearchSpace {
   std::vector<spec::Expression> restrictions;
   std::vector<spec::MethodSwitch> switches;
   Defines defaults;  // each parameter's value in the source (else its first value)
+  // Non-empty when the parameters were discovered and some need a source rewrite: the kernel
+  // with them made settable by -D (discover/settable_source.hpp), which every branch compiles.
+  std::string rewritten_source;
 
   bool empty() const { return params.empty(); }
   // The configuration `defines` (parameters not named take their defaults) satisfies every

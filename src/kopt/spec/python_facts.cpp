@@ -23,7 +23,9 @@ std::string helper_reason(const ProcessResult& result) {
 
 nlohmann::ordered_json read_python_facts(std::string_view what, const std::filesystem::path& file) {
   // -I: no user site-packages, no PYTHONPATH; the helper needs only the standard library.
-  ProcessSpec spec{.argv = {find_python().string(), "-I", "-c", data_file("python/kopt_python_facts.py"),
+  // Tensara's def.py has a reader of its own (python/kopt_tensara_facts.py), same protocol.
+  const char* helper = what == "tensara" ? "python/kopt_tensara_facts.py" : "python/kopt_python_facts.py";
+  ProcessSpec spec{.argv = {find_python().string(), "-I", "-c", data_file(helper),
                             std::string(what), file.string()},
                    .time_limit = std::chrono::seconds(60)};
   SystemProcessRunner runner;

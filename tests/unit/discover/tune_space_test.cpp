@@ -54,7 +54,8 @@ TEST(TuneSpace, ProposesTheLadderTheNameAsksForWithItsOwnValue) {
   EXPECT_EQ(space.candidates[0].ladder, "block size");
   EXPECT_THAT(space.candidates[0].proposed, ElementsAre(64, 128, 256, 512, 1024));
   EXPECT_THAT(space.candidates[1].proposed, ElementsAre(1, 2, 4, 8, 16));
-  EXPECT_THAT(space.candidates[3].proposed, ElementsAre(16, 64, 128, 256, 512, 1024));  // 16 kept
+  // One axis of dim3 block(16, 16): powers of two around it, not the block-size ladder.
+  EXPECT_THAT(space.candidates[3].proposed, ElementsAre(4, 8, 16, 32, 64));
   TuneSpace plain = discover_tune_space_in("#ifndef WIDTH\n#define WIDTH 64\n#endif\n", "w.cu");
   EXPECT_EQ(plain.candidates[0].ladder, "powers of two around 64");
   EXPECT_THAT(plain.candidates[0].proposed, ElementsAre(16, 32, 64, 128, 256));

@@ -1,5 +1,6 @@
 // The built-in tuner on a kernel that declares nothing: it searches what kopt tune-space
-// finds that -D can set, and says before any GPU time when there is nothing.
+// finds (what -D cannot set yet through a rewritten copy), and says before any GPU time when
+// there is nothing.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -19,20 +20,37 @@ TEST(TunerDiscovery, SearchesTheGuardedDefinesOfAKernelThatDeclaresNothing) {
                     "#ifndef BLOCK_SIZE\n#define BLOCK_SIZE 128\n#endif\nconstexpr int TILE = 32;\n"
                     "extern \"C\" void solve(const float* x, float* y, int n) {}\n");
   SearchSpace space = tunable_space(folder.path() / "k.cu", std::nullopt);
-  ASSERT_EQ(space.params.size(), 1u);  // TILE needs a source rewrite: not searched
+  ASSERT_EQ(space.params.size(), 2u);
   EXPECT_EQ(space.params[0].first, "BLOCK_SIZE");
   EXPECT_THAT(space.params[0].second, ElementsAre("64", "128", "256", "512", "1024"));
   EXPECT_EQ(space.defaults.at("BLOCK_SIZE"), "128");
+  // TILE is searched through the copy every branch compiles, where KOPT_TILE sets it.
+  EXPECT_EQ(space.params[1].first, "KOPT_TILE");
+  EXPECT_THAT(space.params[1].second, ElementsAre("8", "16", "32", "64", "128"));
+  EXPECT_THAT(space.rewritten_source, HasSubstr("#define KOPT_TILE 32\n#endif\nconstexpr int TILE = KOPT_TILE;"));
+}
+
+TEST(TunerDiscovery, DimThreeAxesAreHeldToTheThreadLimit) {
+  TempDir folder("kopt-tuner-discovery");
+  write_file_atomic(folder.path() / "k.cu",
+                    "extern \"C\" void solve(const float* x, float* y, int n) {\n  dim3 block(16, 16);\n}\n");
+  SearchSpace space = tunable_space(folder.path() / "k.cu", std::nullopt);
+  ASSERT_EQ(space.params.size(), 2u);
+  EXPECT_TRUE(space.allows({{"KOPT_DIM3_BLOCK_X_L2", "32"}, {"KOPT_DIM3_BLOCK_Y_L2", "32"}}));
+  EXPECT_FALSE(space.allows({{"KOPT_DIM3_BLOCK_X_L2", "64"}, {"KOPT_DIM3_BLOCK_Y_L2", "32"}}));
 }
 
 TEST(TunerDiscovery, SaysThereIsNothingToSearchAndWhereToLook) {
   TempDir folder("kopt-tuner-discovery");
-  write_file_atomic(folder.path() / "k.cu", "constexpr int TILE = 32;\nextern \"C\" void solve(float* y, int n) {}\n");
+  // 3 is not a power of two (a fact of the problem, not a knob); the block size is asked of CUDA.
+  write_file_atomic(folder.path() / "k.cu",
+                    "#define RADIUS 3\nextern \"C\" void solve(float* y, int n) {\n  int block = 0, grid = 0;\n"
+                    "  cudaOccupancyMaxPotentialBlockSize(&grid, &block, k);\n  k<<<grid, block>>>(y, n);\n}\n");
   try {
     tunable_space(folder.path() / "k.cu", std::nullopt);
     FAIL() << "no error";
   } catch (const Error& error) {
-    EXPECT_THAT(error.what(), HasSubstr("has no #ifndef-guarded #define to search"));
+    EXPECT_THAT(error.what(), HasSubstr("kopt tune-space finds no constant to search"));
     EXPECT_THAT(error.what(), HasSubstr("kopt tune-space"));
   }
 }

@@ -1,0 +1,627 @@
+#!/usr/bin/env python3
+"""A Tensara problem definition (def.py) as kopt facts, read with Python's ast module.
+
+    python3 kopt_tensara_facts.py tensara DEF.py
+
+Prints one JSON object like kopt_python_facts.py's `leetgpu` (format, name, tolerance, dims,
+buffers, cases, notes), with "flops" from get_flops and "class", "inputs" and "output" for
+the ref.py kopt writes around reference_solution. Exit codes as there: 0 ok; 2 the file says
+something this reader cannot take (last stderr line `PYTHON_FACTS: message`, naming the file,
+the line and the thing). Nothing in the file is imported or run.
+A def.py declares a class derived from Problem with
+
+  parameters           the solution's arguments in order: name, type, pointer, const
+  generate_test_cases  a list of test-case dicts, each with a create_inputs lambda that
+                       builds the inputs with torch constructors (torch.rand(...) * 2 - 1)
+  get_extra_params     the scalars passed after the output, from the test case
+  get_flops            the FLOP count, from the test case
+  verify_result        torch.allclose(..., rtol=..., atol=...)
+  reference_solution   returns the output tensor
+
+The harness calls solution(*create_inputs(), output, *get_extra_params(case)). This reader
+follows generate_test_cases by evaluating its straight-line code over literals (loops over
+literal lists included), so each case's inputs come out with numeric shapes; each axis is
+then named by the scalar parameter that equals it in every case.
+"""
+
+import ast
+import json
+import sys
+
+EXIT_OK = 0
+EXIT_FAILED = 2
+
+
+class CannotRead(Exception):
+    """A fact that is in the file but not in a form this reader takes."""
+
+
+def line_of(node):
+    return getattr(node, "lineno", 0)
+
+
+def method(cls, name, path):
+    for statement in cls.body:
+        if isinstance(statement, ast.FunctionDef) and statement.name == name:
+            return statement
+    raise CannotRead("%s: class %s has no method %s" % (path, cls.name, name))
+
+
+def parse(path):
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            return ast.parse(f.read(), filename=path)
+    except OSError as e:
+        raise CannotRead("cannot read %s: %s" % (path, e.strerror))
+    except UnicodeDecodeError:
+        raise CannotRead("%s is not UTF-8 text" % path)
+    except SyntaxError as e:
+        raise CannotRead("%s:%s: not valid Python: %s" % (path, e.lineno, e.msg))
+
+# def.py parameter types -> bytes per element.
+TYPE_BYTES = {"float": 4, "double": 8, "int": 4, "size_t": 8, "uint32_t": 4, "uint64_t": 8,
+              "uint8_t": 1, "int8_t": 1, "int32_t": 4, "int64_t": 8, "float16": 2, "half": 2,
+              "bfloat16": 2, "uint16_t": 2, "int16_t": 2}
+MATMULS = ("matmul", "mm", "bmm")
+
+
+class Opaque:
+    """A value the reader does not follow (a seed, a generator, a dtype)."""
+
+
+OPAQUE = Opaque()
+
+
+class Tensor:
+    """An input as create_inputs builds it: numeric shape and its distribution."""
+
+    def __init__(self, shape, kind, a=0.0, b=1.0):
+        self.shape, self.kind, self.a, self.b = tuple(shape), kind, a, b
+
+    def scaled(self, factor):
+        if self.kind in ("uniform", "normal"):
+            low, high = (self.a * factor, self.b * factor) if self.kind == "uniform" \
+                else (self.a * factor, self.b * abs(factor))
+            if self.kind == "uniform" and low > high:
+                low, high = high, low
+            return Tensor(self.shape, self.kind, low, high)
+        return self
+
+    def shifted(self, offset):
+        if self.kind == "uniform":
+            return Tensor(self.shape, self.kind, self.a + offset, self.b + offset)
+        if self.kind == "normal":
+            return Tensor(self.shape, self.kind, self.a + offset, self.b)
+        return self
+
+    def init(self):
+        if self.kind in ("uniform", "normal"):
+            return "%s(%s,%s)" % (self.kind, clean(self.a), clean(self.b))
+        if self.kind == "int":
+            return "int[%d,%d)" % (self.a, self.b)
+        return self.kind  # zeros, ones
+
+
+def clean(number):
+    return int(number) if float(number).is_integer() and abs(number) < 1e15 else round(number, 12)
+
+
+class Tagged(int):
+    """An integer literal that remembers where it was written: the same literal reaching a
+    tensor's shape and a scalar parameter names that axis even when other dims equal it."""
+
+    def __new__(cls, value, tag):
+        number = int.__new__(cls, value)
+        number.tag = tag
+        return number
+
+
+class Closure:
+    def __init__(self, node, env):
+        self.node, self.env = node, env
+
+
+class Evaluator:
+    """Evaluates the restricted Python of generate_test_cases and the lambdas in it."""
+
+    def __init__(self, path, problem_name):
+        self.path, self.problem_name = path, problem_name
+
+    def fail(self, node, what):
+        raise CannotRead("%s:%d: %s" % (self.path, line_of(node), what))
+
+    def run(self, statements, env, out):
+        """Runs statements; appended test cases go to `out`; returns a returned value or None."""
+        for statement in statements:
+            if isinstance(statement, ast.Assign):
+                value = self.value(statement.value, env)
+                for target in statement.targets:
+                    self.bind(target, value, env)
+            elif isinstance(statement, ast.For):
+                for item in self.iterable(statement.iter, env):
+                    self.bind(statement.target, item, env)
+                    returned = self.run(statement.body, env, out)
+                    if returned is not None:
+                        return returned
+            elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) \
+                    and isinstance(statement.value.func, ast.Attribute) \
+                    and statement.value.func.attr in ("append", "extend"):
+                value = self.value(statement.value.args[0], env)
+                out.extend(value if statement.value.func.attr == "extend" else [value])
+            elif isinstance(statement, ast.Return):
+                return self.value(statement.value, env) if statement.value is not None else OPAQUE
+            elif isinstance(statement, (ast.Expr, ast.Pass)):
+                continue
+            else:
+                self.fail(statement, "%s in %s is not code this reader follows"
+                          % (type(statement).__name__, "generate_test_cases"))
+        return None
+
+    def iterable(self, node, env):
+        value = self.value(node, env)
+        if not isinstance(value, (list, tuple)):
+            self.fail(node, "the loop over %s is not over a literal list" % ast.unparse(node))
+        return value
+
+    def bind(self, target, value, env):
+        if isinstance(target, ast.Name):
+            env[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            if not isinstance(value, (list, tuple)) or len(value) != len(target.elts):
+                self.fail(target, "cannot unpack into %s" % ast.unparse(target))
+            for element, item in zip(target.elts, value):
+                self.bind(element, item, env)
+        else:
+            self.fail(target, "assignment to %s" % ast.unparse(target))
+
+    def value(self, node, env):
+        kind = type(node).__name__
+        handler = getattr(self, "value_" + kind, None)
+        return handler(node, env) if handler else OPAQUE
+
+    def value_Constant(self, node, env):
+        if isinstance(node.value, int) and not isinstance(node.value, bool):
+            return Tagged(node.value, (node.lineno, node.col_offset))
+        return node.value
+
+    def value_JoinedStr(self, node, env):
+        parts = []
+        for part in node.values:
+            value = self.value(part.value, env) if isinstance(part, ast.FormattedValue) else part.value
+            parts.append("?" if isinstance(value, Opaque) else str(int(value) if isinstance(value, Tagged) else value))
+        return "".join(parts)
+
+    def value_Name(self, node, env):
+        return env.get(node.id, OPAQUE)
+
+    def value_Tuple(self, node, env):
+        items = []
+        for element in node.elts:
+            if isinstance(element, ast.Starred):
+                inner = self.value(element.value, env)
+                items.extend(inner if isinstance(inner, (list, tuple)) else [inner])
+            else:
+                items.append(self.value(element, env))
+        return tuple(items)
+
+    def value_List(self, node, env):
+        return list(self.value_Tuple(node, env))
+
+    def value_Dict(self, node, env):
+        return {self.value(k, env): self.value(v, env) for k, v in zip(node.keys, node.values) if k is not None}
+
+    def value_Subscript(self, node, env):
+        container, index = self.value(node.value, env), self.value(node.slice, env)
+        try:
+            return container[index]
+        except (TypeError, KeyError, IndexError):
+            return OPAQUE
+
+    def value_Lambda(self, node, env):
+        closure_env = dict(env)
+        defaults = node.args.defaults
+        names = [a.arg for a in node.args.args]
+        for name, default in zip(names[len(names) - len(defaults):], defaults):
+            closure_env[name] = self.value(default, env)
+        return Closure(node, closure_env)
+
+    def value_IfExp(self, node, env):
+        test = self.value(node.test, env)
+        return self.value(node.orelse if test is False else node.body, env)
+
+    def value_Compare(self, node, env):
+        left, right = self.value(node.left, env), self.value(node.comparators[0], env)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)) \
+                and not isinstance(left, Opaque) and not isinstance(right, Opaque):
+            return (left == right) == isinstance(node.ops[0], ast.Eq)
+        return OPAQUE
+
+    def value_UnaryOp(self, node, env):
+        operand = self.value(node.operand, env)
+        if isinstance(node.op, ast.USub) and isinstance(operand, (int, float)):
+            return -operand
+        return OPAQUE
+
+    def value_BinOp(self, node, env):
+        left, right = self.value(node.left, env), self.value(node.right, env)
+        number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+        if number(left) and number(right):
+            ops = {ast.Add: lambda: left + right, ast.Sub: lambda: left - right, ast.Mult: lambda: left * right,
+                   ast.FloorDiv: lambda: left // right, ast.Div: lambda: left / right, ast.Pow: lambda: left ** right}
+            return ops[type(node.op)]() if type(node.op) in ops else OPAQUE
+        if isinstance(left, Tensor) and number(right):
+            if isinstance(node.op, ast.Mult):
+                return left.scaled(right)
+            if isinstance(node.op, ast.Div):
+                return left.scaled(1.0 / right)
+            if isinstance(node.op, (ast.Add, ast.Sub)):
+                return left.shifted(right if isinstance(node.op, ast.Add) else -right)
+        if isinstance(right, Tensor) and number(left) and isinstance(node.op, (ast.Mult, ast.Add)):
+            return right.scaled(left) if isinstance(node.op, ast.Mult) else right.shifted(left)
+        return OPAQUE
+
+    def value_Attribute(self, node, env):
+        if ast.unparse(node) == "self.name":
+            return self.problem_name
+        return OPAQUE
+
+    def value_Call(self, node, env):
+        callee = self.value(node.func, env) if isinstance(node.func, (ast.Name, ast.Lambda)) else None
+        if isinstance(callee, Closure):
+            return self.call(callee, [self.value(a, env) for a in node.args])
+        name = ast.unparse(node.func)
+        leaf = name.split(".")[-1]
+        if isinstance(node.func, ast.Attribute) and not name.startswith("torch."):
+            base = self.value(node.func.value, env)
+            if isinstance(base, Tensor):
+                return self.tensor_method(node, base, leaf, env)
+            if isinstance(node.func.value, ast.Call):  # (lambda g: ...)(gen) is a Call, a Name
+                return OPAQUE
+        if name.startswith("torch."):
+            return self.constructor(node, leaf, env)
+        if name in ("range", "len", "list", "tuple", "min", "max", "int", "float"):
+            args = [self.value(a, env) for a in node.args]
+            if any(isinstance(a, Opaque) for a in args):
+                return OPAQUE
+            return {"range": lambda: list(range(*args)), "len": lambda: len(args[0]), "list": lambda: list(args[0]),
+                    "tuple": lambda: tuple(args[0]), "min": lambda: min(*args), "max": lambda: max(*args),
+                    "int": lambda: int(args[0]), "float": lambda: float(args[0])}[name]()
+        return OPAQUE
+
+    def call(self, closure, args):
+        env = dict(closure.env)
+        for parameter, arg in zip(closure.node.args.args, args):
+            env[parameter.arg] = arg
+        return self.value(closure.node.body, env)
+
+    def shape(self, node, args, env):
+        if len(args) == 1:
+            value = self.value(args[0], env)
+            extents = value if isinstance(value, (list, tuple)) else (value,)
+        else:
+            extents = tuple(self.value(a, env) for a in args)
+        if not all(isinstance(e, int) and not isinstance(e, bool) for e in extents):
+            self.fail(node, "the shape of %s is not a number the reader can follow" % ast.unparse(node))
+        return extents
+
+    def constructor(self, node, leaf, env):
+        args = node.args
+        if leaf in ("rand", "randn", "zeros", "ones", "empty"):
+            kind = {"rand": "uniform", "randn": "normal", "ones": "ones"}.get(leaf, "zeros")
+            return Tensor(self.shape(node, args, env), kind, 0.0, 1.0)
+        if leaf == "randint":
+            numbers = [self.value(a, env) for a in args[:-1]]
+            low, high = (0, numbers[0]) if len(numbers) == 1 else (numbers[0], numbers[1])
+            if not all(isinstance(n, int) for n in (low, high)):
+                self.fail(node, "randint bounds that are not numbers")
+            return Tensor(self.shape(node, args[-1:], env), "int", low, high)
+        if leaf in ("Generator", "manual_seed", "no_grad"):
+            return OPAQUE
+        self.fail(node, "an input built by torch.%s (kopt fills inputs with rand, randn, randint, zeros or ones)"
+                  % leaf)
+
+    def tensor_method(self, node, tensor, leaf, env):
+        if leaf in ("float", "contiguous", "to", "cuda", "clone"):
+            return tensor
+        if leaf in ("uniform_", "normal_"):
+            bounds = [self.value(a, env) for a in node.args] + [0.0, 1.0][len(node.args):]
+            return Tensor(tensor.shape, leaf[:-1], bounds[0], bounds[1])
+        self.fail(node, "an input changed by .%s(...)" % leaf)
+
+
+# ---------------------------------------------------------------- symbolic formulas
+
+class Symbol:
+    """A value of the test case as an expression of the dims (get_flops, get_extra_params)."""
+
+    def __init__(self, text, key=None):
+        self.text, self.key = text, key
+
+
+def symbolic(node, env, path):
+    """`node` as a kopt expression over the symbols in env; None where it is not one."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return Symbol(repr(node.value))
+    if isinstance(node, ast.Name):
+        return env.get(node.id)
+    if isinstance(node, ast.Subscript):
+        base, index = symbolic_key(node.value, env), ast.literal_eval(node.slice) \
+            if isinstance(node.slice, ast.Constant) else None
+        if base is None or index is None:
+            return None
+        key = base + (index,)
+        return env.get(("case",) + key) or Symbol("?", key)
+    if isinstance(node, ast.BinOp) and type(node.op) in (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Div):
+        left, right = symbolic(node.left, env, path), symbolic(node.right, env, path)
+        if left is None or right is None or "?" in (left.text + right.text):
+            return None
+        op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "/", ast.Div: "/"}[type(node.op)]
+        return Symbol("(%s %s %s)" % (left.text, op, right.text))
+    return None
+
+
+def symbolic_key(node, env):
+    """test_case["dims"] -> ("dims",); a Name bound to such a key -> its key."""
+    if isinstance(node, ast.Name) and node.id == "test_case":
+        return ()
+    if isinstance(node, ast.Name) and isinstance(env.get(node.id), Symbol) and env[node.id].key is not None:
+        return env[node.id].key
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        base = symbolic_key(node.value, env)
+        return None if base is None else base + (node.slice.value,)
+    return None
+
+
+def symbolic_body(function, env, path):
+    """Runs `NAME = expr`, `A, B = test_case[...]` and returns the returned expression's value."""
+    for statement in function.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+            if isinstance(target, ast.Name):
+                env[target.id] = symbolic(statement.value, env, path)
+            elif isinstance(target, ast.Tuple):
+                key = symbolic_key(statement.value, env)
+                for i, element in enumerate(target.elts):
+                    if isinstance(element, ast.Name):
+                        env[element.id] = (env.get(("case",) + key + (i,)) or Symbol("?", key + (i,))) \
+                            if key is not None else None
+        elif isinstance(statement, ast.Return):
+            return statement.value
+        elif not isinstance(statement, (ast.Expr, ast.Pass)):
+            return None
+    return None
+
+
+# ---------------------------------------------------------------- the problem
+
+def problem_class(tree, path):
+    for statement in tree.body:
+        if isinstance(statement, ast.ClassDef) and any(ast.unparse(b).split(".")[-1] == "Problem"
+                                                      for b in statement.bases):
+            return statement
+    raise CannotRead("%s: no class derived from Problem" % path)
+
+
+def class_attribute(cls, name):
+    for statement in cls.body:
+        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
+                                                    for t in statement.targets):
+            return statement.value
+    return None
+
+
+def parameters(cls, path):
+    node = class_attribute(cls, "parameters")
+    if node is None:
+        raise CannotRead("%s: class %s has no `parameters` list (the def.py format before it, with "
+                         "get_function_signature only, is not read)" % (path, cls.name))
+    try:
+        params = ast.literal_eval(node)
+    except ValueError:
+        raise CannotRead("%s:%d: `parameters` is not a literal list" % (path, node.lineno))
+    for param in params:
+        if param.get("type") not in TYPE_BYTES:
+            raise CannotRead("%s:%d: parameter %s has type %r (kopt import reads %s)"
+                             % (path, node.lineno, param.get("name"), param.get("type"), ", ".join(TYPE_BYTES)))
+    return params
+
+
+def problem_name(cls):
+    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    for node in ast.walk(init) if init else []:
+        if isinstance(node, ast.keyword) and node.arg == "name" and isinstance(node.value, ast.Constant):
+            return str(node.value.value)
+    return cls.name
+
+
+def tolerance(cls, path):
+    try:
+        function = method(cls, "verify_result", path)
+    except CannotRead:
+        return {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "allclose":
+            found = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg in ("atol", "rtol")
+                     and isinstance(k.value, ast.Constant)}
+            return {k: found[k] for k in ("atol", "rtol") if k in found}
+    return {}
+
+
+def case_arguments(evaluator, case, extra_params, path):
+    """(the values create_inputs gives, the values get_extra_params gives) for one test case."""
+    create = case.get("create_inputs") if isinstance(case, dict) else None
+    if create is None or not hasattr(create, "node"):
+        raise CannotRead("%s: a test case without a create_inputs lambda" % path)
+    inputs = evaluator.call(create, [])
+    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    extras = evaluator.run(extra_params.body, {"test_case": case}, [])
+    if not isinstance(extras, (list, tuple)):
+        evaluator.fail(extra_params, "get_extra_params does not return a list this reader can follow")
+    return inputs, list(extras)
+
+
+def axis_name(buffer, axis, extents, dims_per_case, path):
+    """The scalar parameter written as the same literal as this axis in every case, else the one
+    equal to it in every case, else the axis's constant."""
+    for dim in dims_per_case[0]:
+        values = [dims[dim] for dims in dims_per_case]
+        if all(getattr(v, "tag", None) is not None and getattr(v, "tag", None) == getattr(e, "tag", -1)
+               for v, e in zip(values, extents)):
+            return dim
+    for dim in dims_per_case[0]:
+        values = [dims[dim] for dims in dims_per_case]
+        if all(isinstance(v, int) and not isinstance(v, bool) and v == e for v, e in zip(values, extents)):
+            return dim
+    if len(set(extents)) == 1:
+        return str(extents[0])
+    raise CannotRead("%s: axis %d of buffer %s (%s) equals no scalar parameter in every test case"
+                     % (path, axis, buffer, ", ".join(map(str, extents))))
+
+
+def operand_shape(node, kopt_of, shapes):
+    """An operand's shape: an input by name, or its transpose (X.t(), X.T)."""
+    transposed = False
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "t":
+        node, transposed = node.func.value, True
+    elif isinstance(node, ast.Attribute) and node.attr == "T":
+        node, transposed = node.value, True
+    if not isinstance(node, ast.Name) or kopt_of.get(node.id) not in shapes:
+        return None
+    shape = shapes[kopt_of[node.id]]
+    return shape[::-1] if transposed else shape
+
+
+def output_shape(cls, path, input_names, shapes, notes, output):
+    """The output's shape from reference_solution: a matmul's rows by columns, a bincount's
+    minlength, else the shape of the first input tensor it uses (noted: check it)."""
+    function = method(cls, "reference_solution", path)
+    kopt_of = dict(zip([a.arg for a in function.args.args[1:]], input_names))
+    for node in ast.walk(function):
+        operands = None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            operands = [node.left, node.right]
+        elif isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] in MATMULS:
+            operands = node.args[:2]
+        shapes_of = [operand_shape(o, kopt_of, shapes) for o in operands or []]
+        if len(shapes_of) == 2 and all(shapes_of):
+            return shapes_of[0][:-1] + shapes_of[1][-1:]
+    for node in ast.walk(function):
+        if isinstance(node, ast.keyword) and node.arg == "minlength" and isinstance(node.value, ast.Name) \
+                and node.value.id in kopt_of and kopt_of[node.value.id] not in shapes:
+            return [kopt_of[node.value.id]]
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and kopt_of.get(node.id) in shapes:
+            notes.append("%s's shape taken to be %s's (reference_solution is no matmul or bincount): check it"
+                         % (output, kopt_of[node.id]))
+            return shapes[kopt_of[node.id]]
+    raise CannotRead("%s:%d: cannot tell the output's shape from reference_solution" % (path, function.lineno))
+
+
+def flops(cls, path, extra_names, extra_params):
+    """get_flops as an expression of the dims, or None."""
+    try:
+        function = method(cls, "get_flops", path)
+    except CannotRead:
+        return None
+    scratch = {}
+    returned = symbolic_body(extra_params, scratch, path)
+    if not isinstance(returned, (ast.List, ast.Tuple)):
+        return None
+    env = {}
+    for name, element in zip(extra_names, returned.elts):
+        symbol = symbolic(element, scratch, path)
+        if symbol is not None and symbol.key is not None:
+            env[("case",) + symbol.key] = Symbol(name)
+    expression = symbolic_body(function, env, path)
+    value = symbolic(expression, env, path) if expression is not None else None
+    return None if value is None or "?" in value.text else value.text
+
+
+def read(path):
+    cls = problem_class(parse(path), path)
+    params = parameters(cls, path)
+    outputs = [i for i, p in enumerate(params) if p.get("pointer") and not p.get("const")]
+    if len(outputs) != 1:
+        raise CannotRead("%s: %d non-const pointer parameters; kopt import reads problems with one output"
+                         % (path, len(outputs)))
+    before, after = params[:outputs[0]], params[outputs[0] + 1:]
+    evaluator = Evaluator(path, problem_name(cls))
+    cases = []
+    generate = method(cls, "generate_test_cases", path)
+    returned = evaluator.run(generate.body, {"self": OPAQUE}, cases)
+    if isinstance(returned, list) and not cases:
+        cases = returned
+    if not cases:
+        raise CannotRead("%s:%d: generate_test_cases gives no test case this reader can follow"
+                         % (path, generate.lineno))
+    extra_params = method(cls, "get_extra_params", path)
+    dims_per_case, tensors_per_case = [], []
+    for case in cases:
+        inputs, extras = case_arguments(evaluator, case, extra_params, path)
+        if len(inputs) != len(before) or len(extras) != len(after):
+            raise CannotRead("%s: a test case gives %d inputs and %d extra parameters; `parameters` has %d before "
+                             "the output and %d after" % (path, len(inputs), len(extras), len(before), len(after)))
+        dims, tensors = {}, {}
+        for param, value in zip(before + after, inputs + extras):
+            if param.get("pointer"):
+                if not isinstance(value, Tensor):
+                    raise CannotRead("%s: input %s is not built by a torch constructor this reader knows"
+                                     % (path, param["name"]))
+                tensors[param["name"]] = value
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                dims[param["name"]] = value
+            else:
+                raise CannotRead("%s: scalar parameter %s is not a number in every test case" % (path, param["name"]))
+        dims_per_case.append(dims)
+        tensors_per_case.append(tensors)
+    notes = []
+    shapes = {}
+    for name in tensors_per_case[0]:
+        rank = len(tensors_per_case[0][name].shape)
+        shapes[name] = [axis_name(name, axis, [t[name].shape[axis] for t in tensors_per_case], dims_per_case, path)
+                        for axis in range(rank)]
+    output = params[outputs[0]]["name"]
+    shapes[output] = output_shape(cls, path, [p["name"] for p in before], shapes, notes, output)
+    buffers = {}
+    for param in params:
+        if not param.get("pointer"):
+            continue
+        name = param["name"]
+        buffer = {"shape": shapes[name], "role": "output" if name == output else "input",
+                  "element_bytes": TYPE_BYTES[param["type"]]}
+        if name != output:
+            buffer["init"] = tensors_per_case[0][name].init()
+        buffers[name] = buffer
+    names = [c.get("name") if isinstance(c.get("name"), str) else "case %d" % (i + 1) for i, c in enumerate(cases)]
+    facts = {"format": "tensara", "name": evaluator.problem_name, "dims": dims_per_case[0], "buffers": buffers,
+             "cases": [{"name": n, "dims": d} for n, d in zip(names[1:], dims_per_case[1:])],
+             "params": [{"name": p["name"], "kind": "buffer" if p.get("pointer") else "scalar"} for p in params],
+             "class": cls.name, "inputs": [p["name"] for p in before], "output": output, "notes": notes}
+    found = tolerance(cls, path)
+    if found:
+        facts["tolerance"] = found
+    else:
+        notes.append("no torch.allclose(..., atol=, rtol=) in verify_result: kopt's defaults for the dtype decide")
+    formula = flops(cls, path, [p["name"] for p in after], extra_params)
+    if formula:
+        facts["flops"] = formula
+    else:
+        notes.append("no FLOP count: get_flops is not an expression of the dims this reader can follow")
+    return facts
+
+
+def main(argv):
+    if len(argv) != 3 or argv[1] != "tensara":
+        print("PYTHON_FACTS: usage: kopt_tensara_facts.py tensara DEF.py", file=sys.stderr)
+        return EXIT_FAILED
+    try:
+        facts = read(argv[2])
+    except CannotRead as e:
+        print("PYTHON_FACTS: %s" % e, file=sys.stderr)
+        return EXIT_FAILED
+    print(json.dumps(facts))
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,85 @@
+"""Tests of python/kopt_tensara_facts.py (a Tensara def.py as kopt facts), run as kopt runs
+it: a subprocess printing JSON. The files it reads are never executed: each one here imports
+a module that exists nowhere."""
+
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+READER = os.path.join(HERE, os.pardir, os.pardir, "python", "kopt_tensara_facts.py")
+FIXTURES = os.path.join(HERE, os.pardir, "fixtures", "import")
+
+
+def read(path):
+    done = subprocess.run([sys.executable, READER, "tensara", str(path)], capture_output=True, text=True)
+    return done.returncode, json.loads(done.stdout) if done.returncode == 0 else done.stderr.splitlines()[-1]
+
+
+def fixture(name):
+    with open(os.path.join(FIXTURES, name, "def.py"), encoding="utf-8") as f:
+        return f.read()
+
+
+def written(tmp_path, text):
+    path = tmp_path / "def.py"
+    path.write_text("import not_a_module_anywhere\n" + text)
+    return path
+
+
+def test_leaky_relu_scalars_before_and_after_the_output():
+    code, facts = read(os.path.join(FIXTURES, "tensara_leaky_relu", "def.py"))
+    assert code == 0
+    assert facts["dims"] == {"alpha": 0.01, "n": 2048, "m": 1024}
+    assert facts["buffers"]["input"] == {"shape": ["n", "m"], "role": "input", "element_bytes": 4,
+                                         "init": "uniform(-3,3)"}
+    assert facts["buffers"]["output"]["shape"] == ["n", "m"]
+    assert [c["name"] for c in facts["cases"]] == ["2048x1024, alpha=0.2", "1000x3000, alpha=0.01",
+                                                   "1000x3000, alpha=0.2"]
+    assert facts["tolerance"] == {"atol": 1e-6, "rtol": 1e-4}
+    assert facts["flops"] == "(n * m)"
+    assert facts["inputs"] == ["input", "alpha"] and facts["class"] == "leaky_relu"
+
+
+def test_matmul_axes_named_by_where_each_size_was_written():
+    # The first case is 1024 cubed: by value alone A's second axis could be m, n or k.
+    code, facts = read(os.path.join(FIXTURES, "tensara_matmul", "def.py"))
+    assert code == 0
+    assert facts["buffers"]["A"]["shape"] == ["m", "k"]
+    assert facts["buffers"]["A"]["init"] == "normal(0,0.5)"
+    assert facts["buffers"]["B"]["shape"] == ["k", "n"]
+    assert facts["buffers"]["C"] == {"shape": ["m", "n"], "role": "output", "element_bytes": 4}
+    assert facts["cases"] == [{"name": "512x768 by 768x256", "dims": {"m": 512, "n": 256, "k": 768}}]
+    assert facts["flops"] == "(((2 * m) * n) * k)"
+
+
+def test_an_input_it_cannot_fill_is_named_with_its_line(tmp_path):
+    text = fixture("tensara_leaky_relu").replace("torch.rand((r, c)", "torch.linspace((r, c)")
+    code, message = read(written(tmp_path, text))
+    assert code == 2
+    assert "def.py:" in message and "an input built by torch.linspace" in message
+
+
+def test_a_def_py_without_parameters_is_refused(tmp_path):
+    text = fixture("tensara_leaky_relu")
+    start = text.index("    parameters = [")
+    end = text.index("    ]\n", start) + len("    ]\n")
+    code, message = read(written(tmp_path, text[:start] + text[end:]))
+    assert code == 2
+    assert "has no `parameters` list" in message
+
+
+def test_more_values_than_parameters_is_refused(tmp_path):
+    text = fixture("tensara_leaky_relu").replace("return [rows, cols]", "return [rows, cols, 3]")
+    code, message = read(written(tmp_path, text))
+    assert code == 2
+    assert "gives 2 inputs and 3 extra parameters; `parameters` has 2 before the output and 2 after" in message
+
+
+def test_a_verify_result_without_allclose_leaves_the_tolerance_to_kopt(tmp_path):
+    text = fixture("tensara_leaky_relu").replace("torch.allclose(actual_output, expected_output, rtol=1e-4, atol=1e-6)",
+                                                 "torch.equal(actual_output, expected_output)")
+    code, facts = read(written(tmp_path, text))
+    assert code == 0 and "tolerance" not in facts
+    assert any("no torch.allclose" in note for note in facts["notes"])
