@@ -37,6 +37,17 @@ json measured_gain_percent(const json& outcome) {
   return (1 / versus.at("ratio").get<double>() - 1) * 100;
 }
 
+// Why a branch that passed did not win, in the screen's words against the best of its iteration.
+std::string lost_because(const json& versus) {
+  if (versus.is_null()) return "not compared with the best";
+  const std::string verdict = versus.at("verdict").get<std::string>();
+  const std::string against = verdict == "faster"   ? "faster than the best at the screen, yet not the champion"
+                              : verdict == "slower" ? "slower than the best"
+                              : verdict == "same"   ? "the same speed as the best"
+                                                    : "not distinguishable from the best";
+  return fmt::format("{} ({:.3f}× its time)", against, versus.at("ratio").get<double>());
+}
+
 // One branch of a closed iteration: what it tested, what was expected and what was measured.
 json branch_entry(const loop::RunFolder& run, int iteration, const json& branch, const json& champion) {
   const json& outcome = branch.at("outcome");
@@ -50,11 +61,7 @@ json branch_entry(const loop::RunFolder& run, int iteration, const json& branch,
   entry["measured_gain_percent"] = measured_gain_percent(outcome);
   const json versus = outcome.value("versus_first", json());
   entry["verdict_vs_best"] = versus.is_null() ? json("–") : versus.at("verdict");
-  if (!entry["won"].get<bool>()) {
-    entry["why"] = versus.is_null() ? std::string("not compared with the best")
-                                    : fmt::format("{} than the best ({:.3f}× its time)", versus.at("verdict").get<std::string>(),
-                                                  versus.at("ratio").get<double>());
-  }
+  if (!entry["won"].get<bool>()) entry["why"] = lost_because(versus);
   return entry;
 }
 
@@ -118,7 +125,8 @@ json run_handoff(const loop::RunFolder& run) {
                         ? loop::read_json(run.iteration(state.current) / "plan.json") : json();
   json planned = json::array();
   if (!state.finished && plan.is_object()) {
-    for (const auto& [axis, entry] : plan.value("axes", json::object()).items()) {
+    const json axes = plan.value("axes", json::object());  // kept: items() refers to it
+    for (const auto& [axis, entry] : axes.items()) {
       for (const json& m : entry.value("chosen", json::array())) planned.push_back(m.at("id"));
     }
   }

@@ -1,5 +1,6 @@
 #include "kopt/loop/final_audit.hpp"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
