@@ -24,6 +24,7 @@ class FrozenInputs : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::make_unique<TempDir>("frozen-test");
+    fs::create_directories(dir_->path() / "examples");
     for (const char* example : {"sgemm_tiled", "sgemm_naive"}) {
       fs::copy(kExamples / example, dir_->path() / "examples" / example, fs::copy_options::recursive);
     }
