@@ -74,10 +74,12 @@ std::optional<std::string> expectation_question(const json& entry) {
   const double gain = entry["measured_gain_percent"].get<double>();
   const json& range = entry["record"]["expected_gain_percent"];
   if (gain >= range[0].get<double>() && gain <= range[1].get<double>()) return std::nullopt;
-  return fmt::format("iter {} {}: expected {:.0f} to {:.0f} % faster, measured {:+.1f} %: was the hypothesis (\"{}\") "
-                     "wrong, or its implementation?",
-                     entry["iteration"].get<int>(), entry["branch"].get<std::string>(), range[0].get<double>(),
-                     range[1].get<double>(), gain, entry["record"]["hypothesis"].get<std::string>());
+  const std::string question = gain > range[1].get<double>()
+                                   ? "more than the hypothesis (\"{}\") accounts for: what else did the change do?"
+                                   : "was the hypothesis (\"{}\") wrong, or its implementation?";
+  return fmt::format("iter {} {}: expected {:.0f} to {:.0f} % faster, measured {:+.1f} %: {}", entry["iteration"].get<int>(),
+                     entry["branch"].get<std::string>(), range[0].get<double>(), range[1].get<double>(), gain,
+                     fmt::format(fmt::runtime(question), entry["record"]["hypothesis"].get<std::string>()));
 }
 
 void add_methods(const json& summary, json& worked, json& did_not, json& questions) {
