@@ -19,11 +19,13 @@ struct CheckConfig {
   ProblemOptions problem;
   std::string target = ".";
   std::string out;
+  bool sanitize = false;
 };
 
 int run_check_command(const CheckConfig& config) {
   spec::Problem problem = load_problem_with(config.target, config.problem);
   verify::CheckOptions options = check_options_of(config.problem);
+  options.sanitize = config.sanitize;
 
   SystemProcessRunner runner;
   verify::CheckContext context{runner, cache_dir_of(config.common), worker_settings_of(config.common)};
@@ -50,6 +52,8 @@ Command check_command() {
             add_problem_options(app, config->problem);
             app.add_option("--out", config->out, "Where to write check.json (default: beside the kernel)")
                 ->check(output_file());
+            app.add_flag("--sanitize", config->sanitize,
+                         "Also run compute-sanitizer's memcheck, racecheck and initcheck on the smallest case");
             add_common_options(app, config->common);
             return [config] { return run_check_command(*config); };
           }};

@@ -7,6 +7,7 @@
 
 #include "command.hpp"
 #include "loop_options.hpp"
+#include "kopt/loop/experiment_record.hpp"
 
 namespace kopt::cli {
 namespace {
@@ -52,6 +53,7 @@ Command close_command() {
               loop::LoopContext context = progress_hooks(config->loop.common, run.root());
               context.cache = cache.get();
               std::unique_ptr<loop::Lab> lab = make_lab(config->loop, run.load(), kopt_context);
+              loop::require_experiment_records(run);  // a driver's branches; optimize's tuner writes none
               const nlohmann::json verdict =
                   loop::close_iteration(*lab, run, config->iteration, context);
               const nlohmann::json next = with_loop_flags(loop::next_step(run, run.load()), config->loop);

@@ -1,5 +1,5 @@
 // kopt optimize KERNEL: the whole loop unattended — branches from the built-in tuner (declared
-// parameters) or from --generator CMD — then summary.md. An existing --run is resumed.
+// parameters) or from --generator CMD — then the final audit and summary.md. An existing --run is resumed.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -8,9 +8,9 @@
 #include "loop_options.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/loop/builtin_generators.hpp"
+#include "kopt/loop/frozen_inputs.hpp"
 #include "kopt/loop/optimize.hpp"
 #include "kopt/loop/tuner.hpp"
-#include "kopt/report/run_summary.hpp"
 
 namespace kopt::cli {
 namespace {
@@ -22,6 +22,7 @@ struct OptimizeConfig {
   double budget_minutes = 15;
   std::uint64_t seed = 1;
   std::string strategy = "auto";
+  bool new_run_on_change = false;
 };
 
 }  // namespace
@@ -40,6 +41,9 @@ Command optimize_command() {
             app.add_option("--tuner-seed", config->seed, "The tuner's random seed (--seed, elsewhere, is the inputs')")->check(unsigned_integer());
             app.add_option("--strategy", config->strategy, "The tuner's search: auto (by the budget), random, local, model, annealing")
                 ->check(CLI::IsMember({"auto", "random", "local", "model", "annealing"}));
+            app.add_flag("--new-run-on-change", config->new_run_on_change,
+                         "When --run holds a run whose spec or reference changed since its init, start a new run "
+                         "beside it (DIR-2, ...) instead of refusing");
             add_loop_options(app, config->loop);
             return [config] {
               loop::OptimizeRequest request{.init = init_request(config->target),
@@ -47,6 +51,7 @@ Command optimize_command() {
                                             .seed = config->seed,
                                             .strategy = config->strategy};
               if (!config->generator.empty()) request.generator = loop::checked_generator(config->generator);
+              request.init.run_dir = loop::run_folder_to_use(request.init.run_dir, config->new_run_on_change);
               Context kopt_context = context_of(config->loop.common);
               const loop::RunFolder run(request.init.run_dir);
               const loop::RunState start = run.exists() ? run.load() : provisional_state(request.init);
@@ -57,10 +62,7 @@ Command optimize_command() {
               loop::LoopContext context = progress_hooks(config->loop.common, run.root());
               context.cache = cache.get();
               loop::optimize(*lab, kopt_context.runner, request, context);
-              const nlohmann::json summary = report::write_run_summary(run);
-              if (config->loop.common.json) std::cout << summary.dump(2) << "\n";
-              else std::cout << report::format_run_summary(summary) << fmt::format("\nwrote {}\n", (run.root() / "summary.md").string());
-              return 0;
+              return finalize_run(config->loop, run.root().string(), true);
             };
           }};
 }

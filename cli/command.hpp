@@ -31,6 +31,8 @@ Command init_command();
 Command close_command();
 Command status_command();
 Command finalize_command();
+Command handoff_command();
+Command evidence_command();
 Command optimize_command();
 Command skill_command();
 Command report_command();
@@ -41,8 +43,8 @@ Command catalog_command();
 // The commands in the order `kopt --help` lists them.
 inline std::vector<Command> all_commands() {
   return {doctor_command(), check_command(),  bench_command(),    compare_command(),  profile_command(),
-          roofline_command(), sass_command(), plan_command(),     catalog_command(),     init_command(),     close_command(),
-          status_command(),  finalize_command(), optimize_command(), report_command(),  import_command(),
+          roofline_command(), sass_command(), plan_command(),     catalog_command(),  evidence_command(),     init_command(),     close_command(),
+          status_command(),  finalize_command(), handoff_command(), optimize_command(), report_command(),  import_command(),
           tune_space_command(), skill_command(), worker_command()};
 }
 

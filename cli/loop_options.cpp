@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "kopt/core/clock.hpp"
+#include "kopt/loop/final_audit.hpp"
 #include "kopt/loop/gpu_lab.hpp"
 #include "kopt/loop/simulated_lab.hpp"
 #include "kopt/report/html_report.hpp"
@@ -64,7 +65,6 @@ loop::LoopContext progress_hooks(const CommonOptions& common, const std::filesys
 }
 
 nlohmann::json with_loop_flags(nlohmann::json next, const LoopOptions& options) {
-  if (next.at("finished").get<bool>()) return next;
   std::vector<std::string> flags;
   if (!options.simulate.empty()) flags = {"--simulate", fs::absolute(options.simulate).string()};
   if (!options.common.cache_dir.empty()) {
@@ -145,6 +145,21 @@ int write_summary(const std::string& run_dir, bool json, SummaryOutput output) {
   else if (output == SummaryOutput::html) std::cout << fmt::format("wrote {}\n", written.string());
   else std::cout << report::format_run_summary(summary) << fmt::format("\nwrote {}\n", written.string());
   return 0;
+}
+
+int finalize_run(const LoopOptions& options, const std::string& run_dir, bool audit) {
+  const loop::RunFolder run(run_dir);
+  if (audit) {
+    Context context = context_of(options.common);
+    const loop::RunState state = run.load();
+    const auto lab_for_case = [&](const std::string& case_name) {
+      loop::RunState on_case = state;
+      on_case.settings.timed_case = case_name;
+      return make_lab(options, on_case, context);
+    };
+    loop::final_audit(run, lab_for_case, progress_hooks(options.common, run.root()));
+  }
+  return write_summary(run_dir, options.common.json, SummaryOutput::markdown);
 }
 
 Command summary_command(std::string name, std::string description, SummaryOutput output) {

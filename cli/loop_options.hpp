@@ -32,7 +32,7 @@ std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunS
 
 // The next step with the flags it needs typed into its command: a run measured on a simulated
 // lab is closed on the same lab (without --simulate, close would ask for a GPU), and with the
-// same --cache-dir. A finished run's command (finalize) takes neither.
+// same --cache-dir; so is a finished run's final audit (finalize).
 nlohmann::json with_loop_flags(nlohmann::json next, const LoopOptions& options);
 
 // One line per step, appended to RUN/kopt.log with the time, and on standard error (above the
@@ -64,6 +64,10 @@ Command summary_command(std::string name, std::string description, SummaryOutput
 
 // What those two commands do: write the files, then print the summary (or where it went).
 int write_summary(const std::string& run_dir, bool json, SummaryOutput output);
+
+// `finalize` and the end of `optimize`: the final audit (audit.json: the champion against the
+// baseline, interleaved, on every case; skipped with `audit` false), then summary.md.
+int finalize_run(const LoopOptions& options, const std::string& run_dir, bool audit);
 
 // The next step, for people.
 std::string format_next_step(const nlohmann::json& next);

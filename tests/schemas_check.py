@@ -50,7 +50,8 @@ except ImportError:  # jsonschema before 4.18
 BY_SCHEMA = {"kopt.profile/1": "profile", "kopt.ncu_top/1": "ncu_top", "kopt.roofline/1": "roofline",
              "kopt.peaks/1": "peaks", "kopt.state/1": "state", "kopt.next/1": "next", "kopt.iteration/1": "iteration",
              "kopt.summary/1": "summary", "kopt.generator_context/1": "generator_context",
-             "kopt.methods_check/1": "methods_check"}
+             "kopt.methods_check/1": "methods_check",
+             "kopt.system_evidence/1": "system_evidence", "kopt.audit/1": "audit", "kopt.frozen/1": "frozen"}
 BY_KIND = {"check": "check", "bench": "bench", "sass": "sass", "doctor": "doctor"}
 
 # The files of a run folder (docs/loop.md) by name; bench.json and sass.json by where they are.
@@ -60,7 +61,8 @@ RUN_FILES = {"state.json": "state", "summary.json": "summary", "env.json": "env"
              "evidence.json": "evidence", "screen.json": "measurement", "finals.json": "measurement",
              "ablation.json": "ablation", "screen_bench.json": "bench", "finals_bench.json": "bench",
              "baseline_bench.json": "bench", "first_look.json": "measurement", "first_look_bench.json": "bench",
-             "generator_context.json": "generator_context"}
+             "generator_context.json": "generator_context", "audit.json": "audit", "frozen.json": "frozen",
+             "experiment.json": "experiment"}
 
 
 def self_named(document):
@@ -171,6 +173,8 @@ nxt, _ = kopt_json("init", f"{repo}/examples/sgemm_tiled", "--run", run, "--iter
                    name="next")
 os.makedirs(f"{run}/iter1/branches/b1")
 json.dump({"defines": {"BM": "64", "BN": "64", "TM": "4", "TN": "4"}}, open(f"{run}/iter1/branches/b1/variant.json", "w"))
+json.dump({"schema": "kopt.experiment/1", "hypothesis": "smaller tiles fill more SMs", "expected_gain_percent": [5, 20],
+           "cost": "less reuse per load"}, open(f"{run}/iter1/branches/b1/experiment.json", "w"))
 json.dump({"methods": []}, open(f"{run}/iter1/methods.json", "w"))
 closed, _ = kopt_json("close", run, "--simulate", model_a)
 os.makedirs(f"{run}/iter2/branches/b1")
@@ -186,7 +190,7 @@ for name, document in (("next", closed["next"]), ("iteration", closed["iteration
     path = f"{work}/{name}_{len(os.listdir(work))}.json"
     json.dump(document, open(path, "w"))
     files[name].append(path)
-kopt_run("finalize", run)
+kopt_run("finalize", run, "--simulate", model)
 add_run_folder(run)
 
 # An external generator that writes a failing branch first (BK=32 fails in the model), then a
@@ -227,7 +231,7 @@ if not glob.glob(f"{staged_run}/iter*/first_look.json"):
 # ---- real GPU output kept as fixtures ----
 add_run_folder(f"{repo}/tests/fixtures/loop/h200_sgemm_tiled_run")
 add_run_folder(f"{repo}/tests/fixtures/loop/h200_reduction_run")  # with iteration.json's "time"
-for d in sorted(glob.glob(f"{evidence}/*")):
+for d in sorted(os.path.dirname(p) for p in glob.glob(f"{evidence}/*/profile.json")):
     for name in ("profile", "ncu_top", "roofline"):
         files[name].append(f"{d}/{name}.json")
 
@@ -244,6 +248,10 @@ json.dump({"methods": ["memory.teleport"]}, open(f"{work}/bad_methods.json", "w"
 kopt_json("plan", f"{evidence}/h200_sgemm_naive", "--validate", f"{work}/no_methods.json", name="methods_check")
 kopt_json("plan", f"{evidence}/h200_sgemm_naive", "--validate", f"{work}/bad_methods.json", name="methods_check", ok=(2,))
 doctor, _ = kopt_json("doctor", "--no-ncu", name="doctor", ok=(0, 3))
+kopt_json("evidence", f"{evidence}/handmade_torch_trace.json", name="system_evidence")
+for captured in ("torch_trace.json", "nsys_workload.sqlite"):  # real captures, once committed
+    if os.path.exists(f"{evidence}/{captured}"):
+        kopt_json("evidence", f"{evidence}/{captured}", name="system_evidence")
 
 # check, bench and compare of a kernel that does not compile: real documents without a GPU.
 compile_error = f"{planted}/spec_errors/compile_error.toml"

@@ -51,6 +51,7 @@ export PATH="$kopt_dir:$PATH"
 kopt init examples/sgemm_tiled --run "$work/follow" --simulate "$model" >"$work/init.log"
 mkdir -p "$work/follow/iter1/branches/b1"
 echo '{"defines": {"BM": "64"}}' >"$work/follow/iter1/branches/b1/variant.json"
+echo '{"hypothesis": "smaller tiles fill more SMs", "expected_gain_percent": [5, 20], "cost": "less reuse per load"}' >"$work/follow/iter1/branches/b1/experiment.json"
 echo '{"methods": []}' >"$work/follow/iter1/methods.json"
 then_line=$(sed -n 's/^Then: //p' "$work/init.log")
 eval "$then_line" >"$work/close.log" || fail "the printed step '$then_line' failed"

@@ -101,6 +101,7 @@ branch_defines() {
   rm -rf "$work/run/iter1/branches"
   mkdir -p "$work/run/iter1/branches/b1"
   printf '%s\n' "$1" >"$work/run/iter1/branches/b1/variant.json"
+  echo '{"hypothesis": "smaller tiles fill more SMs", "expected_gain_percent": [5, 20], "cost": "less reuse per load"}' >"$work/run/iter1/branches/b1/experiment.json"
 }
 for defines in '{"defines": {"BM; touch EXECUTED": "64"}}' '{"defines": {"BM": "$(touch EXECUTED)"}}' \
                '{"defines": {"BM": "`touch EXECUTED`"}}' '{"defines": {"BM": "64\ntouch EXECUTED"}}' \

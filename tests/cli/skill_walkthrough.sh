@@ -29,6 +29,45 @@ done
 test -f "$RUN/iter1/iteration.json" || { echo "no iteration.json: the iteration did not close"; exit 1; }
 test -f "$RUN/summary.md" || { echo "no summary.md"; exit 1; }
 
+# The handoff a second agent would start from, after the walkthrough's iteration and finalize:
+# every section, the champion among what worked with its record, the losers among what did
+# not with the reason, the audited speedup, and the next command.
+kopt handoff "$RUN" >/dev/null
+python3 - "$RUN" <<'PY'
+import json, sys
+run = sys.argv[1]
+md = open(f"{run}/handoff.md").read()
+it = json.load(open(f"{run}/iter1/iteration.json"))
+problems = []
+sections = ["## State", "## Champion", "## What worked", "## What did not, and why", "## Open questions", "## Next step"]
+positions = [md.find(h) for h in sections]
+if -1 in positions or positions != sorted(positions):
+    problems.append(f"sections missing or out of order: {positions}")
+else:
+    worked = md[positions[2]:positions[3]]
+    did_not = md[positions[3]:positions[4]]
+    for b in it["branches"]:
+        line = f"- iter 1 {b['name']} ("
+        where = worked if b["name"] == it["champion"] else did_not
+        if line not in where:
+            problems.append(f"branch {b['name']} is not under {'What worked' if where is worked else 'What did not'}")
+    if it["champion"] and "reuse each load more" not in worked:
+        problems.append("the champion's hypothesis (its experiment.json) is not quoted")
+    if it["champion"] and "measured +" not in worked:
+        problems.append("the champion's measured gain is not given")
+if "Iteration 2 of at most 3 is open" not in md:
+    problems.append("the state does not say iteration 2 is open")
+if it["champion"] and "**Final audit:" not in md:
+    problems.append("the champion's audited speedup (audit.json) is not quoted")
+if f"Run `kopt close {run}" not in md:
+    problems.append("the next step is not the next close")
+for p in problems:
+    print("handoff.md:", p)
+if problems:
+    print(md)
+sys.exit(1 if problems else 0)
+PY
+
 python3 - "$repo/skill/SKILL.md" "$kopt_dir/kopt" "$RUN" "$work" <<'PY'
 import glob, json, re, subprocess, sys
 skill, kopt, run, work = sys.argv[1:]

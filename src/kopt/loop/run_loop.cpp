@@ -14,6 +14,7 @@
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
 #include "kopt/loop/close_steps.hpp"
+#include "kopt/loop/frozen_inputs.hpp"
 #include "kopt/spec/kernel_signature.hpp"
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/spec/tool_arguments.hpp"
@@ -81,6 +82,7 @@ RunState init_run(Lab& lab, const InitRequest& request, const LoopContext& hooks
   state.created = utc_timestamp();
 
   write_file_atomic(run.baseline() / "kernel.cu", read_file(located.kernel));
+  freeze_inputs(run, located);
   state.baseline = {.label = "baseline", .kernel = "baseline/kernel.cu", .defines = request.defines};
   write_json(run.baseline() / "variant.json", state.baseline);
 
@@ -119,6 +121,7 @@ RunState init_run(Lab& lab, const InitRequest& request, const LoopContext& hooks
 
 json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteration, const LoopContext& hooks) {
   RunLock lock(run);
+  require_frozen_inputs(run);
   RunState state = run.load();
   // Run again after it finished, `close` has nothing new to close: it answers as it did.
   const bool untouched = !fs::exists(run.iteration(state.current) / "methods.json") &&

@@ -53,10 +53,24 @@ std::string format_check_report(const verify::CheckReport& report) {
     for (const verify::RunRecord& run : report.runs) out += run_row(run, case_width);
   }
   out += source_audit_lines(report);
+  out += sanitizer_lines(report);
   if (report.passed()) {
     out += fmt::format("PASS: {} runs on {} cases\n", report.runs.size(), report.cases.size());
   } else {
     out += fmt::format("FAIL: {}\n", report.cause());
+  }
+  return out;
+}
+
+std::string sanitizer_lines(const verify::CheckReport& report) {
+  std::string out;
+  for (const verify::SanitizerRun& run : report.sanitizers.value_or(std::vector<verify::SanitizerRun>{})) {
+    out += fmt::format("  {:<10} case {}: {}{}\n", run.tool, run.case_name, run.status,
+                       run.status == "failed" ? ": " + run.detail : run.errors > 0 ? fmt::format(" ({} errors)", run.errors) : "");
+    for (const verify::SanitizerFinding& f : run.findings) {
+      out += fmt::format("    {}: {}{}{}\n", run.tool, f.what, f.kernel.empty() ? "" : " at " + f.kernel,
+                         f.location.empty() ? "" : " in " + f.location);
+    }
   }
   return out;
 }

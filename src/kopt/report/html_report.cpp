@@ -207,7 +207,7 @@ std::string summary_html(const json& summary) {
 std::string render_html_report(const json& summary, const std::vector<SampleDistribution>& distributions) {
   const json charts = report_charts(summary);
   std::string body = header_html(summary);
-  body += fmt::format("<p><strong>{:.2f}× faster than the baseline.</strong></p>\n", summary.at("speedup_vs_baseline").get<double>());
+  body += "<p>" + inline_markdown_to_html(audit_headline(summary)) + "</p>\n";
   auto section = [&](const std::string& id, const std::string& title, const std::string& svg) {
     body += fmt::format("<section id=\"{}\"><h2>{}</h2>\n{}</section>\n", id, escape_xml(title), svg);
   };

@@ -18,6 +18,10 @@ nlohmann::json run_summary(const loop::RunFolder& run);
 
 std::string format_run_summary(const nlohmann::json& summary);
 
+// The headline: the final audit's paired speedup and interval (audit.json), or, before the
+// audit, the ratio of medians measured apart, called so.
+std::string audit_headline(const nlohmann::json& summary);
+
 // A time as summary.md writes it ("3181.66 µs"): every page that repeats one of its numbers
 // writes it the same way.
 std::string format_us(double seconds);

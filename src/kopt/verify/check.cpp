@@ -25,6 +25,7 @@ bool CheckReport::passed() const {
   for (const RunRecord& run : runs) {
     if (!run.passed()) return false;
   }
+  if (sanitizers && !sanitizer_cause(*sanitizers).empty()) return false;
   return !runs.empty();
 }
 
@@ -34,7 +35,8 @@ std::string CheckReport::cause() const {
   for (const RunRecord& run : runs) {
     if (!run.passed()) return fmt::format("{} (case {}, seed {})", run.findings.front().message, run.case_name, run.seed);
   }
-  return runs.empty() ? "no runs" : "";
+  if (runs.empty()) return "no runs";
+  return sanitizers ? sanitizer_cause(*sanitizers) : "";
 }
 
 std::string resolve_arch(const std::string& spec_arch, const std::optional<std::string>& option,
@@ -155,9 +157,7 @@ void compare_with_reference_outputs(CheckReport& report, const CheckJob& job, co
       kComparisonWidth);
 }
 
-}  // namespace
-
-CheckReport run_check(const spec::Problem& problem, const CheckOptions& options, CheckContext& context) {
+CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& options, CheckContext& context) {
   CheckReport report{.kernel = problem.spec.kernel,
                      .problem_name = problem.spec.name,
                      .entry = problem.signature.entry,
@@ -263,7 +263,7 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
   if (probe_from_cache && result.device.value("uuid", "") != device.uuid) {
     // Not the GPU the cached probe named (reconfigured since, without a reboot): probe afresh.
     run::forget_probe(context.cache_dir, context.worker, probe_facts);
-    return run_check(problem, options, context);
+    return run_check_once(problem, options, context);
   }
   report.runs = std::move(result.runs);
   report.worker_phases = result.phases;
@@ -289,6 +289,15 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
     write_file_atomic(cached, kept.dump());
   }
   report.phase_seconds.total = clock.total();
+  return report;
+}
+
+}  // namespace
+
+CheckReport run_check(const spec::Problem& problem, const CheckOptions& options, CheckContext& context) {
+  CheckReport report = run_check_once(problem, options, context);
+  // Run even when the check failed: memcheck names the access behind a fault or a wrong result.
+  if (options.sanitize && report.build) report.sanitizers = run_sanitizers(problem, report, context);
   return report;
 }
 
@@ -322,7 +331,7 @@ json check_report_to_json(const CheckReport& report) {
   if (report.failure) {
     failure = {{"kind", report.failure->kind}, {"message", report.failure->message}, {"detail", report.failure->detail}};
   }
-  return {{"schema_version", 1},
+  json document = {{"schema_version", 1},
           {"kind", "check"},
           {"kernel", report.kernel.string()},
           {"problem", report.problem_name},
@@ -350,6 +359,8 @@ json check_report_to_json(const CheckReport& report) {
           {"worker_phase_seconds", check_worker_phases_to_json(report.worker_phases)},
           {"passed", report.passed()},
           {"cause", report.cause()}};
+  if (report.sanitizers) document["sanitizers"] = sanitizer_runs_to_json(*report.sanitizers);
+  return document;
 }
 
 }  // namespace kopt::verify

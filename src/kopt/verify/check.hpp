@@ -17,6 +17,7 @@
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/spec/source_audit.hpp"
 #include "kopt/verify/check_job.hpp"
+#include "kopt/verify/sanitizer.hpp"
 
 namespace kopt::verify {
 
@@ -26,6 +27,7 @@ struct CheckOptions {
   std::optional<std::string> arch;                               // overrides [build] arch
   std::vector<std::pair<std::string, std::string>> defines;      // -D overrides (variants, ablation)
   bool strict = false;  // a source-audit finding fails the check (docs/integrity.md)
+  bool sanitize = false;  // also run compute-sanitizer's tools on the smallest case (sanitizer.hpp)
 };
 
 struct CheckContext {
@@ -76,6 +78,7 @@ struct CheckReport {
   bool writes_confined = false;
   CheckPhaseSeconds phase_seconds;
   CheckWorkerPhases worker_phases;             // inside the kernel's worker
+  std::optional<std::vector<SanitizerRun>> sanitizers;  // with --sanitize: each tool's findings
 
   bool passed() const;
   // One line naming the cause of failure, with case and seed; empty when passed.
