@@ -9,8 +9,6 @@
 #include "kopt/core/clock.hpp"
 #include "kopt/loop/gpu_lab.hpp"
 #include "kopt/loop/simulated_lab.hpp"
-#include "kopt/report/html_report.hpp"
-#include "kopt/report/run_summary.hpp"
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/spec/tool_arguments.hpp"
 
@@ -129,27 +127,6 @@ loop::RunState provisional_state(const loop::InitRequest& request) {
   loop::RunState state{.kernel = fs::absolute(located.kernel), .dims = request.dims, .settings = request.settings};
   if (located.spec_file) state.spec = fs::absolute(*located.spec_file);
   return state;
-}
-
-int write_summary(const std::string& run_dir, bool json, SummaryOutput output) {
-  const loop::RunFolder run(run_dir);
-  const nlohmann::json summary = output == SummaryOutput::html ? report::write_html_report(run)
-                                                               : report::write_run_summary(run);
-  const fs::path written = run.root() / (output == SummaryOutput::html ? "report.html" : "summary.md");
-  if (json) std::cout << summary.dump(2) << "\n";
-  else if (output == SummaryOutput::html) std::cout << fmt::format("wrote {}\n", written.string());
-  else std::cout << report::format_run_summary(summary) << fmt::format("\nwrote {}\n", written.string());
-  return 0;
-}
-
-Command summary_command(std::string name, std::string description, SummaryOutput output) {
-  return {std::move(name), std::move(description), [output](CLI::App& app) {
-            auto run_dir = std::make_shared<std::string>(".");
-            auto json = std::make_shared<bool>(false);
-            app.add_option("RUN", *run_dir, "The run folder (default: .)");
-            app.add_flag("--json", *json, "Print the summary as one JSON document");
-            return [run_dir, json, output] { return write_summary(*run_dir, *json, output); };
-          }};
 }
 
 }  // namespace kopt::cli

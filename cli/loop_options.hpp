@@ -57,14 +57,6 @@ loop::InitRequest init_request(const RunTarget& target);
 // The run's settings before init has written state.json: enough to make its lab.
 loop::RunState provisional_state(const loop::InitRequest& request);
 
-// `finalize` (summary.md and summary.json) and `report` (also report.html): one RUN
-// argument, --json for the summary document.
-enum class SummaryOutput { markdown, html };
-Command summary_command(std::string name, std::string description, SummaryOutput output);
-
-// What those two commands do: write the files, then print the summary (or where it went).
-int write_summary(const std::string& run_dir, bool json, SummaryOutput output);
-
 // The next step, for people.
 std::string format_next_step(const nlohmann::json& next);
 
