@@ -1,5 +1,4 @@
-// kopt report RUN [--out DIR]: a self-contained report.html with charts, in DIR (default: the
-// run); the run's own files are only read.
+// kopt report RUN [--out DIR]: report.html in DIR (default: the run), the run only read.
 // kopt report --compare RUN_A RUN_B [--out DIR]: compare.html, compare.md and compare.json.
 #include <fmt/format.h>
 
@@ -32,12 +31,9 @@ int write_comparison(const ReportConfig& config) {
   const std::filesystem::path out(config.out_dir.empty() ? "." : config.out_dir);
   const nlohmann::json comparison =
       report::write_run_comparison(loop::RunFolder(config.compare.at(0)), loop::RunFolder(config.compare.at(1)), out);
-  if (config.json) {
-    std::cout << comparison.dump(2) << "\n";
-    return 0;
-  }
-  std::cout << report::format_comparison_headline(comparison)
-            << fmt::format("wrote {}, compare.md and compare.json\n", (out / "compare.html").string());
+  if (config.json) std::cout << comparison.dump(2) << "\n";
+  else std::cout << report::format_comparison_headline(comparison)
+                 << fmt::format("wrote {}, compare.md and compare.json\n", (out / "compare.html").string());
   return 0;
 }
 
@@ -61,10 +57,7 @@ Command report_command() {
                            "The folder report.html (with --compare: the comparison) is written in (default: the run; "
                            "with --compare: .)")
                 ->check(output_folder());
-            return [config] {
-              if (!config->compare.empty()) return write_comparison(*config);
-              return write_report(*config);
-            };
+            return [config] { return config->compare.empty() ? write_report(*config) : write_comparison(*config); };
           }};
 }
 
