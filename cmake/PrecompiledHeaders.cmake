@@ -1,12 +1,13 @@
 # kopt_precompile_headers(TARGET HEADER...): the target's sources parse HEADER... once, from a
-# precompiled header, instead of once each (GoogleTest, nlohmann/json: 15-25 % of a test file's
-# compile at -O3). KOPT_PRECOMPILED_HEADERS=OFF turns it off.
+# precompiled header, instead of once each (CLI11 or GoogleTest, with nlohmann/json and fmt:
+# 15-25 % of a command's or a test file's compile at -O3). KOPT_PRECOMPILED_HEADERS=OFF turns
+# it off.
 #
 # ccache caches a compile that uses a precompiled header only with its sloppiness
 # pch_defines,time_macros (ccache manual, "Precompiled headers"; ccache 4.7 takes no settings
 # on its command line), so such a target's ccache launcher runs with CCACHE_SLOPPINESS set:
 # those two added to what ccache is already configured with, for this target's compiles alone.
-option(KOPT_PRECOMPILED_HEADERS "Precompile the heavy header-only libraries' headers for the tests" ON)
+option(KOPT_PRECOMPILED_HEADERS "Precompile the heavy header-only libraries' headers for the CLI and the tests" ON)
 
 function(kopt_ccache_launcher_for_pch out_var)
   set(launcher "${CMAKE_CXX_COMPILER_LAUNCHER}")
