@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Moves build/'s object files and archives aside (out) or back (in), so that the build folder
+# Moves build/'s object files, archives and precompiled headers aside (out) or back (in), so that the build folder
 # carried to the GPU machine stays under the device tool's 64 MiB. Run from the repo root.
 #   bench/stash_build_objects.sh out   # before the device call
 #   bench/stash_build_objects.sh in    # after it (or just rebuild)
@@ -8,7 +8,7 @@ stash=${KOPT_OBJECT_STASH:-/tmp/kopt-object-stash}
 case ${1:-} in
   out)
     rm -rf "$stash"; mkdir -p "$stash"
-    find build \( -name '*.o' -o -name '*.a' \) -print0 |
+    find build \( -name '*.o' -o -name '*.a' -o -name '*.gch' \) -print0 |
       while IFS= read -r -d '' f; do mkdir -p "$stash/$(dirname "$f")"; mv "$f" "$stash/$f"; done ;;
   in)
     (cd "$stash" && find build -type f -print0) |

@@ -1,6 +1,7 @@
 // kopt finalize RUN: the final audit (the champion against the original baseline, interleaved,
 // on every case; audit.json), then summary.md of the run (and summary.json, for machines).
 #include "command.hpp"
+#include "kopt/report/run_summary.hpp"
 #include "loop_options.hpp"
 
 namespace kopt::cli {

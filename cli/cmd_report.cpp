@@ -1,10 +1,11 @@
-// kopt report RUN: summary.md, summary.json and a self-contained report.html with charts.
-// kopt report --compare RUN_A RUN_B: compare.html, compare.md and compare.json of two runs.
+// kopt report RUN [--out DIR]: report.html in DIR (default: the run), the run only read.
+// kopt report --compare RUN_A RUN_B [--out DIR]: compare.html, compare.md and compare.json.
 #include <fmt/format.h>
 
 #include <iostream>
 
 #include "command.hpp"
+#include "kopt/report/html_report.hpp"
 #include "kopt/report/run_comparison.hpp"
 #include "loop_options.hpp"
 
@@ -15,19 +16,24 @@ struct ReportConfig {
   std::string run_dir = ".";
   bool json = false;
   std::vector<std::string> compare;  // RUN_A RUN_B
-  std::string out_dir = ".";
+  std::string out_dir;  // default: the run, or with --compare the current folder
 };
 
+int write_report(const ReportConfig& config) {
+  const std::filesystem::path out(config.out_dir.empty() ? config.run_dir : config.out_dir);
+  const nlohmann::json summary = report::write_html_report(loop::RunFolder(config.run_dir), out);
+  if (config.json) std::cout << summary.dump(2) << "\n";
+  else std::cout << fmt::format("wrote {}\n", (out / "report.html").string());
+  return 0;
+}
+
 int write_comparison(const ReportConfig& config) {
-  const std::filesystem::path out(config.out_dir);
+  const std::filesystem::path out(config.out_dir.empty() ? "." : config.out_dir);
   const nlohmann::json comparison =
       report::write_run_comparison(loop::RunFolder(config.compare.at(0)), loop::RunFolder(config.compare.at(1)), out);
-  if (config.json) {
-    std::cout << comparison.dump(2) << "\n";
-    return 0;
-  }
-  std::cout << report::format_comparison_headline(comparison)
-            << fmt::format("wrote {}, compare.md and compare.json\n", (out / "compare.html").string());
+  if (config.json) std::cout << comparison.dump(2) << "\n";
+  else std::cout << report::format_comparison_headline(comparison)
+                 << fmt::format("wrote {}, compare.md and compare.json\n", (out / "compare.html").string());
   return 0;
 }
 
@@ -35,7 +41,7 @@ int write_comparison(const ReportConfig& config) {
 
 Command report_command() {
   return {"report",
-          "Write the run's report.html (charts, no network) with summary.md and summary.json; with --compare, a "
+          "Write the run's report.html (charts, no network; the run's files are only read); with --compare, a "
           "comparison of two runs",
           [](CLI::App& app) {
             auto config = std::make_shared<ReportConfig>();
@@ -47,13 +53,11 @@ Command report_command() {
                     ->expected(2)
                     ->type_name("RUN_A RUN_B")
                     ->excludes(run);
-            app.add_option("--out", config->out_dir, "With --compare: the folder the comparison is written in (default: .)")
-                ->needs(compare)
+            app.add_option("--out", config->out_dir,
+                           "The folder report.html (with --compare: the comparison) is written in (default: the run; "
+                           "with --compare: .)")
                 ->check(output_folder());
-            return [config] {
-              if (!config->compare.empty()) return write_comparison(*config);
-              return write_summary(config->run_dir, config->json, SummaryOutput::html);
-            };
+            return [config] { return config->compare.empty() ? write_report(*config) : write_comparison(*config); };
           }};
 }
 

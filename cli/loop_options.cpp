@@ -10,8 +10,6 @@
 #include "kopt/loop/final_audit.hpp"
 #include "kopt/loop/gpu_lab.hpp"
 #include "kopt/loop/simulated_lab.hpp"
-#include "kopt/report/html_report.hpp"
-#include "kopt/report/run_summary.hpp"
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/spec/tool_arguments.hpp"
 

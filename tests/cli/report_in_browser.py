@@ -7,8 +7,9 @@ Renders kopt's pages in headless Chromium, as a person would see them:
 - report.html of a fresh run on the simulated lab, which keeps every sample: its distribution
   chart must draw each of them;
 - compare.html of the two (kopt report --compare).
-Fails unless every chart is drawn (an SVG with marks, of non-zero size) and nothing overflows
-the page. With --screenshots, keeps a PNG of each chart type in DIR (docs/img). Skips (77)
+Fails unless every chart is drawn (an SVG with marks, of non-zero size), nothing overflows
+the page and no two texts of a chart overlap as the browser laid them out (their rendered
+boxes, in its fonts: the C++ unit test checks kopt's own estimate of the same boxes). With --screenshots, keeps a PNG of each chart type in DIR (docs/img). Skips (77)
 without Chromium.
 """
 import json, os, re, shutil, subprocess, sys, tempfile
@@ -19,6 +20,23 @@ COMPARE_CHARTS = ["speedup", "final"]
 # Injected into a copy of the page (the pages themselves have no scripts): measures each chart
 # after layout and writes the findings into the DOM, which --dump-dom prints.
 PROBE = """<script>
+// Every pair of the chart's texts whose rendered boxes (as laid out, in this browser's font,
+// after any rotation) intersect by more than half a pixel each way.
+function overlapping_texts(svg) {
+  const boxes = Array.from(svg.querySelectorAll('text'))
+      .filter(t => t.textContent.trim() !== '')
+      .map(t => ({text: t.textContent, box: t.getBoundingClientRect()}));
+  const found = [];
+  for (let i = 0; i < boxes.length; ++i) {
+    for (let j = i + 1; j < boxes.length; ++j) {
+      const a = boxes[i].box, b = boxes[j].box;
+      const dx = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const dy = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (dx > 0.5 && dy > 0.5) found.push([boxes[i].text, boxes[j].text]);
+    }
+  }
+  return {texts: boxes.length, pairs: found};
+}
 window.addEventListener('load', () => {
   const view = document.documentElement.clientWidth;
   const out = {page_overflow: document.documentElement.scrollWidth > view, charts: {}};
@@ -29,7 +47,8 @@ window.addEventListener('load', () => {
     out.charts[id] = {drawn: box.width > 0 && box.height > 0 && svg.querySelectorAll('rect,line,path,circle,polyline').length > 0,
                       overflow: box.right > view + 0.5, width: box.width, height: box.height,
                       samples: svg.querySelectorAll('circle.sample').length,
-                      notes: Array.from(svg.querySelectorAll('text.note')).map(t => t.textContent)};
+                      notes: Array.from(svg.querySelectorAll('text.note')).map(t => t.textContent),
+                      overlaps: overlapping_texts(svg)};
   }
   out.tables_overflow = Array.from(document.querySelectorAll('table')).some(t => t.getBoundingClientRect().right > view + 0.5);
   const pre = document.createElement('pre'); pre.id = 'kopt-probe'; pre.textContent = JSON.stringify(out);
@@ -81,6 +100,8 @@ def layout_problems(page, result):
             problems.append(f"{page}: {chart}: not drawn")
         if r.get("overflow"):
             problems.append(f"{page}: {chart}: overflows the page")
+        for a, b in r.get("overlaps", {}).get("pairs", []):
+            problems.append(f"{page}: {chart}: the text \"{a}\" overlaps \"{b}\" as rendered")
     if result["page_overflow"]:
         problems.append(f"{page}: the page is wider than the window")
     if result.get("tables_overflow"):
@@ -100,6 +121,23 @@ def sample_problems(page, result, expected_samples):
         return []
     if chart.get("samples") != expected_samples or not chart.get("drawn"):
         return [f"{page}: samples: {chart.get('samples')} sample dots drawn, {expected_samples} kept"]
+    return []
+
+
+# A chart whose two labels collide, and whose third stands clear: the probe must find the one
+# pair, or a report's overlaps would go unseen.
+CONTROL = ('<!DOCTYPE html><html><body><section id="control"><svg xmlns="http://www.w3.org/2000/svg" '
+           'width="300" height="100"><rect width="300" height="100" fill="none"/>'
+           '<text x="10" y="30" font-size="12">iter1 champion 39.9</text>'
+           '<text x="40" y="34" font-size="12">iter2 champion 40.3</text>'
+           '<text x="10" y="80" font-size="12">baseline</text></svg></section></body></html>')
+
+
+def control_problems(browser, work):
+    result = probe_page(browser, work, "control", CONTROL, ["control"])
+    pairs = (result or {}).get("charts", {}).get("control", {}).get("overlaps", {}).get("pairs")
+    if pairs != [["iter1 champion 39.9", "iter2 champion 40.3"]]:
+        return [f"control: the overlap probe found {pairs} in a chart with one colliding pair"]
     return []
 
 
@@ -123,6 +161,19 @@ def screenshot(browser, work, html, chart, png):
     run_browser(browser, f"--window-size={width},{height}", f"--screenshot={png}", "file://" + page)
 
 
+def copy_fixture_run(repo, work, fixture, example):
+    """A copy of a run recorded on the GPU machine, pointed at this checkout's example, whose
+    spec gives the work per call that places every variant on the roofline."""
+    run = os.path.join(work, fixture)
+    shutil.copytree(os.path.join(repo, "tests", "fixtures", "loop", fixture), run)
+    state_file = os.path.join(run, "state.json")
+    state = json.load(open(state_file))
+    state["kernel"] = os.path.join(repo, "examples", example, example + ".cu")
+    state["spec"] = os.path.join(repo, "examples", example, "kopt.toml")
+    json.dump(state, open(state_file, "w"), indent=2)
+    return run
+
+
 def main():
     kopt, repo = sys.argv[1], sys.argv[2]
     shots = sys.argv[sys.argv.index("--screenshots") + 1] if "--screenshots" in sys.argv else None
@@ -131,21 +182,14 @@ def main():
         print("SKIPPED: no chromium (apt install chromium)")
         return 77
     work = tempfile.mkdtemp()
-    real = os.path.join(work, "h200_run")
-    shutil.copytree(os.path.join(repo, "tests", "fixtures", "loop", "h200_sgemm_tiled_run"), real)
-    # The run was made on the GPU machine: point it at this checkout's example, whose spec
-    # gives the work per call that places every variant on the roofline.
-    state_file = os.path.join(real, "state.json")
-    state = json.load(open(state_file))
-    state["kernel"] = os.path.join(repo, "examples", "sgemm_tiled", "sgemm_tiled.cu")
-    state["spec"] = os.path.join(repo, "examples", "sgemm_tiled", "kopt.toml")
-    json.dump(state, open(state_file, "w"), indent=2)
+    real = copy_fixture_run(repo, work, "h200_sgemm_tiled_run", "sgemm_tiled")
+    reduction = copy_fixture_run(repo, work, "h200_reduction_run", "reduction")
     simulated = os.path.join(work, "simulated_run")
     subprocess.run([kopt, "optimize", os.path.join(repo, "examples", "sgemm_tiled"), "--run", simulated, "--iterations", "3",
                     "--simulate", os.path.join(repo, "tests", "fixtures", "loop", "sgemm_tiled_model.json")],
                    check=True, capture_output=True)
     pages = {}
-    for name, run in (("report_h200", real), ("report_simulated", simulated)):
+    for name, run in (("report_h200", real), ("report_reduction", reduction), ("report_simulated", simulated)):
         subprocess.run([kopt, "report", run], check=True)
         pages[name] = open(os.path.join(run, "report.html")).read()
     subprocess.run([kopt, "report", "--compare", real, simulated, "--out", os.path.join(work, "compare")], check=True)
@@ -153,7 +197,8 @@ def main():
 
     problems = []
     try:
-        for name, charts, samples in (("report_h200", REPORT_CHARTS, 0),
+        problems += control_problems(browser, work)
+        for name, charts, samples in (("report_h200", REPORT_CHARTS, 0), ("report_reduction", REPORT_CHARTS, kept_sample_count(reduction)),
                                       ("report_simulated", REPORT_CHARTS, kept_sample_count(simulated)),
                                       ("compare", COMPARE_CHARTS, None)):
             result = probe_page(browser, work, name, pages[name], charts)

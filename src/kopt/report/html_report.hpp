@@ -10,6 +10,7 @@
 // the best's median with theirs; every timing sample behind those two medians
 // (sample_distribution.hpp); and summary.md's tables as HTML tables (markdown_html.hpp).
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,10 @@ std::string render_html_report(const nlohmann::json& summary, const std::vector<
 // The charts' data from a summary (exposed for tests).
 nlohmann::json report_charts(const nlohmann::json& summary);
 
-// Writes RUN/report.html (and refreshes summary.md and summary.json); returns the summary.
-nlohmann::json write_html_report(const loop::RunFolder& run);
+// Writes OUT_DIR/report.html (created if missing) and returns the summary it draws. Writes
+// nothing into the run: summary.md and summary.json are finalize's (a run checked in as a
+// fixture must stay as it was recorded).
+nlohmann::json write_html_report(const loop::RunFolder& run, const std::filesystem::path& out_dir);
 
 // A self-contained page around `body`: the style every kopt page shares (charts scale down
 // to the window, long lines wrap), no scripts, no links.

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <regex>
 
 #include "kopt/core/files.hpp"
@@ -43,7 +44,7 @@ using testing_support::bar_values;
 using testing_support::section;
 
 TEST_F(HtmlReport, EveryChartIsDrawnFromTheSummarysNumbers) {
-  const json summary = write_html_report(run());
+  const json summary = write_html_report(run(), run().root());
   const std::string html = read_file(run().root() / "report.html");
   for (const char* id : {"roofline", "speedup", "gaps", "methods", "medians", "samples"}) {
     EXPECT_NE(section(html, id).find("<svg"), std::string::npos) << id;
@@ -56,7 +57,7 @@ TEST_F(HtmlReport, EveryChartIsDrawnFromTheSummarysNumbers) {
   const std::vector<double> speedups = bar_values(section(html, "speedup"));
   ASSERT_EQ(speedups.size(), 4u);
   EXPECT_NEAR(speedups.back(), summary["speedup_vs_baseline"].get<double>(), 1e-9);
-  const std::string markdown = read_file(run().root() / "summary.md");
+  const std::string markdown = format_run_summary(summary);
   EXPECT_THAT(markdown, ::testing::HasSubstr(fmt::format("**{:.2f}× faster than the baseline**", speedups.back())));
   // One method bar per ablated method of the ledger, each the ratio summary.md prints.
   const std::vector<double> ratios = bar_values(section(html, "methods"));
@@ -76,7 +77,7 @@ TEST_F(HtmlReport, EveryChartIsDrawnFromTheSummarysNumbers) {
 }
 
 TEST_F(HtmlReport, ShowsTheSummaryAsHtmlTablesAndTheRunsEnvironmentInTheHeader) {
-  write_html_report(run());
+  write_html_report(run(), run().root());
   const std::string html = read_file(run().root() / "report.html");
   const std::string summary = section(html, "summary");
   EXPECT_EQ(summary.find("<pre>"), std::string::npos);
@@ -120,7 +121,7 @@ TEST(HtmlReportLabels, NoTwoTextsOverlapInAnyChartOfTheFixtureRuns) {
   dirs.push_back(copy_fixture_run("h200_reduction_run", "reduction"));
   for (const auto& dir : dirs) {
     const loop::RunFolder run(dir->path() / "run");
-    write_html_report(run);
+    write_html_report(run, run.root());
     const std::string html = read_file(run.root() / "report.html");
     const std::vector<std::string> charts = svgs_of(html);
     EXPECT_EQ(charts.size(), 6u);
@@ -131,8 +132,34 @@ TEST(HtmlReportLabels, NoTwoTextsOverlapInAnyChartOfTheFixtureRuns) {
   for (const std::string& chart : svgs_of(compare)) expect_no_overlapping_text(chart, "compare chart");
 }
 
+// Every file of a folder and its bytes.
+std::map<std::string, std::string> folder_contents(const fs::path& root) {
+  std::map<std::string, std::string> contents;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (entry.is_regular_file()) contents[fs::relative(entry.path(), root).string()] = read_file(entry.path());
+  }
+  return contents;
+}
+
+// A run checked in as a fixture is only read: report.html goes where it is sent, and neither
+// summary.md nor summary.json (whose recorded text is older than this kopt's) is rewritten.
+TEST_F(HtmlReport, WritesOnlyReportHtmlAndNothingIntoTheRun) {
+  const auto before = folder_contents(run().root());
+  TempDir out("report-out");
+  const json summary = write_html_report(run(), out.path() / "drawn");
+  EXPECT_EQ(folder_contents(run().root()), before);
+  EXPECT_EQ(folder_contents(out.path() / "drawn").size(), 1u);
+  EXPECT_THAT(read_file(out.path() / "drawn" / "report.html"),
+              ::testing::HasSubstr(fmt::format("{:.2f}×", summary["speedup_vs_baseline"].get<double>())));
+  // Written into the run itself, it adds report.html and changes nothing else.
+  write_html_report(run(), run().root());
+  auto after = folder_contents(run().root());
+  EXPECT_EQ(after.erase("report.html"), 1u);
+  EXPECT_EQ(after, before);
+}
+
 TEST_F(HtmlReport, IsSelfContained) {
-  write_html_report(run());
+  write_html_report(run(), run().root());
   const std::string html = read_file(run().root() / "report.html");
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
