@@ -10,6 +10,7 @@
 #include "kopt/loop/final_audit.hpp"
 #include "kopt/loop/gpu_lab.hpp"
 #include "kopt/loop/simulated_lab.hpp"
+#include "kopt/report/run_summary.hpp"
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/spec/tool_arguments.hpp"
 
@@ -134,14 +135,11 @@ loop::RunState provisional_state(const loop::InitRequest& request) {
   return state;
 }
 
-int write_summary(const std::string& run_dir, bool json, SummaryOutput output) {
+int write_summary(const std::string& run_dir, bool json) {
   const loop::RunFolder run(run_dir);
-  const nlohmann::json summary = output == SummaryOutput::html ? report::write_html_report(run)
-                                                               : report::write_run_summary(run);
-  const fs::path written = run.root() / (output == SummaryOutput::html ? "report.html" : "summary.md");
+  const nlohmann::json summary = report::write_run_summary(run);
   if (json) std::cout << summary.dump(2) << "\n";
-  else if (output == SummaryOutput::html) std::cout << fmt::format("wrote {}\n", written.string());
-  else std::cout << report::format_run_summary(summary) << fmt::format("\nwrote {}\n", written.string());
+  else std::cout << report::format_run_summary(summary) << fmt::format("\nwrote {}\n", (run.root() / "summary.md").string());
   return 0;
 }
 
@@ -157,17 +155,7 @@ int finalize_run(const LoopOptions& options, const std::string& run_dir, bool au
     };
     loop::final_audit(run, lab_for_case, progress_hooks(options.common, run.root()));
   }
-  return write_summary(run_dir, options.common.json, SummaryOutput::markdown);
-}
-
-Command summary_command(std::string name, std::string description, SummaryOutput output) {
-  return {std::move(name), std::move(description), [output](CLI::App& app) {
-            auto run_dir = std::make_shared<std::string>(".");
-            auto json = std::make_shared<bool>(false);
-            app.add_option("RUN", *run_dir, "The run folder (default: .)");
-            app.add_flag("--json", *json, "Print the summary as one JSON document");
-            return [run_dir, json, output] { return write_summary(*run_dir, *json, output); };
-          }};
+  return write_summary(run_dir, options.common.json);
 }
 
 }  // namespace kopt::cli

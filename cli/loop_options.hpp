@@ -57,13 +57,8 @@ loop::InitRequest init_request(const RunTarget& target);
 // The run's settings before init has written state.json: enough to make its lab.
 loop::RunState provisional_state(const loop::InitRequest& request);
 
-// `finalize` (summary.md and summary.json) and `report` (also report.html): one RUN
-// argument, --json for the summary document.
-enum class SummaryOutput { markdown, html };
-Command summary_command(std::string name, std::string description, SummaryOutput output);
-
-// What those two commands do: write the files, then print the summary (or where it went).
-int write_summary(const std::string& run_dir, bool json, SummaryOutput output);
+// summary.md and summary.json of a run, then the summary printed (--json: the document).
+int write_summary(const std::string& run_dir, bool json);
 
 // `finalize` and the end of `optimize`: the final audit (audit.json: the champion against the
 // baseline, interleaved, on every case; skipped with `audit` false), then summary.md.
