@@ -181,6 +181,9 @@ os.makedirs(f"{run}/iter2/branches/b1")
 shutil.copy(f"{run}/iter1/champion/kernel.cu", f"{run}/iter2/branches/b1/kernel.cu")
 json.dump({"methods": [{"id": "memory.smem_padding", "retry": "padding on the B tile too"}]},
           open(f"{run}/iter2/branches/b1/methods.json", "w"))
+json.dump({"schema": "kopt.experiment/1", "hypothesis": "padding the B tile too removes its bank conflicts",
+           "expected_gain_percent": [1, 5], "cost": "more shared memory per block"},
+          open(f"{run}/iter2/branches/b1/experiment.json", "w"))
 kopt_json("close", run, "--simulate", model_b)
 if not glob.glob(f"{run}/iter2/rebaseline_GPU-b.json"):
     fail("a close on another GPU did not measure the baseline again")

@@ -67,6 +67,8 @@ write_branch "$it/branches/b2" TWO_ROWS_PER_WARP KOPT_USE_FLOAT4 memory.vectoriz
 echo '{"methods": ["memory.vectorized_access"]}' > "$it/branches/b2/methods.json"
 kopt plan "$it" --validate "$it/branches/b1/methods.json" --json > check1.json \
   || { cat check1.json; fail "plan --validate refused b1's methods"; }
+echo '{"hypothesis": "one warp per row coalesces the loads of A", "expected_gain_percent": [200, 2000], "cost": "a warp reduction per row"}' > "$it/branches/b1/experiment.json"
+echo '{"hypothesis": "two rows per warp halve the reduction overhead", "expected_gain_percent": [200, 2000], "cost": "half a warp per row"}' > "$it/branches/b2/experiment.json"
 kopt close "$RUN" --json > closed1.json
 python3 - "$RUN" <<'PY' || exit 1
 import json, sys
@@ -97,6 +99,7 @@ if kopt plan "$it" --validate "$it/methods.json" --json > check2.json; then fail
 grep -q "say what changed" check2.json || { cat check2.json; fail "the refusal does not say how to retry"; }
 echo '{"methods": [{"id": "memory.vectorized_access", "retry": "aligned float4 loads, no tail branch"}]}' > "$it/methods.json"
 kopt plan "$it" --validate "$it/methods.json" --json > check2.json || { cat check2.json; fail "the retry was refused"; }
+echo '{"hypothesis": "aligned float4 loads without a tail branch make the vector path pay", "expected_gain_percent": [1, 10], "cost": "an alignment check per row"}' > "$it/branches/b1/experiment.json"
 KOPT_SIMULATE="$work/ws/matvec/model_gpu2.json" kopt close "$RUN" --json > closed2.json
 test -f "$it/rebaseline_GPU-sim-0002.json" || fail "the baseline was not measured again on the second GPU"
 python3 - "$RUN" <<'PY' || exit 1
@@ -120,6 +123,8 @@ kopt report "$RUN" > /dev/null
 mv "$work/ws" "$work/moved"
 kopt status "$work/moved/run" --json > status.json
 kopt report "$work/moved/run" > /dev/null
+# summary.json is finalize's (report only reads the run): written again where the run is now.
+kopt finalize "$work/moved/run" --no-audit > /dev/null
 python3 - "$work/moved" <<'PY' || exit 1
 import json, sys
 s = json.load(open(sys.argv[1] + "/run/summary.json"))

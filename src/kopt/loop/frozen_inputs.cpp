@@ -32,7 +32,8 @@ json frozen_entry(const RunFolder& run, std::string_view role, const fs::path& s
   const std::string content = read_file(source);
   const fs::path copy = fs::path("frozen") / (std::string(role) + "-" + source.filename().string());
   write_file_atomic(run.root() / copy, content);
-  return {{"role", std::string(role)}, {"path", fs::absolute(source).string()}, {"copy", copy.string()},
+  // Relative to the run, as state.json's paths: a run moved with its kernel's folder still finds it.
+  return {{"role", std::string(role)}, {"path", run.kept_path(source).string()}, {"copy", copy.string()},
           {"content_hash", content_hash(content)}};
 }
 
@@ -54,7 +55,7 @@ std::optional<std::string> changed_input(const RunFolder& run) {
   const json frozen = read_json(frozen_file(run));
   require_schema(frozen, kFrozenSchema, frozen_file(run));
   for (const json& f : frozen.at("files")) {
-    const fs::path path = f.at("path").get<std::string>();
+    const fs::path path = run.found_path(f.at("path").get<std::string>());  // an absolute one stays as it is
     const std::string role = f.at("role");
     const std::string rest = fmt::format("since init froze it ({}): restore it, or start a new run "
                                          "(kopt init, or kopt optimize --new-run-on-change)",

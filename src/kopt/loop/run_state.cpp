@@ -173,4 +173,8 @@ std::vector<std::string> branch_names(const RunFolder& run, int iteration) {
   return names;
 }
 
+fs::path RunFolder::kept_path(const fs::path& path) const { return relative_to(fs::absolute(path), root_); }
+
+fs::path RunFolder::found_path(const fs::path& kept) const { return resolved_from(kept, root_); }
+
 }  // namespace kopt::loop

@@ -80,6 +80,10 @@ class RunFolder {
   std::filesystem::path absolute(const std::filesystem::path& stored) const;
   std::filesystem::path relative(const std::filesystem::path& path) const;
   Variant resolved(Variant variant) const;
+  // Any path outside the run as the run's files keep it (relative to the run folder, "../" and
+  // all, so that a run moved together with its kernel's folder still finds it), and back.
+  std::filesystem::path kept_path(const std::filesystem::path& path) const;
+  std::filesystem::path found_path(const std::filesystem::path& kept) const;
 
   bool exists() const { return std::filesystem::exists(state_file()); }
   RunState load() const;                 // input_error naming the file when it is not a run

@@ -57,12 +57,19 @@ void read_detail(const std::string& line, SanitizerFinding& finding) {
 
 SanitizerText parse_sanitizer_output(std::string_view text) {
   static const std::regex summary(R"(^ERROR SUMMARY: (\d+) errors?)");
+  // racecheck on the H200 (CUDA 13.0) ends a clean run with its own summary and no ERROR
+  // SUMMARY: "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
+  static const std::regex race_summary(R"(^RACECHECK SUMMARY: \d+ hazards? displayed \((\d+) errors?, (\d+) warnings?\))");
   SanitizerText out;
+  bool error_summary = false;
   for (const std::string& line : tool_lines(text)) {
     std::smatch m;
     if (std::regex_search(line, m, summary)) {
-      out.summary = true;
+      out.summary = error_summary = true;
       out.errors = std::stoi(m[1]);
+    } else if (std::regex_search(line, m, race_summary)) {
+      out.summary = true;
+      if (!error_summary) out.errors = std::stoi(m[1]) + std::stoi(m[2]);
     } else if (starts_finding(line)) {
       out.findings.push_back({.what = line});
     } else if (!out.findings.empty() && !line.empty()) {
@@ -100,7 +107,7 @@ SanitizerRun run_tool(std::string_view tool, const fs::path& sanitizer, const Ch
   if (!text.summary) {
     run.status = "failed";
     run.detail = outcome.timed_out ? fmt::format("{} did not finish within {:.0f} s", tool, worker.time_limit.count())
-                                   : fmt::format("{} gave no ERROR SUMMARY: {}", tool,
+                                   : fmt::format("{} gave no summary: {}", tool,
                                                  outcome.failure.empty() ? outcome.stderr_tail : outcome.failure);
   } else {
     run.status = text.errors > 0 || !text.findings.empty() ? "findings" : "clean";

@@ -70,6 +70,19 @@ TEST(SanitizerOutput, ACleanRunAndARunThatNeverFinished) {
   EXPECT_FALSE(cut.summary);
 }
 
+// Captured on the H200 (CUDA 13.0 compute-sanitizer, tests/gpu/kernels/good, 2026-12-01):
+// racecheck's clean run has no ERROR SUMMARY, only its own.
+TEST(SanitizerOutput, ACleanRacecheckRunEndsWithItsOwnSummary) {
+  const SanitizerText text =
+      parse_sanitizer_output("========= COMPUTE-SANITIZER\n"
+                             "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n");
+  EXPECT_TRUE(text.summary);
+  EXPECT_EQ(text.errors, 0);
+  const SanitizerText warned =
+      parse_sanitizer_output("========= RACECHECK SUMMARY: 2 hazards displayed (0 errors, 2 warnings)\n");
+  EXPECT_EQ(warned.errors, 2);
+}
+
 TEST(SanitizerOutput, TheCauseNamesTheToolTheFirstFindingAndWhere) {
   const SanitizerText text = parse_sanitizer_output(kMemcheck);
   std::vector<SanitizerRun> runs = {
