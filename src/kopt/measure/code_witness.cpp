@@ -11,14 +11,12 @@
 #include "kopt/core/error.hpp"
 #include "kopt/core/process_maps.hpp"
 #include "kopt/core/secret.hpp"
-#include "kopt/spec/data_file.hpp"
+#include "kopt/measure/witness_file.hpp"
 #include "kopt/spec/toml.hpp"
 
 namespace kopt::measure {
 
 namespace {
-
-constexpr std::string_view kWitnessFile = "data/witness.toml";
 
 // "7f0c2a000000-7f0c2a021000 r-xp 00000000 08:01 1234   /usr/lib/libcuda.so.1": the header
 // of one mapping; nullopt for the "Key:  value kB" lines under it.
@@ -63,19 +61,11 @@ bool watched_mapping(const std::string& name, const CodeWitnessRule& rule) {
   return std::ranges::none_of(rule.ignored, [&](const std::string& ignored) { return name.find(ignored) != std::string::npos; });
 }
 
-double positive(const toml::table& table, std::string_view key) {
-  const std::optional<double> value = table[key].value<double>();
-  if (!value || !(*value > 0)) throw environment_error("{}: [code] {} must be a positive number", kWitnessFile, key);
-  return *value;
-}
-
 CodeWitnessRule load_code_rule() {
-  const toml::table root = spec::load_data_file(std::string(kWitnessFile));
-  const toml::table* code = root["code"].as_table();
-  if (code == nullptr) throw environment_error("{}: no [code] table", kWitnessFile);
-  CodeWitnessRule rule{.first_look_seconds = positive(*code, "first_look_seconds"),
-                       .mean_interval_seconds = positive(*code, "mean_interval_seconds")};
-  const toml::array* ignored = (*code)["ignored"].as_array();
+  const toml::table code = witness_section("code");
+  CodeWitnessRule rule{.first_look_seconds = positive_witness_number(code, "code", "first_look_seconds"),
+                       .mean_interval_seconds = positive_witness_number(code, "code", "mean_interval_seconds")};
+  const toml::array* ignored = code["ignored"].as_array();
   if (ignored == nullptr) throw environment_error("{}: [code] ignored must be an array of names", kWitnessFile);
   for (const toml::node& name : *ignored) {
     const std::optional<std::string> text = name.value<std::string>();

@@ -10,9 +10,9 @@
 #include <cerrno>
 #include <charconv>
 
-#include "kopt/spec/data_file.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/measure/statistics.hpp"
+#include "kopt/measure/witness_file.hpp"
 #include "kopt/spec/toml.hpp"
 
 namespace kopt::measure {
@@ -155,24 +155,18 @@ WitnessedSpans SampleWitness::finish() {
 
 namespace {
 
-constexpr std::string_view kWitnessFile = "data/witness.toml";
-
-double positive(const toml::table& table, std::string_view key) {
-  const std::optional<double> value = table[key].value<double>();
-  if (!value || !(*value > 0)) throw environment_error("{}: [sample] {} must be a positive number", kWitnessFile, key);
-  return *value;
+double positive(const toml::table& sample, std::string_view key) {
+  return positive_witness_number(sample, "sample", key);
 }
 
 SampleWitnessRule load_sample_rule() {
-  const toml::table root = spec::load_data_file(std::string(kWitnessFile));
-  const toml::table* sample = root["sample"].as_table();
-  if (sample == nullptr) throw environment_error("{}: no [sample] table", kWitnessFile);
-  return {.slack_seconds = positive(*sample, "slack_seconds"),
-          .slack_fraction = positive(*sample, "slack_fraction"),
-          .flag_share = positive(*sample, "flag_share"),
-          .sum_slack_seconds = positive(*sample, "sum_slack_seconds"),
-          .held_seconds_per_call = positive(*sample, "held_seconds_per_call"),
-          .held_fraction = positive(*sample, "held_fraction")};
+  const toml::table sample = witness_section("sample");
+  return {.slack_seconds = positive(sample, "slack_seconds"),
+          .slack_fraction = positive(sample, "slack_fraction"),
+          .flag_share = positive(sample, "flag_share"),
+          .sum_slack_seconds = positive(sample, "sum_slack_seconds"),
+          .held_seconds_per_call = positive(sample, "held_seconds_per_call"),
+          .held_fraction = positive(sample, "held_fraction")};
 }
 
 double reported_seconds(const VariantSamples& s, std::size_t i) {

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "kopt/spec/data_file.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/measure/statistics.hpp"
+#include "kopt/measure/witness_file.hpp"
 #include "kopt/profile/nsight_compute.hpp"
 #include "kopt/profile/profile_job.hpp"
 #include "kopt/run/worker_launcher.hpp"
@@ -19,17 +19,15 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::string_view kWitnessFile = "data/witness.toml";
+using measure::kWitnessFile;
 // Before the profiled calls, outside the range: module loading and first-touch costs stay out.
 constexpr int kWarmupCalls = 2;
 
 NcuWitnessRule load_ncu_rule() {
-  const toml::table root = spec::load_data_file(std::string(kWitnessFile));
-  const toml::table* ncu = root["ncu"].as_table();
-  if (ncu == nullptr) throw environment_error("{}: no [ncu] table", kWitnessFile);
-  const std::optional<double> fraction = (*ncu)["noise_fraction"].value<double>();
-  const std::optional<double> seconds = (*ncu)["noise_seconds"].value<double>();
-  const std::optional<std::int64_t> calls = (*ncu)["calls"].value<std::int64_t>();
+  const toml::table ncu = measure::witness_section("ncu");
+  const std::optional<double> fraction = ncu["noise_fraction"].value<double>();
+  const std::optional<double> seconds = ncu["noise_seconds"].value<double>();
+  const std::optional<std::int64_t> calls = ncu["calls"].value<std::int64_t>();
   if (!fraction || !seconds || !calls || *fraction < 0 || *seconds < 0 || *calls < 1 || *calls > 100) {
     throw environment_error("{}: [ncu] needs noise_fraction >= 0, noise_seconds >= 0 and calls in 1..100",
                             kWitnessFile);

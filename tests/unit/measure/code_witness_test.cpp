@@ -89,7 +89,7 @@ TEST(CodeWitness, SeesAPatchOfThisProcesssOwnCodeEvenWhenTheBytesAreRestored) {
   }
   CodeWitness patched(kRule);
   const long page = ::sysconf(_SC_PAGESIZE);
-  // dlsym: the function itself in libc, not a stub in this executable.
+  // Looked up with dlsym, so that the page is libc's code and not a stub in this executable.
   void* getppid_in_libc = ::dlsym(RTLD_DEFAULT, "getppid");
   ASSERT_NE(getppid_in_libc, nullptr);
   auto* code = reinterpret_cast<unsigned char*>(reinterpret_cast<std::uintptr_t>(getppid_in_libc) & ~(page - 1));

@@ -1,0 +1,20 @@
+#pragma once
+// data/witness.toml: the rules of kopt's outside witnesses ([sample], [code], [ncu]), one file
+// read the same way by each witness.
+
+#include <string>
+#include <string_view>
+
+#include "kopt/spec/toml.hpp"
+
+namespace kopt::measure {
+
+inline constexpr std::string_view kWitnessFile = "data/witness.toml";
+
+// The file's [name] table (an environment error naming the file when it has none).
+toml::table witness_section(std::string_view name);
+
+// The positive number at `key` of [section] (an environment error naming file, table and key).
+double positive_witness_number(const toml::table& section, std::string_view section_name, std::string_view key);
+
+}  // namespace kopt::measure
