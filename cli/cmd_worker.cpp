@@ -18,6 +18,7 @@
 #include "kopt/run/device_buffer.hpp"
 #include "kopt/run/device_probe.hpp"
 #include "kopt/run/kernel_worker_sandbox.hpp"
+#include "kopt/run/worker_launcher.hpp"
 #include "kopt/verify/check_job.hpp"
 
 namespace kopt::cli {
@@ -26,11 +27,13 @@ namespace {
 struct WorkerConfig {
   std::string job;
   std::string result;
+  int await_device = -1;  // >= 0: started before its job (run::PrestartedWorker)
 };
 
 nlohmann::json execute_job(const nlohmann::json& job) {
   const std::string kind = job.value("kind", "");
   if (kind == "probe") return run::execute_probe_job(job);
+  if (kind == "cancel") return {{"kind", "cancel"}};  // a prestarted worker not needed after all
   if (kind == "check") return verify::check_result_to_json(verify::execute_check_job(verify::check_job_from_json(job)));
   if (kind == "bench") return measure::bench_result_to_json(measure::execute_bench_job(measure::bench_job_from_json(job)));
   if (kind == "profile") return profile::execute_profile_job(profile::profile_job_from_json(job));
@@ -55,6 +58,7 @@ int run_worker_command(const WorkerConfig& config) {
   nlohmann::json result;
   nlohmann::json job;
   std::string nonce;
+  if (config.await_device >= 0) run::await_prestarted_job(config.job, config.await_device);
   try {
     job = nlohmann::json::parse(read_file(config.job));
     std::filesystem::remove(config.job);
@@ -92,6 +96,8 @@ Command worker_command() {
             auto config = std::make_shared<WorkerConfig>();
             app.add_option("JOB", config->job, "Job file")->required();
             app.add_option("RESULT", config->result, "Where to write the result")->required();
+            app.add_option("--await-device", config->await_device,
+                           "Set CUDA up on this device, then wait for the job file to appear");
             app.group("");  // internal: hidden from --help
             return [config] { return run_worker_command(*config); };
           }};

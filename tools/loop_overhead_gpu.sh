@@ -7,18 +7,22 @@
 #   close1.strace                    the first close's process starts and exits, timestamped
 #                                    (when strace exists): the gaps with no child are kopt's own
 #   close2.perf.txt                  kopt's own CPU profile of the second close (when perf exists)
-#   summary.md                       the run's summary, with the per-iteration overhead line
+#   summary.md audit.json            the run's summary, with the per-iteration overhead line and
+#                                    the final audit; report.html (kopt report)
 # Takes about 3-5 minutes on an H200: two closes of 4 and 8 rewritten matvec kernels.
 set -euo pipefail
 : "${OUT:?set OUT to the folder that receives the outputs}"
 kopt=$(pwd)/build/cli/kopt
 ws=$(mktemp -d)
-trap 'rm -rf "$ws"' EXIT
+# The run's log and whatever the closes wrote are kept, also when the script is cut short.
+trap 'cp "$ws/run/kopt.log" "$OUT/" 2> /dev/null; for i in 1 2; do cp "$ws/run/iter$i/iteration.json" "$OUT/iteration$i.json" 2> /dev/null; done; rm -rf "$ws"' EXIT
 mkdir -p "$OUT"
 cp -r tests/fixtures/loop/matvec "$ws/matvec"
 rm -f "$ws/matvec/model.json"
 run="$ws/run"
+started=$SECONDS
 "$kopt" init "$ws/matvec" --run "$run" --iterations 3 --branches 4 --json > /dev/null
+echo "init: $(( SECONDS - started )) s wall"
 
 # A rewritten kernel: one row per group of LANES lanes, BLOCK threads per block.
 # TAG makes each iteration's sources new, so the result cache does not answer for them.
@@ -39,6 +43,10 @@ extern "C" void solve(const float* A, const float* x, float* y, int M, int N) {
   const long long threads = (long long)M * $2;
   matvec_lanes<<<(unsigned)((threads + $3 - 1) / $3), $3>>>(A, x, y, M, N);
 }
+EOF
+  cat > "$1/experiment.json" <<EOF
+{"hypothesis": "$2 lanes per row, $3 threads per block: coalesced row reads", "expected_gain_percent": [5, 80],
+ "cost": "one warp shuffle reduction per row; no shared memory"}
 EOF
 }
 
@@ -72,4 +80,5 @@ close_iteration() {  # I BRANCHES
 close_iteration 1 4
 close_iteration 2 8
 "$kopt" finalize "$run" > /dev/null
-cp "$run/kopt.log" "$run/summary.md" "$OUT/"
+"$kopt" report "$run" --out "$OUT" > /dev/null
+cp "$run/kopt.log" "$run/summary.md" "$run/audit.json" "$OUT/"

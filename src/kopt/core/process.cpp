@@ -265,15 +265,26 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   }
   result.started = true;
 
-  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(spec.time_limit);
+  const auto limit = std::chrono::duration_cast<Clock::duration>(spec.time_limit);
+  auto deadline = start + limit;
+  // While the program waits, the limit is pushed on; it starts anew when the wait is seen over
+  // (up to a poll's second late: generous, never short).
+  bool was_waiting = spec.waiting && spec.waiting->load();
+  auto past_deadline = [&] {
+    const bool waiting = spec.waiting && spec.waiting->load();
+    if (waiting || was_waiting) deadline = std::max(deadline, Clock::now() + limit);
+    was_waiting = waiting;
+    return Clock::now() >= deadline;
+  };
   std::array<pollfd, 2> fds{pollfd{out_read.get(), POLLIN, 0}, pollfd{err_read.get(), POLLIN, 0}};
   std::array<std::string*, 2> sinks{&result.out, &result.err};
   std::size_t lines_passed = 0;  // bytes of result.err already handed to on_error_line
   int open_streams = 2;
   char buffer[65536];
   while (open_streams > 0) {
+    const bool over = past_deadline();
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) {
+    if (over || left.count() <= 0) {
       result.timed_out = true;
       ::kill(-pid, SIGKILL);
       break;
@@ -297,7 +308,7 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   while (true) {
     pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid || (done < 0 && errno != EINTR)) break;
-    if (Clock::now() >= deadline && !result.timed_out) {
+    if (past_deadline() && !result.timed_out) {
       result.timed_out = true;
       ::kill(-pid, SIGKILL);
     }

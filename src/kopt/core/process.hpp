@@ -2,9 +2,11 @@
 // Runs external tools (nvcc, python, ncu, the kopt worker) with a time limit and captured
 // output. The only place kopt starts processes; tests substitute a FakeProcessRunner.
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,6 +28,10 @@ struct ProcessSpec {
   // Called with the child's process id once it has started (before it has necessarily
   // exec'd): the timing worker's code witness (measure/code_witness.hpp) watches it.
   std::function<void(int pid)> on_start;
+  // While this holds true, time_limit does not run: it counts from the moment it turns false
+  // (a worker started before its job, waiting for it: run/worker_launcher.hpp). nullptr: the
+  // limit counts from the start.
+  std::shared_ptr<const std::atomic<bool>> waiting;
 };
 
 inline constexpr int kInheritedFd = 3;

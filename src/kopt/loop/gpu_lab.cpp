@@ -190,6 +190,9 @@ Measurement GpuLab::first_look(const MeasureRequest& request) {
   options.settings.stopping.timeout_seconds = look.first_look_max_seconds;
   options.settings.stopping.min_gpu_seconds = 0;
   options.settings.max_calls_per_sample = look.first_look_max_calls_per_sample;
+  // No verdict rests on the first look: a branch it passes on is timed again, with the audit
+  // of its timed calls, before it can win (docs/loop.md, "The staged screen").
+  options.audit_timed_calls = false;
   return checked_and_timed(request, options, true);
 }
 

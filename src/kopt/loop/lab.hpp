@@ -68,8 +68,8 @@ struct MeasureRequest {
   std::vector<Variant> variants;  // the first is the point of comparison
   bool time_reference = false;
   // Each timed variant's time cross-checked by Nsight Compute (docs/integrity.md, "Outside
-  // witnesses"): asked for the baseline and the finals, whose times the loop's verdicts
-  // stand on; a variant ncu disagrees with fails.
+  // witnesses"): asked for the finals (the best so far and every finalist), whose times the
+  // loop's verdicts stand on; a variant ncu disagrees with fails.
   bool witness_ncu = false;
 };
 

@@ -88,7 +88,8 @@ RunState init_run(Lab& lab, const InitRequest& request, const LoopContext& hooks
 
   say(hooks, "measuring the baseline");
   const json bench = once(run.baseline() / "bench.json", kMeasurementSchema, hooks, "baseline_bench", [&] {
-    const Measurement m = lab.measure({.variants = {run.resolved(state.baseline)}, .time_reference = true, .witness_ncu = true});
+    // No ncu witness here: the first finals witness the baseline beside every finalist.
+    const Measurement m = lab.measure({.variants = {run.resolved(state.baseline)}, .time_reference = true});
     // Every sample, as the screen and the finals keep theirs: the report draws their spread.
     if (!m.detail.is_null()) write_json(run.baseline() / "baseline_bench.json", m.detail);
     return measurement_json({state.baseline}, m);

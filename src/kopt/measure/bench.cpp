@@ -15,6 +15,7 @@
 #include "kopt/measure/reference_timing.hpp"
 #include "kopt/measure/code_witness.hpp"
 #include "kopt/measure/sample_witness.hpp"
+#include "kopt/measure/timing_worker.hpp"
 #include "kopt/run/worker_launcher.hpp"
 #include "kopt/run/device_probe.hpp"
 #include "kopt/spec/problem_work.hpp"
@@ -275,6 +276,11 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   BenchReport report{.mode = std::string(timing_mode_name(options.settings.mode)), .settings = options.settings};
 
   const SecondsSince started;
+  run::WorkerSettings worker = context.worker;
+  worker.time_limit = std::chrono::duration<double>(
+      60 + static_cast<double>(timed_cases(kernels.front(), options.timed_cases).size()) *
+               (options.settings.stopping.timeout_seconds + 30));
+  TimingWorker timing_worker(context, worker.time_limit);
   // Correctness before speed.
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     report.checks.push_back(verify::run_check(kernels[i], check_options_for(options, i), context));
@@ -302,31 +308,13 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
     if (reference.ok()) job.variants.push_back({"reference", reference.artifact->library, true});
   }
 
-  run::WorkerSettings worker = context.worker;
-  worker.time_limit = std::chrono::duration<double>(
-      60 + static_cast<double>(job.cases.size()) * (options.settings.stopping.timeout_seconds + 30));
-  // The timing worker's folder is gone before the audit's worker starts (no trace of a bench
-  // beside the audit's folder: timed_call_audit.hpp).
   const SecondsSince timing_started;
-  SampleWitness witness;
-  CodeWitness code_witness(code_witness_rule());
   // Named as a check's folder (timed_call_audit.hpp); out of every worker's reach once moved here.
   TempDir kept_outputs("check", context.cache_dir / "tmp");
-  run::WorkerOutcome outcome = [&] {
-    TempDir work("bench", context.cache_dir / "tmp");
-    run::WorkerSettings witnessed = worker;
-    witnessed.inherited_fd = witness.child_fd();
-    witnessed.on_start = [&code_witness](int pid) { code_witness.watch(pid); };
-    job.witness_fd = witness.child_fd() >= 0 ? kWitnessFd : -1;
-    job.retention_dir = work.path() / "kept";
-    run::WorkerOutcome timed = run::run_worker(context.runner, witnessed, bench_job_to_json(job), work.path());
-    std::error_code moved;
-    if (fs::exists(job.retention_dir)) fs::rename(job.retention_dir, kept_outputs.path() / "kept", moved);
-    if (moved) throw environment_error("cannot move the kept timed outputs out of {}: {}", work.path().string(), moved.message());
-    return timed;
-  }();
-  const WitnessedSpans spans = witness.finish();
-  report.code_witness = code_witness.finish();
+  TimingOutcome timing = timing_worker.run(job, kept_outputs.path() / "kept", context.worker.confine_writes);
+  const run::WorkerOutcome& outcome = timing.worker;
+  const WitnessedSpans& spans = timing.spans;
+  report.code_witness = timing.code;
   if (auto flag = code_witness_flag(report.code_witness)) report.flags.push_back(std::move(*flag));
   report.phase_seconds.timing = timing_started.seconds();
   if (!outcome.result) {
@@ -339,12 +327,15 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   report.wall_seconds = result.wall_seconds;
   report.worker_phases = result.phases;
   report.event_tick_seconds = result.event_tick_seconds;
-  std::mt19937_64 audit_choice(secret_seed());
-  const SecondsSince audit_started;
-  audit_timed_calls(result.samples, job, report.checks, context, audit_choice);
-  audit_timed_calls_within_tolerance(result.samples, job, kept_outputs.path() / "kept", first, arch, context,
-                                     audit_choice);
-  report.phase_seconds.audit = audit_started.seconds();
+  report.timed_calls_audited = options.audit_timed_calls;
+  if (options.audit_timed_calls) {
+    std::mt19937_64 audit_choice(secret_seed());
+    const SecondsSince audit_started;
+    audit_timed_calls(result.samples, job, report.checks, context, audit_choice);
+    audit_timed_calls_within_tolerance(result.samples, job, kept_outputs.path() / "kept", first, arch, context,
+                                       audit_choice);
+    report.phase_seconds.audit = audit_started.seconds();
+  }
   add_witness_flags(report, result.samples, spans);
 
   add_variants(report, first, std::move(result.samples), options.settings.mode, true);
@@ -354,6 +345,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
     spec::Problem timed = first;
     timed.cases = job.cases;
     const SecondsSince reference_started;
+    worker.confine_writes = context.worker.confine_writes;  // the checks' finding, after `worker` was made
     add_python_reference(report, timed, options, context, worker);
     report.phase_seconds.python_reference = reference_started.seconds();
   }

@@ -36,6 +36,10 @@ struct BenchOptions {
   bool time_reference = true;   // a .cu reference is timed beside the kernels, a .py one after them
   // Which of the problem's cases are timed; every case is checked either way.
   TimedCases timed_cases = TimedCases::all;
+  // The audit of timed calls (timed_call_audit.hpp, tolerance_audit.hpp). Off only for a look
+  // no verdict rests on (the loop's first look): every variant it passes on is timed again,
+  // audited, before anything is decided.
+  bool audit_timed_calls = true;
   // Per kernel, in the order given to run_bench: extra -D defines after check.defines, and
   // the label (empty or missing: the file name). The loop's branches differ only here.
   std::vector<std::vector<std::pair<std::string, std::string>>> kernel_defines;
@@ -102,6 +106,7 @@ struct BenchReport {
   nlohmann::json device;
   std::string mode;
   BenchSettings settings;
+  bool timed_calls_audited = true;       // BenchOptions::audit_timed_calls
   std::optional<DevicePeaks> peaks;
   std::vector<verify::CheckReport> checks;
   std::vector<VariantReport> variants;

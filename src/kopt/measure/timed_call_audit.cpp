@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "kopt/core/files.hpp"
+#include "kopt/core/parallel_for.hpp"
 #include "kopt/run/device_probe.hpp"
 #include "kopt/run/worker_launcher.hpp"
 
@@ -112,36 +114,82 @@ void with_reproducibility_of(const verify::CheckReport& check, std::vector<verif
   }
 }
 
+namespace {
+
+// One kernel's audit before its worker runs: the calls chosen per case, and whose samples they are.
+struct KernelAudit {
+  std::size_t index = 0;                      // in job.variants and checks
+  std::vector<std::vector<AuditedCall>> per_case;
+  std::vector<VariantSamples*> samples;       // per case; nullptr where it was not timed
+};
+
+std::optional<KernelAudit> plan_kernel_audit(std::size_t index, std::vector<VariantSamples>& samples,
+                                             const BenchJob& job, const verify::CheckReport& check,
+                                             std::mt19937_64& random) {
+  KernelAudit audit{.index = index,
+                    .per_case = std::vector<std::vector<AuditedCall>>(job.cases.size()),
+                    .samples = std::vector<VariantSamples*>(job.cases.size(), nullptr)};
+  for (VariantSamples& s : samples) {
+    if (s.label != job.variants[index].label || !s.digests) continue;
+    for (std::size_t c = 0; c < job.cases.size(); ++c) {
+      if (job.cases[c].name != s.case_name) continue;
+      audit.per_case[c] = choose_audited_calls(s, random);
+      for (const AuditedCall& call : checked_calls(check, s.case_name)) audit.per_case[c].push_back(call);
+      std::shuffle(audit.per_case[c].begin(), audit.per_case[c].end(), random);
+      audit.samples[c] = &s;
+    }
+  }
+  if (std::ranges::all_of(audit.samples, [](const VariantSamples* s) { return s == nullptr; })) return std::nullopt;
+  return audit;
+}
+
+}  // namespace
+
+std::size_t audit_workers_at_once(const BenchJob& job, std::int64_t device_memory_bytes) {
+  std::int64_t bytes_per_worker = 0;
+  for (const spec::BoundCase& bound_case : job.cases) {
+    for (const spec::BoundArg& arg : bound_case.args) {
+      if (arg.buffer) bytes_per_worker += arg.buffer->bytes();
+    }
+  }
+  if (bytes_per_worker <= 0 || device_memory_bytes <= 0) return 1;
+  const auto fit = static_cast<std::size_t>(device_memory_bytes / 4 / bytes_per_worker);
+  return std::clamp<std::size_t>(fit, 1, kMaxAuditWorkersAtOnce);
+}
+
 void audit_timed_calls(std::vector<VariantSamples>& samples, const BenchJob& job,
                        const std::vector<verify::CheckReport>& checks, verify::CheckContext& context,
                        std::mt19937_64& random) {
-  for (const BenchVariant& variant : job.variants) {
+  // Chosen one kernel after another from `random`, so that the choice does not depend on
+  // which worker finishes first.
+  std::vector<KernelAudit> audits;
+  for (std::size_t index = 0; index < job.variants.size(); ++index) {
     // Outputs that vary between runs have no digest to match: tolerance_audit.hpp verifies them.
-    if (variant.retain_outputs) continue;
-    const auto index = static_cast<std::size_t>(&variant - job.variants.data());
+    if (job.variants[index].retain_outputs) continue;
     // The reference has no check: it is trusted (the adversary writes only kernel.cu), and
     // auditing it cost a worker and six calls of the largest case (docs/measurement.md).
     if (index >= checks.size()) continue;
-    std::vector<std::vector<AuditedCall>> per_case(job.cases.size());
-    std::vector<VariantSamples*> mine(job.cases.size(), nullptr);
-    for (VariantSamples& s : samples) {
-      if (s.label != variant.label || !s.digests) continue;
-      for (std::size_t c = 0; c < job.cases.size(); ++c) {
-        if (job.cases[c].name == s.case_name) {
-          per_case[c] = choose_audited_calls(s, random);
-          for (const AuditedCall& call : checked_calls(checks[index], s.case_name)) per_case[c].push_back(call);
-          std::shuffle(per_case[c].begin(), per_case[c].end(), random);
-          mine[c] = &s;
-        }
-      }
-    }
-    if (std::ranges::all_of(mine, [](const VariantSamples* s) { return s == nullptr; })) continue;
-    // Named and laid out as a check's folder: the worker's paths say nothing of an audit.
-    TempDir work("check", context.cache_dir / "tmp");
-    std::vector<verify::RunRecord> runs = verifying_runs(variant, job, per_case, context, work.path() / "check");
-    with_reproducibility_of(checks[index], runs);
+    if (auto audit = plan_kernel_audit(index, samples, job, checks[index], random)) audits.push_back(std::move(*audit));
+  }
+  const nlohmann::json& device = checks.empty() ? nlohmann::json() : checks.front().device;
+  const std::int64_t device_memory = device.is_object() ? device.value("global_memory_bytes", std::int64_t{0}) : 0;
+  std::vector<std::vector<verify::RunRecord>> runs(audits.size());
+  // Each kernel in a worker of its own (no kernel shares a process with another's digests);
+  // untimed, so the workers may share the GPU: their start-up costs overlap.
+  parallel_for(
+      audits.size(),
+      [&](std::size_t a) {
+        const BenchVariant& variant = job.variants[audits[a].index];
+        // Named and laid out as a check's folder: the worker's paths say nothing of an audit.
+        TempDir work("check", context.cache_dir / "tmp");
+        runs[a] = verifying_runs(variant, job, audits[a].per_case, context, work.path() / "check");
+        with_reproducibility_of(checks[audits[a].index], runs[a]);
+      },
+      static_cast<unsigned>(audit_workers_at_once(job, device_memory)));
+  for (std::size_t a = 0; a < audits.size(); ++a) {
     for (std::size_t c = 0; c < job.cases.size(); ++c) {
-      if (mine[c] != nullptr) mine[c]->recheck = audit_record(*mine[c], per_case[c], runs);
+      VariantSamples* samples_of_case = audits[a].samples[c];
+      if (samples_of_case != nullptr) samples_of_case->recheck = audit_record(*samples_of_case, audits[a].per_case[c], runs[a]);
     }
   }
 }

@@ -61,7 +61,18 @@ verify::RunRecord audit_record(const VariantSamples& samples, const std::vector<
 // reproducible, so that their digests are noted as unverifiable rather than failed.
 void with_reproducibility_of(const verify::CheckReport& check, std::vector<verify::RunRecord>& verifying_runs);
 
-// Sets every kernel's `recheck` to its audit; one verifying worker per kernel. checks[i]
+// At most this many audit workers run at once: the audit is untimed, so workers sharing the
+// GPU change no number, and the ~1 s each spends starting (process, CUDA context, the case's
+// buffers) overlaps with the others' (docs/measurement.md).
+inline constexpr std::size_t kMaxAuditWorkersAtOnce = 4;
+
+// How many audit workers run at once for `job`: each holds every timed case's buffers, and
+// together they hold at most a quarter of the device's memory; at least one, at most
+// kMaxAuditWorkersAtOnce (one where the memory is unknown).
+std::size_t audit_workers_at_once(const BenchJob& job, std::int64_t device_memory_bytes);
+
+// Sets every kernel's `recheck` to its audit; one verifying worker per kernel, up to
+// audit_workers_at_once of them at a time. checks[i]
 // is the correctness check of job.variants[i]; the reference variant has none and is not
 // audited (it is trusted: docs/integrity.md).
 void audit_timed_calls(std::vector<VariantSamples>& samples, const BenchJob& job,

@@ -1,10 +1,13 @@
 #include "kopt/run/worker_launcher.hpp"
 
 #include <cstdio>
+#include <cstdlib>
+#include <thread>
 #include <sstream>
 
 #include "kopt/core/files.hpp"
 #include "kopt/core/secret.hpp"
+#include "kopt/run/device_info.hpp"
 
 namespace kopt::run {
 namespace fs = std::filesystem;
@@ -43,31 +46,25 @@ std::string without_progress(const std::string& err) {
 }
 }  // namespace
 
-WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, const nlohmann::json& job,
-                         const fs::path& work_dir) {
-  fs::create_directories(work_dir);
-  const fs::path job_path = work_dir / "job.json";
-  const fs::path result_path = work_dir / "result.json";
-  fs::remove(result_path);
-  // The nonce proves that the result was written by kopt's worker code: the worker reads it
-  // with the job and deletes the job file before any kernel library is loaded, so a kernel
-  // that writes a result of its own does not know it (docs/integrity.md).
-  const std::string nonce = secret_nonce();
+namespace {
+
+// The job as the worker reads it: the nonce its result must carry, and the write confinement.
+nlohmann::json sealed_job(const nlohmann::json& job, const WorkerSettings& settings, const std::string& nonce) {
   nlohmann::json sealed = job;
   sealed["nonce"] = nonce;
   sealed["confine_writes"] = settings.confine_writes;
-  write_file_atomic(job_path, sealed.dump(2));
+  return sealed;
+}
 
+ProcessSpec worker_process(const WorkerSettings& settings, const std::vector<std::string>& worker_arguments) {
   ProcessSpec spec{.argv = settings.launcher, .time_limit = settings.time_limit, .inherited_fd = settings.inherited_fd,
                    .on_start = settings.on_start};
-  spec.argv.insert(spec.argv.end(), {settings.executable.string(), "worker", job_path.string(), result_path.string()});
-  const std::string activity = activity_of(job);
-  ProgressScope shown(settings.progress, activity);
-  spec.on_error_line = [&shown, &activity](std::string_view line) {
-    if (line.starts_with(kProgressPrefix)) shown.update(activity + ": " + std::string(line.substr(kProgressPrefix.size())));
-  };
-  ProcessResult process = runner.run(spec);
+  spec.argv.push_back(settings.executable.string());
+  spec.argv.insert(spec.argv.end(), worker_arguments.begin(), worker_arguments.end());
+  return spec;
+}
 
+WorkerOutcome outcome_of(const ProcessResult& process, const fs::path& result_path, const std::string& nonce) {
   WorkerOutcome outcome;
   outcome.last_progress = last_progress_line(process.err);
   ProcessResult quiet = process;
@@ -94,6 +91,91 @@ WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, 
   }
   outcome.failure = process.ok() ? "worker exited without writing a result" : "worker " + process.outcome();
   return outcome;
+}
+
+}  // namespace
+
+WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, const nlohmann::json& job,
+                         const fs::path& work_dir) {
+  fs::create_directories(work_dir);
+  const fs::path job_path = work_dir / "job.json";
+  const fs::path result_path = work_dir / "result.json";
+  fs::remove(result_path);
+  // The nonce proves that the result was written by kopt's worker code: the worker reads it
+  // with the job and deletes the job file before any kernel library is loaded, so a kernel
+  // that writes a result of its own does not know it (docs/integrity.md).
+  const std::string nonce = secret_nonce();
+  write_file_atomic(job_path, sealed_job(job, settings, nonce).dump(2));
+
+  ProcessSpec spec = worker_process(settings, {"worker", job_path.string(), result_path.string()});
+  const std::string activity = activity_of(job);
+  ProgressScope shown(settings.progress, activity);
+  spec.on_error_line = [&shown, &activity, &settings](std::string_view line) {
+    if (!line.starts_with(kProgressPrefix)) return;
+    const std::string progress(line.substr(kProgressPrefix.size()));
+    shown.update(activity + ": " + progress);
+    if (settings.on_progress) settings.on_progress(progress);
+  };
+  return outcome_of(runner.run(spec), result_path, nonce);
+}
+
+PrestartedWorker::PrestartedWorker(ProcessRunner& runner, WorkerSettings settings, fs::path work_dir)
+    : runner_(runner), settings_(std::move(settings)), work_dir_(std::move(work_dir)) {
+  fs::create_directories(work_dir_);
+  fs::remove(work_dir_ / "job.json");
+  fs::remove(work_dir_ / "result.json");
+  ProcessSpec spec = worker_process(settings_, {"worker", "--await-device", std::to_string(settings_.device),
+                                                (work_dir_ / "job.json").string(), (work_dir_ / "result.json").string()});
+  // Its time limit runs from when the job is given, as a worker started then would see it.
+  spec.waiting = waiting_;
+  // Launched from a thread of its own: ProcessRunner::run returns only when the worker ends.
+  process_ = std::async(std::launch::async, [this, spec] { return runner_.run(spec); });
+}
+
+PrestartedWorker::~PrestartedWorker() {
+  if (!process_.valid()) return;
+  if (!job_written_) {
+    try {
+      write_file_atomic(work_dir_ / "job.json", nlohmann::json{{"kind", "cancel"}}.dump());
+    } catch (const std::exception&) {
+      // Not written: the worker gives up waiting by itself (cmd_worker.cpp); the wait below ends then.
+    }
+  }
+  waiting_->store(false);
+  process_.wait();
+}
+
+WorkerOutcome PrestartedWorker::run(const nlohmann::json& job, std::optional<bool> confine_writes) {
+  if (used_) throw std::logic_error("PrestartedWorker::run called twice");
+  used_ = true;
+  WorkerSettings at_submit = settings_;
+  if (confine_writes) at_submit.confine_writes = *confine_writes;
+  // Ended before its job came (a broken CUDA set-up, a killed process): a fresh worker runs it.
+  if (process_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    process_.get();
+    return run_worker(runner_, at_submit, job, work_dir_);
+  }
+  const std::string nonce = secret_nonce();
+  write_file_atomic(work_dir_ / "job.json", sealed_job(job, at_submit, nonce).dump(2));
+  job_written_ = true;
+  waiting_->store(false);
+  return outcome_of(process_.get(), work_dir_ / "result.json", nonce);
+}
+
+void await_prestarted_job(const fs::path& job, int device) {
+  try {
+    prepare_cuda(device);
+  } catch (const std::exception&) {
+  }
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(15);
+  while (!fs::exists(job)) {
+    if (std::chrono::steady_clock::now() > give_up) {
+      std::fprintf(stderr, "kopt worker: no job came to %s\n", job.c_str());
+      std::fflush(stderr);
+      std::_Exit(1);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 void report_progress(const std::string& what) {

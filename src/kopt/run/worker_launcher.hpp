@@ -3,9 +3,12 @@
 // RESULT.json` under a time limit, read the result. A worker that crashes, hangs or is
 // killed becomes a WorkerOutcome that says so; it never ends kopt itself.
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <future>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +38,9 @@ struct WorkerSettings {
   int inherited_fd = -1;
   // Told the worker's process id when it starts (core/process.hpp's ProcessSpec::on_start).
   std::function<void(int pid)> on_start;
+  // Told each progress line as it arrives, on the thread that called run_worker: the check
+  // starts the reference's worker once the kernel's has set CUDA up (verify/check.cpp).
+  std::function<void(const std::string& line)> on_progress;
 };
 
 struct WorkerOutcome {
@@ -51,6 +57,40 @@ struct WorkerOutcome {
 // Runs `job` in a fresh worker; job files live in `work_dir`.
 WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, const nlohmann::json& job,
                          const std::filesystem::path& work_dir);
+
+// A worker started before its job is known (`kopt worker --await-device N JOB RESULT`): it
+// sets CUDA up on the device (run::prepare_cuda, ~0.7 s on an H200) while the parent finishes
+// what the job depends on, then waits for the job file. No kernel code is loaded before the
+// job names it, so starting early exposes nothing a kernel could use. run() writes the job
+// and returns the outcome as run_worker does; a worker that was never given a job is told to
+// stop (a `cancel` job) when this object goes.
+class PrestartedWorker {
+ public:
+  PrestartedWorker(ProcessRunner& runner, WorkerSettings settings, std::filesystem::path work_dir);
+  ~PrestartedWorker();
+  PrestartedWorker(const PrestartedWorker&) = delete;
+  PrestartedWorker& operator=(const PrestartedWorker&) = delete;
+
+  // Runs `job` in the waiting worker; once only. A worker that has already ended (it could
+  // not wait) is replaced by a fresh one started now, so the job runs either way.
+  // `confine_writes` replaces the settings' when given: the checks that decide it may run
+  // after the worker started.
+  WorkerOutcome run(const nlohmann::json& job, std::optional<bool> confine_writes = std::nullopt);
+
+ private:
+  ProcessRunner& runner_;
+  WorkerSettings settings_;
+  std::filesystem::path work_dir_;
+  std::shared_ptr<std::atomic<bool>> waiting_ = std::make_shared<std::atomic<bool>>(true);
+  std::future<ProcessResult> process_;
+  bool used_ = false;
+  bool job_written_ = false;
+};
+
+// Worker side of PrestartedWorker: sets CUDA up on `device` (what a job does first anyway; a
+// failure is left for the job to meet and report), then returns once `job` exists. Gives up
+// (exit 1) after 15 minutes without one: its parent is gone.
+void await_prestarted_job(const std::filesystem::path& job, int device);
 
 // Worker side: progress lines on stderr let the parent say where a crash happened, and show
 // how far the work has come while it runs.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
@@ -249,7 +250,22 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
     job.dump_dirs = output_dirs(work.path() / "outputs", job.cases.size(), job.seeds.size());
     job.scratch_dumps = true;
   }
-  run::WorkerOutcome outcome = run::run_worker(context.runner, context.worker, check_job_to_json(job), work.path() / "check");
+  // A .cu reference's worker starts once the kernel's has set CUDA up (its first progress
+  // line: CUDA contexts are made one at a time), so that its own set-up overlaps the kernel's
+  // calls; its job (the seeds, the kernel's digests) comes only after the kernel's worker has
+  // exited (run::PrestartedWorker).
+  std::optional<TempDir> reference_work;
+  std::optional<run::PrestartedWorker> reference_worker;
+  run::WorkerSettings kernel_worker = context.worker;
+  if (problem.spec.reference && !python_reference) {
+    kernel_worker.on_progress = [&](const std::string&) {
+      if (reference_worker) return;
+      reference_work.emplace("reference-job", reference_context.cache_dir / "tmp");
+      reference_worker.emplace(context.runner, reference_context.worker, reference_work->path());
+      reference_context.prestarted = &*reference_worker;
+    };
+  }
+  run::WorkerOutcome outcome = run::run_worker(context.runner, kernel_worker, check_job_to_json(job), work.path() / "check");
   clock.lap(report.phase_seconds.kernel_worker);
   report.phase_seconds.total = clock.total();
   if (!outcome.result) {

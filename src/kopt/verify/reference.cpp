@@ -242,8 +242,11 @@ ReferenceOutputs cuda_reference_outputs(const spec::Problem& problem, const std:
   job.seeds = seeds;
   if (job.dump_unless_digests.size() != job.cases.size()) job.dump_unless_digests.clear();
 
-  TempDir work("reference-job", context.cache_dir / "tmp");
-  run::WorkerOutcome outcome = run::run_worker(context.runner, context.worker, check_job_to_json(job), work.path());
+  run::WorkerOutcome outcome = [&] {
+    if (context.prestarted != nullptr) return context.prestarted->run(check_job_to_json(job));
+    TempDir work("reference-job", context.cache_dir / "tmp");
+    return run::run_worker(context.runner, context.worker, check_job_to_json(job), work.path());
+  }();
   if (!outcome.result) {
     throw input_error("reference {} failed: {}{}", reference_name(problem), outcome.failure,
                       outcome.last_progress.empty() ? "" : " during " + outcome.last_progress);

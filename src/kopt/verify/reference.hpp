@@ -30,6 +30,9 @@ struct ReferenceContext {
   // computed into a private cache does not dump an output with the same digest: no one reads
   // it (check.cpp passes equal digests unread). Empty: every output is dumped.
   std::vector<std::vector<std::vector<std::uint64_t>>> kernel_digests;
+  // A worker already started for a .cu reference (run::PrestartedWorker: its CUDA set-up
+  // overlapped the kernel's check); none: a fresh one is started when needed.
+  run::PrestartedWorker* prestarted = nullptr;
 };
 
 struct ReferenceOutputs {

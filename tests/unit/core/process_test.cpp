@@ -6,12 +6,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
@@ -56,6 +60,24 @@ TEST(SystemProcessRunner, KillsTheWholeGroupAtTheTimeLimit) {
   EXPECT_TRUE(r.timed_out);
   EXPECT_LT(r.seconds, 5.0);
   EXPECT_THAT(r.outcome(), HasSubstr("timed out"));
+}
+
+// A worker started before its job (run::PrestartedWorker): its limit counts from the job.
+TEST(SystemProcessRunner, TheLimitDoesNotRunWhileTheProgramWaits) {
+  SystemProcessRunner runner;
+  auto waiting = std::make_shared<std::atomic<bool>>(true);
+  std::thread give_job([waiting] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    waiting->store(false);
+  });
+  // 2.5 s of sleep under a 1.5 s limit: done in time only because the first 1.5 s were waiting.
+  ProcessResult r = runner.run({.argv = {"sleep", "2.5"}, .time_limit = std::chrono::milliseconds(1500), .waiting = waiting});
+  give_job.join();
+  EXPECT_TRUE(r.ok()) << r.outcome();
+  // Once the wait is over, the limit holds as usual.
+  waiting->store(false);
+  ProcessResult late = runner.run({.argv = {"sleep", "5"}, .time_limit = std::chrono::milliseconds(500), .waiting = waiting});
+  EXPECT_TRUE(late.timed_out);
 }
 
 TEST(SystemProcessRunner, ReportsDeathBySignal) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <random>
 
 #include "kopt/core/files.hpp"
@@ -31,6 +32,25 @@ verify::CheckReport check_with(std::vector<verify::RunRecord> runs) {
   verify::CheckReport check;
   check.runs = std::move(runs);
   return check;
+}
+
+BenchJob job_of_floats(std::int64_t elements) {
+  spec::BoundCase c{.name = "default"};
+  c.args.push_back({.buffer = spec::BoundBuffer{.name = "x", .dtype = spec::dtype_named("float32"), .elements = elements}});
+  c.args.push_back({.scalar = spec::BoundScalar{}});
+  return {.cases = {c}};
+}
+
+TEST(TimedCallAudit, AuditWorkersShareAQuarterOfTheDevicesMemory) {
+  const std::int64_t gib = std::int64_t{1} << 30;
+  // 1 GiB per worker (2^28 floats) on an 80 GiB card: memory allows 20, the cap is 4.
+  EXPECT_EQ(audit_workers_at_once(job_of_floats(std::int64_t{1} << 28), 80 * gib), kMaxAuditWorkersAtOnce);
+  // 2 GiB per worker on 16 GiB: a quarter is 4 GiB, two workers.
+  EXPECT_EQ(audit_workers_at_once(job_of_floats(std::int64_t{1} << 29), 16 * gib), 2u);
+  // Larger than a quarter of the card: one at a time, never none.
+  EXPECT_EQ(audit_workers_at_once(job_of_floats(std::int64_t{1} << 30), 8 * gib), 1u);
+  // Memory unknown: one at a time.
+  EXPECT_EQ(audit_workers_at_once(job_of_floats(1024), 0), 1u);
 }
 
 TEST(TimedCallAudit, AuditsTheFinalCallAndTwoTimedCallsAtRandom) {
@@ -89,10 +109,14 @@ class FakeAuditWorker final : public ProcessRunner {
  public:
   std::function<std::uint64_t(std::uint64_t)> digest_of = [](std::uint64_t seed) { return seed == 900 ? 9000 : seed * 10; };
   std::vector<nlohmann::json> jobs;
+  std::mutex jobs_mutex;  // the audit's workers run side by side
 
   ProcessResult run(const ProcessSpec& spec) override {
     const nlohmann::json job = nlohmann::json::parse(read_file(spec.argv[2]));
-    jobs.push_back(job);
+    {
+      std::lock_guard lock(jobs_mutex);
+      jobs.push_back(job);
+    }
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& seeds : job.at("seeds_per_case")) {
       for (std::uint64_t seed : seeds.get<std::vector<std::uint64_t>>()) {
@@ -138,6 +162,28 @@ TEST_F(AuditOfTimedCalls, OnlyTheKernelIsAuditedInOneWorkerOfSingleCalls) {
   ASSERT_TRUE(samples[0].recheck.has_value());
   EXPECT_TRUE(samples[0].recheck->passed());
   EXPECT_FALSE(samples[1].recheck.has_value());
+}
+
+// Each kernel in a worker of its own, the workers side by side; each kernel's audit is its own.
+TEST_F(AuditOfTimedCalls, EachKernelHasAWorkerOfItsOwnAndItsOwnVerdict) {
+  job.variants = {{"a.cu", "/cache/a.so"}, {"b.cu", "/cache/b.so"}, {"c.cu", "/cache/c.so"}};
+  samples = {timed({1, 2, 3}, {10, 20, 30}), timed({4, 5, 6}, {40, 50, 60}), timed({7, 8, 9}, {70, 80, 90})};
+  samples[0].label = "a.cu";
+  samples[1].label = "b.cu";
+  samples[1].final_digest = 9001;  // b's call after its last sample wrote what b does not write
+  samples[2].label = "c.cu";
+  verify::CheckReport check = check_with({});
+  check.device = {{"global_memory_bytes", std::int64_t{80} << 30}};
+  audit({check, check, check});
+  ASSERT_EQ(runner.jobs.size(), 3u);
+  std::vector<std::string> libraries;
+  for (const nlohmann::json& j : runner.jobs) libraries.push_back(j.at("library"));
+  std::ranges::sort(libraries);
+  EXPECT_EQ(libraries, (std::vector<std::string>{"/cache/a.so", "/cache/b.so", "/cache/c.so"}));
+  for (const VariantSamples& s : samples) ASSERT_TRUE(s.recheck.has_value()) << s.label;
+  EXPECT_TRUE(samples[0].recheck->passed());
+  EXPECT_FALSE(samples[1].recheck->passed());
+  EXPECT_TRUE(samples[2].recheck->passed());
 }
 
 TEST_F(AuditOfTimedCalls, ACheckedCallThatDiffersFails) {

@@ -6,6 +6,7 @@
 #include <csignal>
 #include <functional>
 #include <sstream>
+#include <thread>
 
 #include "kopt/core/files.hpp"
 
@@ -130,6 +131,63 @@ TEST_F(WorkerLauncherTest, AStaleResultFromAnEarlierRunIsNeverRead) {
   WorkerOutcome outcome = run_worker(worker, settings, {{"kind", "check"}}, dir.path());
   EXPECT_FALSE(outcome.result.has_value());
   EXPECT_THAT(outcome.failure, HasSubstr("without writing a result"));
+}
+
+
+// Plays a prestarted worker: waits for its job file as `kopt worker --await-device` does,
+// then answers it; the process's time limit must not have run while it waited.
+class FakeAwaitingWorker final : public ProcessRunner {
+ public:
+  std::vector<std::string> argv;
+  std::string kind_seen;
+  bool waited_with_limit_held = false;
+  ProcessResult run(const ProcessSpec& spec) override {
+    argv = spec.argv;
+    const std::filesystem::path job_path = spec.argv[spec.argv.size() - 2];
+    while (!std::filesystem::exists(job_path)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    waited_with_limit_held = spec.waiting != nullptr;
+    nlohmann::json job = nlohmann::json::parse(read_file(job_path));
+    kind_seen = job.value("kind", "");
+    write_file_atomic(spec.argv.back(), nlohmann::json{{"kind", kind_seen}, {"nonce", job.value("nonce", "")}}.dump());
+    return ProcessResult{.started = true, .exit_status = 0};
+  }
+};
+
+TEST(PrestartedWorker, StartsBeforeItsJobAndRunsItWhenGiven) {
+  TempDir dir{"prestarted-test"};
+  FakeAwaitingWorker runner;
+  WorkerSettings settings{.executable = "/usr/bin/kopt", .time_limit = std::chrono::seconds(5), .device = 1};
+  PrestartedWorker worker(runner, settings, dir.path());
+  WorkerOutcome outcome = worker.run({{"kind", "check"}});
+  ASSERT_TRUE(outcome.result.has_value()) << outcome.failure;
+  EXPECT_EQ((*outcome.result)["kind"], "check");
+  EXPECT_EQ(runner.argv[1], "worker");
+  EXPECT_EQ(runner.argv[2], "--await-device");
+  EXPECT_EQ(runner.argv[3], "1");
+  EXPECT_TRUE(runner.waited_with_limit_held);
+  EXPECT_THROW(worker.run({{"kind", "check"}}), std::logic_error);  // one job per worker
+}
+
+TEST(PrestartedWorker, OneNeverGivenAJobIsToldToStop) {
+  TempDir dir{"prestarted-test"};
+  FakeAwaitingWorker runner;
+  {
+    PrestartedWorker worker(runner, WorkerSettings{.executable = "/usr/bin/kopt"}, dir.path());
+  }
+  EXPECT_EQ(runner.kind_seen, "cancel");
+}
+
+TEST(PrestartedWorker, AResultWithoutTheJobsNonceIsForged) {
+  TempDir dir{"prestarted-test"};
+  FakeWorker forger;
+  forger.behaviour = [](const std::vector<std::string>& argv) {
+    while (!std::filesystem::exists(argv[argv.size() - 2])) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    write_file_atomic(argv.back(), nlohmann::json{{"kind", "check"}, {"nonce", "guessed"}}.dump());
+    return ProcessResult{.started = true, .exit_status = 0};
+  };
+  PrestartedWorker worker(forger, WorkerSettings{.executable = "/usr/bin/kopt"}, dir.path());
+  WorkerOutcome outcome = worker.run({{"kind", "check"}});
+  EXPECT_TRUE(outcome.forged);
 }
 
 }  // namespace

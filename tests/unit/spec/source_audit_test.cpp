@@ -18,6 +18,17 @@ TEST(SourceAudit, NamesAProcPathInAStringLiteral) {
   EXPECT_TRUE(names(findings, "file_access", 2));
 }
 
+// Clocks locked high for its own calls (or low for a competitor's) through NVML, where kopt
+// runs as root; a device reset or switch; device-wide limits.
+TEST(SourceAudit, NamesControlOfTheDevice) {
+  const auto findings = audit_source(
+      "#include <nvml.h>\nvoid f(nvmlDevice_t d) {\n  nvmlDeviceSetGpuLockedClocks(d, 1980, 1980);\n"
+      "  cudaDeviceReset();\n  cudaSetDevice(1);\n  cudaDeviceSetLimit(cudaLimitStackSize, 0);\n}\n",
+      "kernel.cu");
+  for (int line : {2, 3, 4, 5, 6}) EXPECT_TRUE(names(findings, "device_control", line)) << line;
+  EXPECT_TRUE(audit_source("__global__ void k(float* x) { x[0] = 1.0f; }\n", "kernel.cu").empty());
+}
+
 TEST(SourceAudit, IgnoresAProcPathInALineComment) {
   const auto findings = audit_source("// we never read /proc/self/mem here\nvoid f() {}\n", "kernel.cu");
   EXPECT_TRUE(findings.empty()) << findings.front().category;
