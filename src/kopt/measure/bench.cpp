@@ -18,6 +18,7 @@
 #include "kopt/measure/timing_worker.hpp"
 #include "kopt/run/worker_launcher.hpp"
 #include "kopt/run/device_probe.hpp"
+#include "kopt/run/gpu_lock.hpp"
 #include "kopt/spec/problem_work.hpp"
 #include "kopt/verify/reference.hpp"
 
@@ -308,6 +309,8 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
     if (reference.ok()) job.variants.push_back({"reference", reference.artifact->library, true});
   }
 
+  // The GPU is this process's alone from here to the end: timing, audits, a .py reference.
+  const HostLock gpu = run::lock_gpu(report.device, context.worker.device);
   const SecondsSince timing_started;
   // Named as a check's folder (timed_call_audit.hpp); out of every worker's reach once moved here.
   TempDir kept_outputs("check", context.cache_dir / "tmp");

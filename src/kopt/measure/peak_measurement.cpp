@@ -14,6 +14,7 @@
 #include "kopt/core/files.hpp"
 #include "kopt/run/device_buffer.hpp"
 #include "kopt/run/device_probe.hpp"
+#include "kopt/run/gpu_lock.hpp"
 #include "kopt/run/worker_launcher.hpp"
 
 namespace kopt::measure {
@@ -114,6 +115,7 @@ MeasuredPeaks measure_peaks(verify::CheckContext& context, const run::DeviceInfo
   TempDir work("peaks", context.cache_dir / "tmp");
   run::WorkerSettings worker = context.worker;
   worker.time_limit = std::chrono::seconds(300);
+  const HostLock gpu = run::lock_gpu(nlohmann::json(device), device.ordinal);
   run::WorkerOutcome outcome = run::run_worker(context.runner, worker, job, work.path());
   if (!outcome.result) throw environment_error("measuring the peaks failed: the worker {}", outcome.failure);
   run::rethrow_worker_error(*outcome.result);

@@ -11,6 +11,7 @@
 #include "kopt/profile/nsight_compute.hpp"
 #include "kopt/profile/profile_job.hpp"
 #include "kopt/run/worker_launcher.hpp"
+#include "kopt/run/gpu_lock.hpp"
 #include "kopt/spec/toml.hpp"
 
 namespace kopt::profile {
@@ -171,6 +172,7 @@ std::optional<std::string> ncu_witness_flag(const NcuTimeWitness& w, const NcuWi
 void add_ncu_witness(measure::BenchReport& report, const std::vector<spec::Problem>& kernels,
                      const measure::BenchOptions& options, verify::CheckContext& context) {
   const NcuWitnessRule& rule = ncu_witness_rule();
+  const HostLock gpu = run::lock_gpu(report.device, context.worker.device);
   json witnessed = json::array();
   for (std::size_t i = 0; i < kernels.size() && i < report.checks.size(); ++i) {
     if (!report.checks[i].build) continue;

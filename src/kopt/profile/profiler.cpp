@@ -9,6 +9,7 @@
 #include "kopt/core/files.hpp"
 #include "kopt/profile/profile_job.hpp"
 #include "kopt/run/device_probe.hpp"
+#include "kopt/run/gpu_lock.hpp"
 #include "kopt/spec/problem_work.hpp"
 #include "kopt/run/worker_launcher.hpp"
 
@@ -58,6 +59,7 @@ bool profile_in_worker(ProfileReport& report, const spec::Problem& problem, cons
   // Kernel replay runs each kernel once per pass of the full set (~40 passes).
   worker.time_limit = std::max(worker.time_limit, std::chrono::duration<double>(900));
   TempDir work("profile", context.cache_dir / "tmp");
+  const HostLock gpu = run::lock_gpu(report.check.device, context.worker.device);
   run::WorkerOutcome outcome = run::run_worker(context.runner, worker, profile_job_to_json(job), work.path());
   const std::string cause = ncu_failure_cause(outcome.output);
   if (!outcome.result) {
