@@ -122,6 +122,10 @@ CheckJobResult check_result_from_json(const nlohmann::json& in);
 nlohmann::json run_record_to_json(const RunRecord& run);
 RunRecord run_record_from_json(const nlohmann::json& in);
 
+// Orders a run's findings most fundamental first (a fault before a wrong value), so that
+// findings[0] is the cause.
+void order_findings(RunRecord& run);
+
 // Compares one run's outputs (indexed like the case's arguments) with the reference's .npy
 // files in `reference_dir`, adding a mismatch finding per output outside its tolerance.
 void compare_with_reference(const spec::BoundCase& bound_case, const std::vector<std::vector<std::byte>>& outputs,
