@@ -147,6 +147,7 @@ struct SeedRun {
   std::size_t seed_index;
   run::KernelArguments& arguments;
   CheckWorkerPhases& phases;
+  run::OutputCopies& copies;  // the first call's outputs, host memory kept from seed to seed
 
   const spec::BoundCase& bound_case() const { return job.cases[case_index]; }
   std::uint64_t seed() const { return job.seeds_of_case(case_index)[seed_index]; }
@@ -254,7 +255,7 @@ RunRecord run_one_seed_on_device(const SeedRun& s, run::DeviceDigester& digester
   note_launch_error(launch_error, run);
   // Downloaded before the digests are taken, as the host path did: what is dumped for the
   // reference is what the digests describe, even for a kernel whose work lands late.
-  std::vector<Bytes> first = s.arguments.download_outputs();
+  const std::vector<Bytes>& first = s.copies.download(s.arguments);
   clock.lap(s.phases.transfer);
   run.output_digests = digests_of(digester, s.library, outputs);
   run.output_digest = combine_output_digests(run.output_digests);
@@ -358,9 +359,10 @@ CheckJobResult execute_check_job(const CheckJob& job) {
     try {
       run::report_progress(fmt::format("case {}: allocating", job.cases[c].name));
       run::KernelArguments arguments(job.cases[c]);
+      run::OutputCopies copies;
       clock.lap(result.phases.setup);
       for (std::size_t s = 0; s < job.seeds_of_case(c).size(); ++s) {
-        const SeedRun seed_run{job, library, c, s, arguments, result.phases};
+        const SeedRun seed_run{job, library, c, s, arguments, result.phases, copies};
         if (on_device && job.single_calls) result.runs.push_back(run_single_call(seed_run, digester, blocks));
         else if (on_device) result.runs.push_back(run_one_seed_on_device(seed_run, digester, blocks));
         else result.runs.push_back(run_one_seed_on_host(seed_run));
