@@ -41,10 +41,7 @@ int run_tune_space_command(const TuneSpaceConfig& config) {
                                 space.candidates.size());
   for (const discover::Candidate& candidate : space.candidates) out += candidate_line(candidate);
   if (!space.declared.empty()) out += fmt::format("  already declared (kopt:param): {}\n", fmt::join(space.declared, ", "));
-  const std::vector<discover::LaunchRestriction> restrictions =
-      discover::discovered_restrictions(read_file(problem.kernel), problem.kernel.string());
-  if (!restrictions.empty()) out += "restrictions (lines of the copy kopt compiles; no configuration that breaks one is compiled):\n";
-  for (const discover::LaunchRestriction& r : restrictions) out += fmt::format("  {:<48} {}\n", r.expression, r.why);
+  out += discover::restrictions_text(discover::discovered_restrictions(read_file(problem.kernel), problem.kernel.string()));
   out += "compile options (each tried alone):\n";
   for (const discover::CompileOption& option : space.compile_options) out += compile_option_line(option);
   out += discover::search_verdict(space);

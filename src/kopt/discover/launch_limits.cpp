@@ -297,4 +297,11 @@ std::vector<LaunchRestriction> discovered_restrictions(std::string_view source, 
   return launch_restrictions(settable, params, launch_limits());
 }
 
+std::string restrictions_text(const std::vector<LaunchRestriction>& restrictions) {
+  if (restrictions.empty()) return "";
+  std::string text = "restrictions (lines of the copy kopt compiles; no configuration that breaks one is compiled):\n";
+  for (const LaunchRestriction& r : restrictions) text += fmt::format("  {:<48} {}\n", r.expression, r.why);
+  return text;
+}
+
 }  // namespace kopt::discover

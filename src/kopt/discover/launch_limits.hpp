@@ -39,4 +39,7 @@ std::vector<LaunchRestriction> launch_restrictions(std::string_view source, cons
 // parameters of its settable copy (settable_source.hpp), which is the source they read.
 std::vector<LaunchRestriction> discovered_restrictions(std::string_view source, std::string_view file_name);
 
+// kopt tune-space's listing of `restrictions` (empty when there are none).
+std::string restrictions_text(const std::vector<LaunchRestriction>& restrictions);
+
 }  // namespace kopt::discover
