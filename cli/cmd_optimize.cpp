@@ -36,7 +36,7 @@ Command optimize_command() {
                            "A command that writes each iteration's branches; it gets the context file's path "
                            "(kopt.generator_context/1) as its last argument. kopt:http, kopt:claude, kopt:codex: "
                            "kopt's LLM adapters (docs/guide.md)");
-            app.add_option("--budget", config->budget_minutes, "Stop starting iterations after this many minutes")
+            app.add_option("--budget", config->budget_minutes, "Stop starting iterations after this many minutes of search (counted after init's baseline)")
                 ->check(positive_number());
             app.add_option("--tuner-seed", config->seed, "The tuner's random seed (--seed, elsewhere, is the inputs')")->check(unsigned_integer());
             app.add_option("--strategy", config->strategy, "The tuner's search: auto (by the budget), random, local, model, annealing")

@@ -7,6 +7,8 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "kopt/core/files.hpp"
+#include "kopt/discover/launch_limits.hpp"
 #include "kopt/discover/settable_source.hpp"
 #include "kopt/discover/tune_space.hpp"
 #include "kopt/spec/problem_spec.hpp"
@@ -39,6 +41,7 @@ int run_tune_space_command(const TuneSpaceConfig& config) {
                                 space.candidates.size());
   for (const discover::Candidate& candidate : space.candidates) out += candidate_line(candidate);
   if (!space.declared.empty()) out += fmt::format("  already declared (kopt:param): {}\n", fmt::join(space.declared, ", "));
+  out += discover::restrictions_text(discover::discovered_restrictions(read_file(problem.kernel), problem.kernel.string()));
   out += "compile options (each tried alone):\n";
   for (const discover::CompileOption& option : space.compile_options) out += compile_option_line(option);
   out += discover::search_verdict(space);

@@ -32,6 +32,7 @@ struct Ladder {
 struct Knowledge {
   std::vector<Ladder> ladders;
   long long factor = 4;
+  std::vector<std::string> problem_constants;  // name fragments of the problem's facts, never proposed
   std::vector<CompileOption> compile_options;
 };
 
@@ -46,6 +47,9 @@ Knowledge load_knowledge() {
     knowledge.ladders.push_back(std::move(ladder));
   }
   knowledge.factor = root["around"]["factor"].value_or(4LL);
+  for (const toml::node& name : *root["problem_constants"]["names"].as_array()) {
+    knowledge.problem_constants.push_back(name.value_or(std::string()));
+  }
   for (const toml::node& node : *root["compile_options"].as_array()) {
     const toml::table& table = *node.as_table();
     CompileOption option{.why = table["why"].value_or(std::string()),
@@ -77,14 +81,14 @@ std::string upper(std::string_view text) {
 // other values (a 3 or a 1000 is more likely a fixed fact of the problem than a knob).
 bool propose(Candidate& candidate, const Knowledge& knowledge) {
   const std::string name = upper(candidate.name);
-  // One axis of a dim3 is not a block size (16 x 1024 threads do not launch): powers of two
-  // around it, the product held to the limit by the tuner's restriction.
-  const bool dim3_axis = candidate.name.starts_with("dim3 ");
+  const auto in_name = [&](const std::string& part) { return name.find(part) != std::string::npos; };
+  if (std::ranges::any_of(knowledge.problem_constants, in_name)) return false;
+  // One axis of a dim3 is not a block size (16 x 1024 threads do not launch), nor is a grid: powers
+  // of two around it, the product held to the limit by the tuner's restrictions (launch_limits.hpp).
+  const bool by_use = candidate.name.starts_with("dim3 ") || !candidate.role.empty();
   for (const Ladder& ladder : knowledge.ladders) {
-    if (dim3_axis) break;
-    if (std::ranges::none_of(ladder.names, [&](const std::string& part) { return name.find(part) != std::string::npos; })) {
-      continue;
-    }
+    if (by_use) break;
+    if (std::ranges::none_of(ladder.names, in_name)) continue;
     candidate.ladder = ladder.what;
     candidate.proposed = ladder.values;
     if (std::ranges::find(candidate.proposed, candidate.value) == candidate.proposed.end()) {
@@ -94,7 +98,8 @@ bool propose(Candidate& candidate, const Knowledge& knowledge) {
     return true;
   }
   if (!is_power_of_two(candidate.value) || candidate.value == 1) return false;  // 1: a switch, not a size
-  candidate.ladder = fmt::format("powers of two around {}", candidate.value);
+  candidate.ladder = fmt::format("powers of two around {}{}", candidate.value,
+                                 candidate.role.empty() ? "" : fmt::format(" ({})", candidate.role));
   for (long long value = std::max(1LL, candidate.value / knowledge.factor); value <= candidate.value * knowledge.factor;
        value *= 2) {
     candidate.proposed.push_back(value);
@@ -173,24 +178,48 @@ void find_launch_literals(const std::vector<Token>& tokens, std::vector<Candidat
   }
 }
 
-// The names a launch's arguments read: `kernel<<<blocks, threads>>>`, `dim3 block(tx, ty)`.
-std::vector<std::string> launch_names(const std::vector<Token>& tokens) {
-  std::vector<std::string> names;
+// The names a launch's arguments read (`kernel<<<blocks, threads>>>`, `dim3 block(tx, ty)`), each
+// with its use: "grid size" for a name that is a launch's whole first argument, "dim3 axis" for
+// a whole argument of a dim3 of several axes, else "".
+std::vector<std::pair<std::string, std::string>> launch_names(const std::vector<Token>& tokens) {
+  std::vector<std::pair<std::string, std::string>> names;
   for (std::size_t i = 0; i + 2 < tokens.size(); ++i) {
     const bool launch = tokens[i].text == "<" && tokens[i + 1].text == "<" && tokens[i + 2].text == "<";
     const bool dim3 = tokens[i].text == "dim3" && tokens[i + 1].is_identifier() && tokens[i + 2].text == "(";
     if (!launch && !dim3) continue;
-    for (std::size_t at = i + 3; at < tokens.size() && tokens[at].text != ";" && tokens[at].text != ">"; ++at) {
-      if (tokens[at].is_identifier()) names.push_back(tokens[at].text);
+    std::size_t end = i + 3;
+    while (end < tokens.size() && tokens[end].text != ";" && tokens[end].text != ">") ++end;
+    const bool several_axes = dim3 && std::any_of(tokens.begin() + static_cast<long>(i + 3),
+                                                  tokens.begin() + static_cast<long>(end),
+                                                  [](const Token& t) { return t.text == ","; });
+    for (std::size_t at = i + 3; at < end; ++at) {
+      if (!tokens[at].is_identifier()) continue;
+      const bool whole = (at == i + 3 || tokens[at - 1].text == ",") && at + 1 < tokens.size() &&
+                         (tokens[at + 1].text == "," || tokens[at + 1].text == ">" || tokens[at + 1].text == ")");
+      std::string role;
+      if (whole && launch && at == i + 3) role = "grid size";
+      if (whole && several_axes) role = "dim3 axis";
+      names.emplace_back(tokens[at].text, role);
     }
   }
   return names;
 }
 
+// What each candidate is by its use in a launch (launch_names), where that says more than its name.
+void mark_roles(const std::vector<Token>& tokens, std::vector<Candidate>& found) {
+  const auto read = launch_names(tokens);
+  for (Candidate& candidate : found) {
+    for (const auto& [name, role] : read) {
+      if (name == candidate.name && !role.empty()) candidate.role = role;
+    }
+  }
+}
+
 // `int threads = 256;` (int, unsigned, size_t, const or not) whose name a launch reads: the
 // usual way a community kernel writes its block size.
 void find_launch_variables(const std::vector<Token>& tokens, std::vector<Candidate>& found) {
-  const std::vector<std::string> read = launch_names(tokens);
+  std::vector<std::string> read;
+  for (const auto& [name, role] : launch_names(tokens)) read.push_back(name);
   static constexpr std::array<std::string_view, 5> kTypes{"int", "unsigned", "size_t", "long", "uint32_t"};
   for (std::size_t i = 1; i + 3 < tokens.size(); ++i) {
     if (std::ranges::find(kTypes, tokens[i - 1].text) == kTypes.end() || !tokens[i].is_identifier()) continue;
@@ -225,6 +254,7 @@ TuneSpace discover_tune_space_in(std::string_view source, std::string_view file_
   find_constexprs(tokens, found);
   find_launch_literals(tokens, found);
   find_launch_variables(tokens, found);
+  mark_roles(tokens, found);
   std::ranges::stable_sort(found, {}, &Candidate::line);
   TuneSpace space{.compile_options = knowledge.compile_options};
   const spec::SourceAnnotations annotations = spec::parse_source_annotations(source, file_name);

@@ -19,6 +19,9 @@ struct Candidate {
   int line = 0;
   std::size_t begin = 0, end = 0;     // the literal's offsets in the source
   std::string ladder;                 // "block size", "powers of two around 64"
+  // "grid size" (a launch's first argument) or "dim3 axis" (one of a block's several axes):
+  // what the constant is by its use, which its name's ladder does not know.
+  std::string role;
   std::vector<long long> proposed;    // ascending, `value` among them
   // The tuner sets parameters with -D NAME=VALUE: only a #define under #ifndef NAME takes it.
   bool settable_by_define() const { return kind == ConstantKind::guarded_define; }

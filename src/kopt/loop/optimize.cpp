@@ -88,9 +88,11 @@ int budget_evaluations(const OptimizeRequest& request) {
 }
 
 RunState optimize(Lab& lab, ProcessRunner& runner, const OptimizeRequest& request, const LoopContext& hooks) {
-  const auto start = hooks.clock->now();
   const RunFolder run(request.init.run_dir);
   if (!run.exists()) init_run(lab, request.init, hooks);
+  // The budget is the search's: it starts when the baseline is measured and profiled, so that
+  // a budget shorter than init (tens of seconds on a GPU) still searches (docs/guide.md).
+  const auto start = hooks.clock->now();
   // A kopt killed outright may have left temporaries, also in a finished run (its summary);
   // taking the lock removes them (the loop's steps take it again, one at a time).
   { const RunLock cleaning(run); }

@@ -16,7 +16,7 @@ namespace kopt::loop {
 struct OptimizeRequest {
   InitRequest init;
   std::optional<std::string> generator;  // a shell command; empty: the built-in tuner
-  double time_budget_s = 15 * 60;
+  double time_budget_s = 15 * 60;  // the search's, counted from the end of init
   double generator_timeout_s = 600;
   std::uint64_t seed = 1;
   std::string strategy = "auto";  // the built-in tuner's search (search_strategy.hpp)

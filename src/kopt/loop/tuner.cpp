@@ -3,12 +3,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <map>
-
 #include <algorithm>
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/discover/launch_limits.hpp"
 #include "kopt/discover/settable_source.hpp"
 #include "kopt/discover/tune_space.hpp"
 #include "kopt/loop/search_strategy.hpp"
@@ -163,32 +162,23 @@ std::vector<std::string> planned_methods(const fs::path& plan_file) {
   return ids;
 }
 
-constexpr int kMaxThreadsPerBlock = 1024;  // CUDA's limit on every GPU since compute capability 2.0
-
 // A kernel that declares nothing is searched over every constant kopt tune-space finds, with
 // the values it proposes: those -D cannot set yet are made settable in a rewritten copy of the
-// kernel (docs/guide.md).
+// kernel (docs/guide.md). What the source says a launch needs (discover/launch_limits.hpp)
+// restricts them, so that no configuration that cannot run costs a compile or GPU time.
 void add_discovered_params(SearchSpace& space, const fs::path& kernel) {
   const std::string source = read_file(kernel);
   const std::string settable = discover::settable_source(source, discover::discover_tune_space_in(source, kernel.string()));
   if (settable != source) space.rewritten_source = settable;
-  std::map<std::string, std::vector<std::string>> dim3_axes;  // "dim3 block" on a line -> its axes' macros
-  for (const discover::Candidate& candidate : discover::discover_tune_space_in(source, kernel.string()).candidates) {
-    if (candidate.kind != discover::ConstantKind::launch_literal || !candidate.name.starts_with("dim3 ")) continue;
-    dim3_axes[fmt::format("{} {}", candidate.name.substr(0, candidate.name.find('.')), candidate.line)].push_back(
-        discover::settable_macro(candidate));
-  }
-  for (const auto& [shape, macros] : dim3_axes) {
-    if (macros.size() < 2) continue;
-    space.restrictions.push_back(
-        spec::Expression::parse(fmt::format("{} <= {}", fmt::join(macros, "*"), kMaxThreadsPerBlock)));
-  }
   for (const discover::Candidate& candidate : discover::discover_tune_space_in(settable, kernel.string()).candidates) {
     if (!candidate.settable_by_define()) continue;
     std::vector<std::string> values;
     for (long long value : candidate.proposed) values.push_back(std::to_string(value));
     space.params.emplace_back(candidate.name, std::move(values));
     space.defaults[candidate.name] = std::to_string(candidate.value);
+  }
+  for (const discover::LaunchRestriction& restriction : discover::discovered_restrictions(source, kernel.string())) {
+    space.restrictions.push_back(spec::Expression::parse(restriction.expression));
   }
 }
 

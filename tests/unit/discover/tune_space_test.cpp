@@ -109,3 +109,51 @@ TEST(TuneSpace, RefusesToSaveWhatItCannot) {
 
 }  // namespace
 }  // namespace kopt::discover
+
+namespace kopt::discover {
+namespace {
+
+const Candidate& named(const TuneSpace& space, std::string_view name) {
+  for (const Candidate& candidate : space.candidates) {
+    if (candidate.name == name) return candidate;
+  }
+  throw std::runtime_error("no candidate " + std::string(name));
+}
+
+// What a constant is by its use beats what its name says: the histogram's `int blocks = 1024`
+// is a grid (not a block size of 64..1024), its NUM_BINS a fact of the problem.
+TEST(TuneSpace, AGridVariableIsProposedAsAGridAndTheBinCountNotAtAll) {
+  constexpr std::string_view kHistogram = R"cu(#define NUM_BINS 256
+__global__ void h(const int* in, int* out, int n) { __shared__ int local[NUM_BINS]; }
+extern "C" void solve(const int* in, int* out, int n) {
+  int threads = 256;
+  int blocks = 1024;
+  h<<<blocks, threads>>>(in, out, n);
+}
+)cu";
+  const TuneSpace space = discover_tune_space_in(kHistogram, "histogram.cu");
+  ASSERT_EQ(space.candidates.size(), 2u);
+  EXPECT_EQ(named(space, "threads").ladder, "block size");
+  EXPECT_EQ(named(space, "blocks").role, "grid size");
+  EXPECT_THAT(named(space, "blocks").proposed, ElementsAre(256, 512, 1024, 2048, 4096));
+}
+
+// BLOCK_ROWS names a block but is one axis of dim3 block(TILE_DIM, BLOCK_ROWS): powers of two
+// around its own 8, not the block sizes 64..1024 (each of which times 32 cannot launch).
+TEST(TuneSpace, AnAxisOfADimThreeBlockIsNotABlockSize) {
+  constexpr std::string_view kTranspose = R"cu(#define TILE_DIM 32
+#define BLOCK_ROWS 8
+extern "C" void solve(const float* x, float* y, int rows, int cols) {
+  dim3 block(TILE_DIM, BLOCK_ROWS);
+  dim3 grid((cols + TILE_DIM - 1) / TILE_DIM, (rows + TILE_DIM - 1) / TILE_DIM);
+  t<<<grid, block>>>(x, y, rows, cols);
+}
+)cu";
+  const TuneSpace space = discover_tune_space_in(kTranspose, "transpose.cu");
+  EXPECT_EQ(named(space, "BLOCK_ROWS").role, "dim3 axis");
+  EXPECT_THAT(named(space, "BLOCK_ROWS").proposed, ElementsAre(2, 4, 8, 16, 32));
+  EXPECT_THAT(named(space, "TILE_DIM").proposed, ElementsAre(8, 16, 32, 64, 128));
+}
+
+}  // namespace
+}  // namespace kopt::discover

@@ -363,6 +363,22 @@ TEST_F(RunLoop, OptimizeWithTheTunerImprovesEveryIterationAndStopsAtTheLimit) {
   }
 }
 
+// --budget is the search's: an init longer than the whole budget (the baseline's measurement
+// and profile take tens of seconds on a GPU) still leaves one iteration, and the budget then
+// stops the next one.
+TEST_F(RunLoop, TheBudgetCountsFromTheEndOfInit) {
+  SimulatedLab lab(kModel);
+  SystemProcessRunner runner;
+  ManualClock clock;
+  lab.before_call = [&](int) { clock.advance(std::chrono::duration<double>(40)); };  // every lab call: 40 s
+  OptimizeRequest request{.init = request_for(path("run")), .time_budget_s = 30};
+  const RunState state = optimize(lab, runner, request, {.clock = &clock});
+  EXPECT_EQ(state.stop_reason, "time_budget");
+  const RunFolder run(path("run"));
+  EXPECT_TRUE(fs::exists(run.iteration(1) / "iteration.json"));  // the one iteration closed
+  EXPECT_FALSE(fs::exists(run.iteration(2) / "iteration.json"));
+}
+
 TEST_F(RunLoop, AnExternalGeneratorIsCalledAgainWithTheErrorsWhenAllItsBranchesFail) {
   SimulatedLab lab(kModel);
   SystemProcessRunner runner;

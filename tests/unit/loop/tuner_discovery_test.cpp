@@ -11,6 +11,8 @@
 namespace kopt::loop {
 namespace {
 
+namespace fs = std::filesystem;
+
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -33,11 +35,27 @@ TEST(TunerDiscovery, SearchesTheGuardedDefinesOfAKernelThatDeclaresNothing) {
 TEST(TunerDiscovery, DimThreeAxesAreHeldToTheThreadLimit) {
   TempDir folder("kopt-tuner-discovery");
   write_file_atomic(folder.path() / "k.cu",
-                    "extern \"C\" void solve(const float* x, float* y, int n) {\n  dim3 block(16, 16);\n}\n");
+                    "extern \"C\" void solve(const float* x, float* y, int n) {\n  dim3 block(16, 16);\n"
+                    "  k<<<n, block>>>(x, y, n);\n}\n");
   SearchSpace space = tunable_space(folder.path() / "k.cu", std::nullopt);
   ASSERT_EQ(space.params.size(), 2u);
   EXPECT_TRUE(space.allows({{"KOPT_DIM3_BLOCK_X_L2", "32"}, {"KOPT_DIM3_BLOCK_Y_L2", "32"}}));
   EXPECT_FALSE(space.allows({{"KOPT_DIM3_BLOCK_X_L2", "64"}, {"KOPT_DIM3_BLOCK_Y_L2", "32"}}));
+}
+
+// transpose on the H200: 3 of 4 branches failed to launch (64x256 threads), 1 to compile (66 KB
+// of shared tile); now none of those is proposed, and every proposal keeps the kernel's tiling whole.
+TEST(TunerDiscovery, ProposesOnlyWhatCanLaunchOnTheRealTranspose) {
+  const fs::path kernel = fs::path(KOPT_SOURCE_DIR) / "bench/realk/transpose/kernel.cu";
+  const SearchSpace space = tunable_space(kernel, std::nullopt);
+  const Proposal proposal = propose_configurations(space, space.defaults, {space.defaults}, 64, false, 1);
+  ASSERT_GE(proposal.configurations.size(), 8u);
+  for (const Defines& config : proposal.configurations) {
+    const long long tile = std::stoll(config.at("TILE_DIM")), rows = std::stoll(config.at("BLOCK_ROWS"));
+    EXPECT_LE(tile * rows, 1024) << tile << "x" << rows;
+    EXPECT_LE(4 * tile * (tile + 1), 49152) << tile;
+    EXPECT_EQ(tile % rows, 0) << tile << "/" << rows;
+  }
 }
 
 TEST(TunerDiscovery, SaysThereIsNothingToSearchAndWhereToLook) {
