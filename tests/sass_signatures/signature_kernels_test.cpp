@@ -2,32 +2,40 @@
 // kernels of sm90.cu (sm_90) and sm90a.cu (sm_90a) are compiled with nvcc, disassembled with
 // cuobjdump and parsed; each signature must match its own kernel sig_<id> and no control
 // kernel. sm90.cu compiled for sm_100 checks the same spellings there. Exit 77 (skipped)
-// only when nvcc or cuobjdump is absent.
+// only when nvcc or cuobjdump is absent. The bundled CUTLASS BF16 GEMM (examples/) is compiled
+// as its kopt.toml says, with the headers kopt finds, and must show the Hopper signatures.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <map>
 
 #include "kopt/build/compiler.hpp"
+#include "kopt/build/cutlass_headers.hpp"
 #include "kopt/catalog/method_catalog.hpp"
 #include "kopt/catalog/sass_signature.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/sass/disassembler.hpp"
+#include "kopt/spec/problem_spec.hpp"
 
 namespace kopt::catalog {
 namespace {
 
 const std::string kSources = KOPT_SIGNATURE_KERNELS_DIR;
+const std::string kExamples = KOPT_EXAMPLES_DIR;
 
 // Function name → profile, for one source compiled for one target.
 std::map<std::string, sass::SassFunctionProfile> compile_and_disassemble(const std::string& source,
-                                                                         const std::string& target) {
+                                                                         const std::string& target,
+                                                                         const std::vector<std::string>& flags = {}) {
   static TempDir work("sass-signatures");
+  static int compiled = 0;
   SystemProcessRunner runner;
-  const std::string cubin = (work.path() / (target + ".cubin")).string();
-  ProcessSpec spec{.argv = {build::find_nvcc().string(), "-cubin", "-arch=" + target, "-o", cubin, kSources + "/" + source},
+  const std::string cubin = (work.path() / (target + "-" + std::to_string(++compiled) + ".cubin")).string();
+  ProcessSpec spec{.argv = {build::find_nvcc().string(), "-cubin", "-arch=" + target, "-o", cubin},
                    .time_limit = std::chrono::seconds(300)};
+  spec.argv.insert(spec.argv.end(), flags.begin(), flags.end());
+  spec.argv.push_back(source.starts_with("/") ? source : kSources + "/" + source);
   ProcessResult result = runner.run(spec);
   if (!result.ok()) throw std::runtime_error("nvcc failed: " + result.output_tail(20));
   const sass::SassDump dump = sass::disassemble(runner, sass::find_cuobjdump(), cubin);
@@ -76,6 +84,59 @@ void check_every_signature(int arch) {
 TEST(SignatureKernels, EverySm90SignatureMatchesItsKernelAndNoControl) { check_every_signature(90); }
 
 TEST(SignatureKernels, TheSameSpellingsHoldOnSm100) { check_every_signature(100); }
+
+// The CUTLASS example's only kernel (CUTLASS's device_kernel<...>) with -D overrides, compiled
+// with its spec's flags and the CUTLASS headers kopt finds; none: skipped, saying why.
+std::optional<sass::SassFunctionProfile> cutlass_example_kernel(const std::vector<std::string>& defines) {
+  const spec::ProblemSpec spec = spec::load_problem_spec(kExamples + "/cutlass_gemm_bf16/kopt.toml");
+  SystemProcessRunner runner;
+  std::vector<std::string> flags = spec.build.flags;
+  if (!build::flags_reach_cutlass(flags)) {
+    for (const std::string& flag : build::cutlass_include_flags(build::system_cutlass_search(runner), "kernel.cu")) {
+      flags.push_back(flag);
+    }
+  }
+  flags.insert(flags.end(), defines.begin(), defines.end());
+  auto functions = compile_and_disassemble(spec.kernel.string(), spec.build.arch, flags);
+  for (auto& [name, profile] : functions) {
+    if (name.find("device_kernel") != std::string::npos) return profile;
+  }
+  return std::nullopt;
+}
+
+void expect_signatures(const sass::SassFunctionProfile& kernel, const std::vector<std::string>& ids,
+                       const std::string& variant, SignatureStatus expected = SignatureStatus::found) {
+  const SignatureTable table = load_sass_signatures();
+  for (const std::string& id : ids) {
+    const SignatureMatch match = match_signature(table, id, {kernel}, 90);
+    EXPECT_EQ(match.status, expected) << variant << " " << id << ": " << match.reason;
+  }
+}
+
+TEST(SignatureKernels, TheCutlassGemmShowsTheHopperMechanisms) {
+  std::optional<sass::SassFunctionProfile> kernel;
+  try {
+    kernel = cutlass_example_kernel({});
+  } catch (const Error& e) {
+    GTEST_SKIP() << e.what();
+  }
+  ASSERT_TRUE(kernel.has_value()) << "no device_kernel in the CUTLASS example's cubin";
+  // Cooperative warp-specialised mainloop: wgmma fed by TMA over mbarriers, setmaxnreg.
+  expect_signatures(*kernel, {"wgmma", "tma_load", "mbarrier", "setmaxnreg"}, "default");
+  // One block per cluster and BF16: no cluster barrier, no multicast, no FP8.
+  expect_signatures(*kernel, {"cluster_barrier", "tma_multicast", "wgmma_fp8"}, "default", SignatureStatus::missing);
+}
+
+TEST(SignatureKernels, TheCutlassGemmInA2x1ClusterMulticastsItsLoads) {
+  std::optional<sass::SassFunctionProfile> kernel;
+  try {
+    kernel = cutlass_example_kernel({"-DCLUSTER_M=2", "-DSCHEDULE=2"});
+  } catch (const Error& e) {
+    GTEST_SKIP() << e.what();
+  }
+  ASSERT_TRUE(kernel.has_value());
+  expect_signatures(*kernel, {"wgmma", "tma_multicast", "cluster_barrier", "setmaxnreg"}, "2x1 cluster, ping-pong");
+}
 
 TEST(SignatureKernels, EveryCatalogSignatureExists) {
   const SignatureTable table = load_sass_signatures();

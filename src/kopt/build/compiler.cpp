@@ -77,6 +77,24 @@ std::vector<fs::path> include_dirs_of(const std::vector<std::string>& flags) {
   return dirs;
 }
 
+// CUTLASS's include folder is thousands of headers: hashing the ones a kernel reaches would
+// cost seconds per variant, and its version.h names the release they belong to.
+std::optional<fs::path> cutlass_version_header(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::is_regular_file(dir / "cutlass" / "cutlass.h", ec) && fs::is_regular_file(dir / "cutlass" / "version.h", ec)) {
+    return dir / "cutlass" / "version.h";
+  }
+  return std::nullopt;
+}
+
+std::vector<fs::path> walked_include_dirs(const std::vector<std::string>& flags) {
+  std::vector<fs::path> dirs;
+  for (const fs::path& dir : include_dirs_of(flags)) {
+    if (!cutlass_version_header(dir)) dirs.push_back(dir);
+  }
+  return dirs;
+}
+
 }  // namespace
 
 std::vector<std::string> arch_flags(const std::string& arch) {
@@ -89,12 +107,15 @@ fs::path find_nvcc() { return SystemToolchain().path(Tool::nvcc); }
 
 std::vector<fs::path> local_includes(const fs::path& source, const std::vector<std::string>& flags) {
   std::set<fs::path> found;
-  collect_includes(source, include_dirs_of(flags), found);
+  collect_includes(source, walked_include_dirs(flags), found);
   return {found.begin(), found.end()};
 }
 
-Compiler::Compiler(ProcessRunner& runner, fs::path nvcc, fs::path cache_dir)
-    : runner_(runner), nvcc_(std::move(nvcc)), cache_dir_(std::move(cache_dir)) {}
+Compiler::Compiler(ProcessRunner& runner, fs::path nvcc, fs::path cache_dir, std::optional<CutlassSearch> cutlass)
+    : runner_(runner),
+      nvcc_(std::move(nvcc)),
+      cache_dir_(std::move(cache_dir)),
+      cutlass_search_(cutlass ? std::move(*cutlass) : system_cutlass_search(runner)) {}
 
 Compiler::Compiler(Context& context) : Compiler(context.runner, context.tools.path(Tool::nvcc), context.cache_dir) {}
 
@@ -124,6 +145,11 @@ std::string Compiler::cache_key(const CompileRequest& request) {
   }
   for (const std::string& flag : request.flags) hasher.add(flag);
   for (const std::string& flag : request.kopt_flags) hasher.add(flag);
+  std::vector<fs::path> dirs = include_dirs_of(request.flags);
+  for (const fs::path& dir : include_dirs_of(request.kopt_flags)) dirs.push_back(dir);
+  for (const fs::path& dir : dirs) {
+    if (std::optional<fs::path> version = cutlass_version_header(dir)) hasher.add(read_file(*version));
+  }
   for (const auto& [name, value] : request.defines) hasher.add(name).add(value);
   return hasher.hex();
 }
@@ -152,7 +178,17 @@ fs::path Compiler::shim_object(const std::string& arch) {
   return object;
 }
 
-BuildOutcome Compiler::compile(const CompileRequest& request) {
+CompileRequest Compiler::with_cutlass_headers(const CompileRequest& request) {
+  if (flags_reach_cutlass(request.flags) || flags_reach_cutlass(request.kopt_flags)) return request;
+  if (!includes_cutlass(request.source, local_includes(request.source, request.flags))) return request;
+  if (!cutlass_flags_) cutlass_flags_ = cutlass_include_flags(cutlass_search_, request.source.filename().string());
+  CompileRequest with_headers = request;
+  with_headers.kopt_flags.insert(with_headers.kopt_flags.end(), cutlass_flags_->begin(), cutlass_flags_->end());
+  return with_headers;
+}
+
+BuildOutcome Compiler::compile(const CompileRequest& original) {
+  const CompileRequest request = with_cutlass_headers(original);
   // Every caller checks its own arguments where it can name their source; this is the last
   // line before nvcc, whose shell would run what they hold.
   spec::check_compiler_flags(request.flags, "compiler flags");

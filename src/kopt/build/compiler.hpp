@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "kopt/build/cutlass_headers.hpp"
 #include "kopt/build/ptxas_report.hpp"
 #include "kopt/core/context.hpp"
 #include "kopt/core/process.hpp"
@@ -58,7 +59,10 @@ std::filesystem::path find_nvcc();
 
 class Compiler {
  public:
-  Compiler(ProcessRunner& runner, std::filesystem::path nvcc, std::filesystem::path cache_dir);
+  // `cutlass`: where a kernel including CUTLASS finds it; none: $CUTLASS_PATH, then python3's
+  // nvidia-cutlass package (system_cutlass_search).
+  Compiler(ProcessRunner& runner, std::filesystem::path nvcc, std::filesystem::path cache_dir,
+           std::optional<CutlassSearch> cutlass = std::nullopt);
   // The context's runner, nvcc and cache folder: how commands and the loop make one.
   explicit Compiler(Context& context);
 
@@ -69,15 +73,21 @@ class Compiler {
 
  private:
   std::filesystem::path shim_object(const std::string& arch);
+  // `request` with -I flags for CUTLASS among kopt's flags when its kernel includes CUTLASS
+  // and its own flags do not reach it.
+  CompileRequest with_cutlass_headers(const CompileRequest& request);
 
   ProcessRunner& runner_;
   std::filesystem::path nvcc_;
   std::filesystem::path cache_dir_;
   std::string nvcc_version_;
+  CutlassSearch cutlass_search_;
+  std::optional<std::vector<std::string>> cutlass_flags_;  // searched once per compiler
 };
 
 // The local headers `source` includes with #include "..." (recursively, resolved against
-// the including file's folder and the -I folders in `flags`), sorted.
+// the including file's folder and the -I folders in `flags`), sorted. CUTLASS's own folders
+// are not walked: its version.h stands for them in the cache key.
 std::vector<std::filesystem::path> local_includes(const std::filesystem::path& source,
                                                   const std::vector<std::string>& flags);
 

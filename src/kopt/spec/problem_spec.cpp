@@ -8,6 +8,7 @@
 #include <cmath>
 #include <set>
 
+#include "kopt/build/cutlass_headers.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/spec/tool_arguments.hpp"
@@ -207,7 +208,7 @@ class SpecReader : private TomlFields {
   }
 
   BuildSpec read_build(const toml::table& table) {
-    reject_unknown_keys(table, "[build]", {"flags", "arch"});
+    reject_unknown_keys(table, "[build]", {"flags", "arch", "cutlass"});
     BuildSpec build;
     if (table.contains("flags")) {
       build.flags = strings_at(*table.get("flags"), "[build] flags");
@@ -217,6 +218,7 @@ class SpecReader : private TomlFields {
         throw failure(*table.get("flags"), refused.what());
       }
     }
+    if (table.contains("cutlass")) read_cutlass(table, build);
     if (table.contains("arch")) {
       build.arch = string_at(table, "arch");
       if (build.arch != "native" && !is_sm_arch(build.arch)) {
@@ -226,6 +228,25 @@ class SpecReader : private TomlFields {
       }
     }
     return build;
+  }
+
+  // [build] cutlass: a CUTLASS checkout or nvidia-cutlass package folder, relative to the spec;
+  // its include folders become -I flags, ahead of CUTLASS_PATH and the Python package.
+  void read_cutlass(const toml::table& table, BuildSpec& build) {
+    const fs::path root = (directory_ / string_at(table, "cutlass")).lexically_normal();
+    std::vector<fs::path> dirs = build::cutlass_include_dirs(root);
+    if (dirs.empty()) {
+      throw failure(*table.get("cutlass"),
+                    fmt::format("[build] cutlass \"{}\" holds no cutlass/cutlass.h (looked in include/, "
+                                "source/include/ and the folder itself)",
+                                root.string()));
+    }
+    for (const fs::path& dir : dirs) build.flags.push_back("-I" + dir.string());
+    try {
+      check_compiler_flags(build.flags, "[build] cutlass");
+    } catch (const Error& refused) {
+      throw failure(*table.get("cutlass"), refused.what());
+    }
   }
 
   TuneSpec read_tune(const toml::table& table, const std::vector<ProblemCase>& cases) {

@@ -75,6 +75,7 @@ struct WorkSpec {
 
 struct BuildSpec {
   std::vector<std::string> flags;            // extra nvcc flags for the kernel and a .cu reference
+                                             // ([build] cutlass adds its -I folders here)
   std::string arch = "native";               // "native", "sm_90", "sm_90a", ...
 };
 

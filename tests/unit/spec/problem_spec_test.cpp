@@ -166,3 +166,24 @@ TEST(ProblemSpec, RequiresTheReferenceToExist) {
 
 }  // namespace
 }  // namespace kopt::spec
+
+namespace kopt::spec {
+namespace {
+
+TEST(ProblemSpecCutlass, BuildCutlassBecomesIncludeFlagsRelativeToTheSpec) {
+  SpecFolder folder;
+  folder.add("third_party/cutlass/include/cutlass/cutlass.h", "#pragma once\n");
+  ProblemSpec spec = parse_problem_spec("kernel = \"k.cu\"\n[build]\nflags = [\"-DX=1\"]\ncutlass = \"third_party/cutlass\"\n",
+                                        folder.path(), "kopt.toml");
+  const fs::path include = std::filesystem::weakly_canonical(folder / "third_party/cutlass/include");
+  EXPECT_THAT(spec.build.flags, ::testing::ElementsAre("-DX=1", "-I" + include.string()));
+}
+
+TEST(ProblemSpecCutlass, ACutlassFolderWithoutHeadersIsRefusedWithItsLine) {
+  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[build]\ncutlass = \"cutlass\"\n"),
+              ::testing::AllOf(::testing::HasSubstr("kopt.toml:3"),
+                               ::testing::HasSubstr("[build] cutlass \"/nowhere/problem/cutlass\" holds no cutlass/cutlass.h")));
+}
+
+}  // namespace
+}  // namespace kopt::spec
