@@ -51,7 +51,10 @@ nlohmann::json execute_job(const nlohmann::json& job) {
   std::_Exit(0);
 }
 
-int run_worker_command(const WorkerConfig& config) {
+}  // namespace
+
+int run_worker_files(const std::string& job_file, const std::string& result_file) {
+  const WorkerConfig config{job_file, result_file};
   nlohmann::json result;
   nlohmann::json job;
   std::string nonce;
@@ -85,15 +88,13 @@ int run_worker_command(const WorkerConfig& config) {
   finish(config, std::move(result), nonce);
 }
 
-}  // namespace
-
 Command worker_command() {
   return {"worker", "Run one job file in this process (used by kopt itself)", [](CLI::App& app) {
             auto config = std::make_shared<WorkerConfig>();
             app.add_option("JOB", config->job, "Job file")->required();
             app.add_option("RESULT", config->result, "Where to write the result")->required();
             app.group("");  // internal: hidden from --help
-            return [config] { return run_worker_command(*config); };
+            return [config] { return run_worker_files(config->job, config->result); };
           }};
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "kopt/build/triton_bridge.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/parallel_for.hpp"
@@ -17,6 +18,7 @@
 #include "kopt/measure/sample_witness.hpp"
 #include "kopt/run/worker_launcher.hpp"
 #include "kopt/run/device_probe.hpp"
+#include "kopt/run/triton_worker.hpp"
 #include "kopt/spec/problem_work.hpp"
 #include "kopt/verify/reference.hpp"
 
@@ -61,7 +63,7 @@ fs::path timing_library(const spec::Problem& kernel, const verify::CheckReport& 
   std::vector<std::string> flags = kernel.spec.build.flags;
   flags.insert(flags.end(), {"--default-stream", "per-thread"});
   build::BuildOutcome outcome = compiler.compile(
-      {.source = kernel.spec.kernel, .arch = check.arch, .flags = flags,
+      {.source = build::kernel_build_source(context.cache_dir, kernel), .arch = check.arch, .flags = flags,
        .defines = check_options_for(options, index).defines});
   if (!outcome.ok()) {
     throw Error(ExitCode::kernel_failed, fmt::format("the graph-mode build (--default-stream per-thread) of {} failed: {}",
@@ -302,7 +304,15 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
     if (reference.ok()) job.variants.push_back({"reference", reference.artifact->library, true});
   }
 
-  run::WorkerSettings worker = context.worker;
+  // Triton kernels' libraries are bridges their Python-hosted worker serves (run/triton_worker.hpp):
+  // the timing worker and the audit's workers are that worker; the reference's stays kopt's.
+  TempDir triton_plan("check", context.cache_dir / "tmp");  // named as the check's: timed_call_audit.hpp
+  verify::CheckContext kernel_context = context;
+  std::vector<fs::path> libraries;
+  for (const BenchVariant& variant : job.variants) libraries.push_back(variant.library);
+  kernel_context.worker = run::triton_worker_settings(context.runner, context.worker, find_python(), context.cache_dir,
+                                                      run::triton_bridges(kernels, libraries), triton_plan.path() / "triton_plan.json");
+  run::WorkerSettings worker = kernel_context.worker;
   worker.time_limit = std::chrono::duration<double>(
       60 + static_cast<double>(job.cases.size()) * (options.settings.stopping.timeout_seconds + 30));
   // The timing worker's folder is gone before the audit's worker starts (no trace of a bench
@@ -341,8 +351,8 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   report.event_tick_seconds = result.event_tick_seconds;
   std::mt19937_64 audit_choice(secret_seed());
   const SecondsSince audit_started;
-  audit_timed_calls(result.samples, job, report.checks, context, audit_choice);
-  audit_timed_calls_within_tolerance(result.samples, job, kept_outputs.path() / "kept", first, arch, context,
+  audit_timed_calls(result.samples, job, report.checks, kernel_context, audit_choice);
+  audit_timed_calls_within_tolerance(result.samples, job, kept_outputs.path() / "kept", first, arch, kernel_context,
                                      audit_choice);
   report.phase_seconds.audit = audit_started.seconds();
   add_witness_flags(report, result.samples, spans);
@@ -354,7 +364,9 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
     spec::Problem timed = first;
     timed.cases = job.cases;
     const SecondsSince reference_started;
-    add_python_reference(report, timed, options, context, worker);
+    run::WorkerSettings reference_worker = context.worker;
+    reference_worker.time_limit = worker.time_limit;
+    add_python_reference(report, timed, options, context, reference_worker);
     report.phase_seconds.python_reference = reference_started.seconds();
   }
   add_verdicts(report, job.variants.front().label, options.comparison);

@@ -10,9 +10,11 @@
 #include "kopt/core/hash.hpp"
 #include "kopt/core/parallel_for.hpp"
 #include "kopt/core/secret.hpp"
+#include "kopt/build/triton_bridge.hpp"
 #include "kopt/run/device_probe.hpp"
 #include "kopt/run/probe_cache.hpp"
 #include "kopt/run/problem_codec.hpp"
+#include "kopt/run/triton_worker.hpp"
 #include "kopt/verify/reference.hpp"
 
 namespace kopt::verify {
@@ -47,6 +49,13 @@ std::string resolve_arch(const std::string& spec_arch, const std::optional<std::
 }
 
 namespace {
+
+// A Triton kernel runs in its Python-hosted worker (run/triton_worker.hpp), a .cu kernel in kopt's.
+run::WorkerSettings kernel_worker(CheckContext& context, const spec::Problem& problem, const fs::path& library,
+                                  const fs::path& work) {
+  return run::triton_worker_settings(context.runner, context.worker, find_python(), context.cache_dir,
+                                     run::triton_bridges({problem}, {library}), work / "triton_plan.json");
+}
 
 // Secret seeds unless the user fixed the first one: inputs a kernel cannot have been
 // prepared for (docs/integrity.md). The report records them, so a run can be repeated.
@@ -185,7 +194,7 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
   std::optional<build::BuildOutcome> build;
   const std::string known_arch = resolve_arch(problem.spec.build.arch, options.arch, "");
   auto compile_kernel = [&](const std::string& arch) {
-    return compiler.compile({.source = problem.spec.kernel, .arch = arch, .flags = problem.spec.build.flags,
+    return compiler.compile({.source = build::kernel_build_source(context.cache_dir, problem), .arch = arch, .flags = problem.spec.build.flags,
                              .defines = options.defines});
   };
   if (!known_arch.empty()) build = compile_kernel(known_arch);
@@ -249,7 +258,8 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
     job.dump_dirs = output_dirs(work.path() / "outputs", job.cases.size(), job.seeds.size());
     job.scratch_dumps = true;
   }
-  run::WorkerOutcome outcome = run::run_worker(context.runner, context.worker, check_job_to_json(job), work.path() / "check");
+  const run::WorkerSettings worker = kernel_worker(context, problem, job.library, work.path());
+  run::WorkerOutcome outcome = run::run_worker(context.runner, worker, check_job_to_json(job), work.path() / "check");
   clock.lap(report.phase_seconds.kernel_worker);
   report.phase_seconds.total = clock.total();
   if (!outcome.result) {
