@@ -85,6 +85,11 @@ std::string c_declaration(const std::string& parameter, const PythonDef& def, st
 
 bool is_python_kernel(const std::filesystem::path& kernel) { return kernel.extension() == ".py"; }
 
+void refuse_python_kernel(const std::filesystem::path& kernel, std::string_view what) {
+  if (!is_python_kernel(kernel)) return;
+  throw input_error("{}: {} of a Triton kernel (.py) is not supported yet (docs/triton.md)", kernel.string(), what);
+}
+
 std::string python_solve_prototype(std::string_view source, std::string_view file_name,
                                    const std::optional<std::string>& entry) {
   std::optional<PythonDef> def;

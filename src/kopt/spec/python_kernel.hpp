@@ -14,6 +14,10 @@ namespace kopt::spec {
 // A kernel file kopt runs through the Triton worker: a .py file.
 bool is_python_kernel(const std::filesystem::path& kernel);
 
+// For what kopt cannot do with a Triton kernel yet (docs/triton.md): throws input_error
+// "<kernel>: <what> of a Triton kernel (.py) is not supported yet (docs/triton.md)" for a .py.
+void refuse_python_kernel(const std::filesystem::path& kernel, std::string_view what);
+
 // The C prototype of the top-level `def <entry>(...)` in `source` (entry: `solve`, else
 // `solution`), placed on the def's own line so that messages name the right line. Throws
 // input_error naming `file_name` when there is no such def, or a parameter has no annotation or

@@ -72,6 +72,17 @@ TEST(PythonKernel, RefusesInOneLineWhatItCannotCall) {
   EXPECT_THAT(error_of("def solve(*args):\n  pass\n"), HasSubstr("solve() takes *args"));
 }
 
+TEST(PythonKernel, WhatIsNotSupportedYetIsRefusedForPyOnly) {
+  EXPECT_NO_THROW(refuse_python_kernel("kernel.cu", "SASS"));
+  try {
+    refuse_python_kernel("k/kernel.py", "SASS");
+    ADD_FAILURE() << "no refusal";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ExitCode::bad_input);
+    EXPECT_STREQ(error.what(), "k/kernel.py: SASS of a Triton kernel (.py) is not supported yet (docs/triton.md)");
+  }
+}
+
 TEST(PythonKernel, LoadsAsAProblemLikeACuKernel) {
   SpecFolder folder;
   folder.add("kopt.toml", "name = \"scale\"\nkernel = \"kernel.py\"\n[dims]\nN = 64\n")
