@@ -126,7 +126,7 @@ def load_kernel(path, entry):
 CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.POINTER(ctypes.c_uint64))
 
 
-def bridge_callback(bridge, make_tensor):
+def bridge_callback(bridge, make_tensor, first_call):
     """The function solve's words reach. An exception cannot cross back into C: it is printed
     and the worker ends, which kopt reports as the kernel's failure."""
     solve = []
@@ -134,6 +134,7 @@ def bridge_callback(bridge, make_tensor):
     def forward(count, words):
         try:
             if not solve:
+                first_call()
                 solve.append(load_kernel(bridge["kernel"], bridge["entry"]))
             solve[0](*call_arguments(bridge, [words[i] for i in range(count)], make_tensor))
         except BaseException:  # noqa: B902 - whatever it is, the worker must end here
@@ -170,11 +171,14 @@ def main(argv):
     except ImportError as error:
         sys.stderr.write(MISSING_TORCH.format(sys.executable, error) + "\n")
         return 3
-    torch.cuda.set_device(plan.get("device", 0))
     make_tensor = torch_tensor_factory(torch)
+
+    def first_call():
+        # torch meets CUDA only once kopt's worker has set the device up and read its job.
+        torch.cuda.set_device(plan.get("device", 0))
     callbacks = []  # kept alive: the bridges hold only their addresses
     for bridge in plan["bridges"]:
-        callbacks.append(bridge_callback(bridge, make_tensor))
+        callbacks.append(bridge_callback(bridge, make_tensor, first_call))
         ctypes.CDLL(bridge["library"]).kopt_bridge_register(callbacks[-1])
     worker = ctypes.CDLL(worker_library)
     arguments = (ctypes.c_char_p * 4)(b"kopt", b"worker", job_file.encode(), result_file.encode())

@@ -61,6 +61,41 @@ class ArgumentsTest(unittest.TestCase):
             host.CudaArray(0x1000, [1], "float8_e4m3")
 
 
+class CallbackTest(unittest.TestCase):
+    def test_the_callback_imports_kernel_py_at_the_first_call_and_calls_its_solve(self):
+        with tempfile.TemporaryDirectory() as folder:
+            kernel = os.path.join(folder, "kernel.py")
+            with open(kernel, "w", encoding="utf-8") as out:  # solve records its calls where the test sees them
+                out.write("import unittest\n\ndef solve(x, y, rows, scale):\n"
+                          "    unittest.kopt_test_calls.append((x, y, rows, scale))\n")
+            unittest.kopt_test_calls = []
+            firsts = []
+            callback = host.bridge_callback(dict(BRIDGE, kernel=kernel), fake_tensor, lambda: firsts.append(1))
+            packed = (host.ctypes.c_uint64 * 4)(*words(16, 32, 4, 0.5))
+            callback(4, packed)
+            callback(4, packed)
+            self.assertEqual(firsts, [1])  # torch meets the device once, at the first call
+            self.assertEqual(unittest.kopt_test_calls, [(("tensor", 16, (4, 8), "float32"),
+                                                         ("tensor", 32, (4, 8), "bfloat16"), 4, 0.5)] * 2)
+
+    def test_an_exception_in_solve_ends_the_worker_with_its_traceback(self):
+        with tempfile.TemporaryDirectory() as folder:
+            kernel = os.path.join(folder, "kernel.py")
+            with open(kernel, "w", encoding="utf-8") as out:
+                out.write("def solve(x, y, rows, scale):\n    raise ValueError('planted')\n")
+            script = (f"import sys; sys.path.insert(0, {os.path.dirname(host.__file__)!r}); import json, struct\n"
+                      "import kopt_triton_host as host\n"
+                      f"bridge = json.loads({json.dumps(json.dumps(dict(BRIDGE, kernel=kernel)))})\n"
+                      "cb = host.bridge_callback(bridge, lambda *a: a, lambda: None)\n"
+                      "d = struct.unpack('<Q', struct.pack('<d', 0.5))[0]\n"
+                      "cb(4, (host.ctypes.c_uint64 * 4)(1, 2, 4, d))\nprint('not reached')\n")
+            done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+            self.assertEqual(done.returncode, 1)
+            self.assertIn("kernel.py's solve raised", done.stderr)
+            self.assertIn("ValueError: planted", done.stderr)
+            self.assertNotIn("not reached", done.stdout)
+
+
 class PlanAndRefusalTest(unittest.TestCase):
     def run_host(self, plan):
         with tempfile.TemporaryDirectory() as folder:
