@@ -15,6 +15,7 @@
 #include "kopt/run/probe_cache.hpp"
 #include "kopt/run/problem_codec.hpp"
 #include "kopt/run/triton_worker.hpp"
+#include "kopt/spec/python_kernel.hpp"
 #include "kopt/verify/reference.hpp"
 
 namespace kopt::verify {
@@ -305,6 +306,8 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
 }  // namespace
 
 CheckReport run_check(const spec::Problem& problem, const CheckOptions& options, CheckContext& context) {
+  // compute-sanitizer would run kopt's worker without the Python host: nothing would serve solve.
+  if (options.sanitize) spec::refuse_python_kernel(problem.spec.kernel, "--sanitize");
   CheckReport report = run_check_once(problem, options, context);
   // Run even when the check failed: memcheck names the access behind a fault or a wrong result.
   if (options.sanitize && report.build) report.sanitizers = run_sanitizers(problem, report, context);
