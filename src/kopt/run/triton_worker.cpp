@@ -31,6 +31,14 @@ json bridge_entry(const TritonBridge& bridge) {
       if (arg.scalar) scalars.push_back(number_to_json(arg.scalar->value));
       else shapes[arg.buffer->name] = arg.buffer->shape;
     }
+    // The host finds a call's shapes by its scalars: two cases alike in those must be alike in shapes.
+    for (const json& other : cases) {
+      if (other["scalars"] == scalars && other["shapes"] != shapes) {
+        throw input_error("{}: cases \"{}\" and \"{}\" pass solve the same scalars but differ in buffer shapes; a "
+                          "Triton kernel's tensors are shaped from its scalars (docs/triton.md)",
+                          problem.spec.kernel.filename().string(), other["case"].get<std::string>(), bound.name);
+      }
+    }
     cases.push_back({{"case", bound.name}, {"scalars", scalars}, {"shapes", shapes}});
   }
   return {{"library", fs::absolute(bridge.library).string()}, {"kernel", problem.spec.kernel.string()},

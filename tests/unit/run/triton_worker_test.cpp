@@ -55,6 +55,22 @@ TEST(TritonWorker, ThePlanGivesEachBufferItsShapeInTheCaseOfItsScalars) {
   EXPECT_EQ(bridge["cases"][0]["shapes"]["y"], (nlohmann::json{4, 8}));
 }
 
+TEST(TritonWorker, CasesAlikeInScalarsButNotInShapesAreRefused) {
+  spec::SpecFolder folder;
+  folder.add("kopt.toml",
+             "name = \"rows\"\nkernel = \"kernel.py\"\n[dims]\nN = 64\nR = 2\n[[cases]]\nR = 3\n"
+             "[buffers.y]\nshape = [\"R\", \"N\"]\n")
+      .add("kernel.py", "def solve(y: \"float*\", N: int):\n  pass\n");
+  const spec::Problem problem = spec::load_problem(folder.path(), std::nullopt, {});
+  try {
+    triton_plan({{"/b.so", &problem}}, 0);
+    ADD_FAILURE() << "no refusal";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ExitCode::bad_input);
+    EXPECT_THAT(error.what(), HasSubstr("pass solve the same scalars but differ in buffer shapes"));
+  }
+}
+
 TEST(TritonWorker, OnlyPythonKernelsAreBridged) {
   TritonFolder triton;
   std::vector<spec::Problem> kernels{triton.problem, triton.problem};
