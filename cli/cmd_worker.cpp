@@ -54,7 +54,10 @@ nlohmann::json execute_job(const nlohmann::json& job) {
   std::_Exit(0);
 }
 
-int run_worker_command(const WorkerConfig& config) {
+}  // namespace
+
+int run_worker_files(const std::string& job_file, const std::string& result_file, int await_device) {
+  const WorkerConfig config{job_file, result_file, await_device};
   nlohmann::json result;
   nlohmann::json job;
   std::string nonce;
@@ -89,8 +92,6 @@ int run_worker_command(const WorkerConfig& config) {
   finish(config, std::move(result), nonce);
 }
 
-}  // namespace
-
 Command worker_command() {
   return {"worker", "Run one job file in this process (used by kopt itself)", [](CLI::App& app) {
             auto config = std::make_shared<WorkerConfig>();
@@ -99,7 +100,7 @@ Command worker_command() {
             app.add_option("--await-device", config->await_device,
                            "Set CUDA up on this device, then wait for the job file to appear");
             app.group("");  // internal: hidden from --help
-            return [config] { return run_worker_command(*config); };
+            return [config] { return run_worker_files(config->job, config->result, config->await_device); };
           }};
 }
 

@@ -18,6 +18,7 @@
 #include "kopt/spec/kernel_signature.hpp"
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/spec/tool_arguments.hpp"
+#include "kopt/spec/python_kernel.hpp"
 
 namespace kopt::loop {
 namespace fs = std::filesystem;
@@ -77,6 +78,7 @@ RunState init_run(Lab& lab, const InitRequest& request, const LoopContext& hooks
   }
   RunLock lock(run);
   const spec::ProblemSpec located = spec::locate_problem(request.kernel, request.spec);
+  spec::refuse_python_kernel(located.kernel, "the optimization loop");  // its variants are .cu copies
   RunState state{.kernel = fs::absolute(located.kernel), .dims = request.dims, .settings = request.settings};
   if (located.spec_file) state.spec = fs::absolute(*located.spec_file);
   state.created = utc_timestamp();

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
+#include "kopt/build/triton_bridge.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/parallel_for.hpp"
@@ -19,7 +21,9 @@
 #include "kopt/run/worker_launcher.hpp"
 #include "kopt/run/device_probe.hpp"
 #include "kopt/run/gpu_lock.hpp"
+#include "kopt/run/triton_worker.hpp"
 #include "kopt/spec/problem_work.hpp"
+#include "kopt/spec/python_kernel.hpp"
 #include "kopt/verify/reference.hpp"
 
 namespace kopt::measure {
@@ -63,7 +67,7 @@ fs::path timing_library(const spec::Problem& kernel, const verify::CheckReport& 
   std::vector<std::string> flags = kernel.spec.build.flags;
   flags.insert(flags.end(), {"--default-stream", "per-thread"});
   build::BuildOutcome outcome = compiler.compile(
-      {.source = kernel.spec.kernel, .arch = check.arch, .flags = flags,
+      {.source = build::kernel_build_source(context.cache_dir, kernel), .arch = check.arch, .flags = flags,
        .defines = check_options_for(options, index).defines});
   if (!outcome.ok()) {
     throw Error(ExitCode::kernel_failed, fmt::format("the graph-mode build (--default-stream per-thread) of {} failed: {}",
@@ -281,7 +285,12 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   worker.time_limit = std::chrono::duration<double>(
       60 + static_cast<double>(timed_cases(kernels.front(), options.timed_cases).size()) *
                (options.settings.stopping.timeout_seconds + 30));
-  TimingWorker timing_worker(context, worker.time_limit);
+  // The timing worker of .cu kernels starts now, so that its CUDA set-up overlaps the checks;
+  // a Triton kernel's is its Python host (run/triton_worker.hpp), started once the checks have
+  // built the bridges it serves.
+  const bool triton = std::ranges::any_of(kernels, [](const spec::Problem& k) { return spec::is_python_kernel(k.spec.kernel); });
+  std::optional<TimingWorker> timing_worker;
+  if (!triton) timing_worker.emplace(context, worker.time_limit);
   // Correctness before speed.
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     report.checks.push_back(verify::run_check(kernels[i], check_options_for(options, i), context));
@@ -309,12 +318,21 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
     if (reference.ok()) job.variants.push_back({"reference", reference.artifact->library, true});
   }
 
+  // Triton kernels' libraries are bridges their Python-hosted worker serves (run/triton_worker.hpp):
+  // the timing worker and the audit's workers are that worker; the reference's stays kopt's.
+  TempDir triton_plan("check", context.cache_dir / "tmp");  // named as the check's: timed_call_audit.hpp
+  verify::CheckContext kernel_context = context;
+  std::vector<fs::path> libraries;
+  for (const BenchVariant& variant : job.variants) libraries.push_back(variant.library);
+  kernel_context.worker = run::triton_worker_settings(context.runner, context.worker, find_python(), context.cache_dir,
+                                                      run::triton_bridges(kernels, libraries), triton_plan.path() / "triton_plan.json");
+  if (!timing_worker) timing_worker.emplace(kernel_context, worker.time_limit);
   // The GPU is this process's alone from here to the end: timing, audits, a .py reference.
   const HostLock gpu = run::lock_gpu(report.device, context.worker.device);
   const SecondsSince timing_started;
   // Named as a check's folder (timed_call_audit.hpp); out of every worker's reach once moved here.
   TempDir kept_outputs("check", context.cache_dir / "tmp");
-  TimingOutcome timing = timing_worker.run(job, kept_outputs.path() / "kept", context.worker.confine_writes);
+  TimingOutcome timing = timing_worker->run(job, kept_outputs.path() / "kept", context.worker.confine_writes);
   const run::WorkerOutcome& outcome = timing.worker;
   const WitnessedSpans& spans = timing.spans;
   report.code_witness = timing.code;
@@ -334,8 +352,8 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   if (options.audit_timed_calls) {
     std::mt19937_64 audit_choice(secret_seed());
     const SecondsSince audit_started;
-    audit_timed_calls(result.samples, job, report.checks, context, audit_choice);
-    audit_timed_calls_within_tolerance(result.samples, job, kept_outputs.path() / "kept", first, arch, context,
+    audit_timed_calls(result.samples, job, report.checks, kernel_context, audit_choice);
+    audit_timed_calls_within_tolerance(result.samples, job, kept_outputs.path() / "kept", first, arch, kernel_context,
                                        audit_choice);
     report.phase_seconds.audit = audit_started.seconds();
   }
@@ -348,8 +366,9 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
     spec::Problem timed = first;
     timed.cases = job.cases;
     const SecondsSince reference_started;
-    worker.confine_writes = context.worker.confine_writes;  // the checks' finding, after `worker` was made
-    add_python_reference(report, timed, options, context, worker);
+    run::WorkerSettings reference_worker = context.worker;  // the checks' confinement, the bench's limit
+    reference_worker.time_limit = worker.time_limit;
+    add_python_reference(report, timed, options, context, reference_worker);
     report.phase_seconds.python_reference = reference_started.seconds();
   }
   add_verdicts(report, job.variants.front().label, options.comparison);

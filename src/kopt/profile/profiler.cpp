@@ -12,6 +12,7 @@
 #include "kopt/run/gpu_lock.hpp"
 #include "kopt/spec/problem_work.hpp"
 #include "kopt/run/worker_launcher.hpp"
+#include "kopt/spec/python_kernel.hpp"
 
 namespace kopt::profile {
 namespace fs = std::filesystem;
@@ -111,6 +112,7 @@ void read_raw_page(ProfileReport& report, const std::string& csv_text, int top_k
 }
 
 ProfileReport run_profile(const spec::Problem& problem, const ProfileOptions& options, verify::CheckContext& context) {
+  spec::refuse_python_kernel(problem.spec.kernel, "profiling");  // its worker is not ncu's yet
   const auto started = std::chrono::steady_clock::now();
   ProfileReport report{.check = verify::run_check(problem, options.check, context)};
   report.case_name = chosen_case(problem, options.case_name).name;

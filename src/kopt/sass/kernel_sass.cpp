@@ -4,6 +4,7 @@
 #include "kopt/run/device_probe.hpp"
 #include "kopt/sass/disassembler.hpp"
 #include "kopt/verify/check.hpp"
+#include "kopt/spec/python_kernel.hpp"
 
 namespace kopt::sass {
 
@@ -19,6 +20,7 @@ std::string probe_arch(Context& context, const run::WorkerSettings& worker) {
 }
 
 KernelSassOutcome kernel_sass(Context& context, const KernelSassRequest& request) {
+  spec::refuse_python_kernel(request.kernel, "SASS");  // its cubin is in Triton's cache, not a library
   build::Compiler compiler(context);
   build::BuildOutcome build = compiler.compile(
       {.source = request.kernel, .arch = request.arch, .flags = request.flags, .defines = request.defines});

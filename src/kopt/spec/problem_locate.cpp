@@ -5,6 +5,7 @@
 #include "kopt/core/files.hpp"
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/spec/python_facts.hpp"
+#include "kopt/spec/python_kernel.hpp"
 
 #include <algorithm>
 
@@ -101,7 +102,9 @@ ProblemSpec locate_problem(const fs::path& target, const std::optional<fs::path>
   const bool is_folder = fs::is_directory(path, error);
   if (spec_override) {
     if (is_folder) return load_problem_spec(*spec_override);
-    if (path.extension() != ".cu") throw input_error("{}: with --spec, name a .cu kernel", path.string());
+    if (path.extension() != ".cu" && !is_python_kernel(path)) {
+      throw input_error("{}: with --spec, name a .cu or a Triton .py kernel", path.string());
+    }
     return load_problem_spec(*spec_override, path);
   }
   if (is_folder) {
@@ -110,8 +113,9 @@ ProblemSpec locate_problem(const fs::path& target, const std::optional<fs::path>
     return load_problem_spec(toml);
   }
   if (path.extension() == ".toml") return load_problem_spec(path);
-  if (path.extension() != ".cu") {
-    throw input_error("{}: expected a .cu kernel, a kopt.toml or a folder holding one", path.string());
+  if (path.extension() != ".cu" && !is_python_kernel(path)) {
+    throw input_error("{}: expected a .cu kernel, a Triton .py kernel, a kopt.toml or a folder holding one",
+                      path.string());
   }
   fs::path beside = path.parent_path() / "kopt.toml";
   if (fs::is_regular_file(beside, error)) return load_problem_spec(beside, path);
@@ -121,8 +125,11 @@ ProblemSpec locate_problem(const fs::path& target, const std::optional<fs::path>
 Problem load_problem(const fs::path& target, const std::optional<fs::path>& spec_override,
                      const Dims& dim_overrides) {
   ProblemSpec spec = locate_problem(target, spec_override);
-  KernelSignature signature =
-      parse_kernel_signature(read_file(spec.kernel), display_path(spec.kernel), spec.entry);
+  // A Triton kernel's signature is the C prototype its annotations spell (python_kernel.hpp).
+  const std::string source = is_python_kernel(spec.kernel)
+                                 ? python_solve_prototype(read_file(spec.kernel), display_path(spec.kernel), spec.entry)
+                                 : read_file(spec.kernel);
+  KernelSignature signature = parse_kernel_signature(source, display_path(spec.kernel), spec.entry);
   return bind_problem(std::move(spec), std::move(signature), dim_overrides);
 }
 

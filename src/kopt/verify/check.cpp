@@ -11,9 +11,12 @@
 #include "kopt/core/hash.hpp"
 #include "kopt/core/parallel_for.hpp"
 #include "kopt/core/secret.hpp"
+#include "kopt/build/triton_bridge.hpp"
 #include "kopt/run/device_probe.hpp"
 #include "kopt/run/probe_cache.hpp"
 #include "kopt/run/problem_codec.hpp"
+#include "kopt/run/triton_worker.hpp"
+#include "kopt/spec/python_kernel.hpp"
 #include "kopt/verify/reference.hpp"
 
 namespace kopt::verify {
@@ -48,6 +51,13 @@ std::string resolve_arch(const std::string& spec_arch, const std::optional<std::
 }
 
 namespace {
+
+// A Triton kernel runs in its Python-hosted worker (run/triton_worker.hpp), a .cu kernel in kopt's.
+run::WorkerSettings kernel_worker(CheckContext& context, const spec::Problem& problem, const fs::path& library,
+                                  const fs::path& work) {
+  return run::triton_worker_settings(context.runner, context.worker, find_python(), context.cache_dir,
+                                     run::triton_bridges({problem}, {library}), work / "triton_plan.json");
+}
 
 // Secret seeds unless the user fixed the first one: inputs a kernel cannot have been
 // prepared for (docs/integrity.md). The report records them, so a run can be repeated.
@@ -186,7 +196,7 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
   std::optional<build::BuildOutcome> build;
   const std::string known_arch = resolve_arch(problem.spec.build.arch, options.arch, "");
   auto compile_kernel = [&](const std::string& arch) {
-    return compiler.compile({.source = problem.spec.kernel, .arch = arch, .flags = problem.spec.build.flags,
+    return compiler.compile({.source = build::kernel_build_source(context.cache_dir, problem), .arch = arch, .flags = problem.spec.build.flags,
                              .defines = options.defines});
   };
   if (!known_arch.empty()) build = compile_kernel(known_arch);
@@ -256,16 +266,16 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
   // exited (run::PrestartedWorker).
   std::optional<TempDir> reference_work;
   std::optional<run::PrestartedWorker> reference_worker;
-  run::WorkerSettings kernel_worker = context.worker;
+  run::WorkerSettings worker = kernel_worker(context, problem, job.library, work.path());
   if (problem.spec.reference && !python_reference) {
-    kernel_worker.on_progress = [&](const std::string&) {
+    worker.on_progress = [&](const std::string&) {
       if (reference_worker) return;
       reference_work.emplace("reference-job", reference_context.cache_dir / "tmp");
       reference_worker.emplace(context.runner, reference_context.worker, reference_work->path());
       reference_context.prestarted = &*reference_worker;
     };
   }
-  run::WorkerOutcome outcome = run::run_worker(context.runner, kernel_worker, check_job_to_json(job), work.path() / "check");
+  run::WorkerOutcome outcome = run::run_worker(context.runner, worker, check_job_to_json(job), work.path() / "check");
   clock.lap(report.phase_seconds.kernel_worker);
   report.phase_seconds.total = clock.total();
   if (!outcome.result) {
@@ -311,6 +321,8 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
 }  // namespace
 
 CheckReport run_check(const spec::Problem& problem, const CheckOptions& options, CheckContext& context) {
+  // compute-sanitizer would run kopt's worker without the Python host: nothing would serve solve.
+  if (options.sanitize) spec::refuse_python_kernel(problem.spec.kernel, "--sanitize");
   CheckReport report = run_check_once(problem, options, context);
   // Run even when the check failed: memcheck names the access behind a fault or a wrong result.
   if (options.sanitize && report.build) report.sanitizers = run_sanitizers(problem, report, context);

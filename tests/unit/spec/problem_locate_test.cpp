@@ -82,7 +82,7 @@ TEST(ProblemSpecLocate, ExplainsWhatItCannotUse) {
   EXPECT_THAT(error_of([&] { locate_problem(folder / "missing.cu"); }),
               HasSubstr("missing.cu: no such file or folder"));
   EXPECT_THAT(error_of([&] { locate_problem(folder / "notes.txt"); }),
-              HasSubstr("expected a .cu kernel, a kopt.toml or a folder"));
+              HasSubstr("expected a .cu kernel, a Triton .py kernel, a kopt.toml or a folder"));
 }
 
 TEST(ProblemSpecLoad, NamesTheKernelFileInSignatureErrors) {

@@ -1,0 +1,42 @@
+#pragma once
+// The worker of a Triton kernel (docs/triton.md): python3 running python/kopt_triton_host.py,
+// which registers kernel.py's solve in the bridge library and then runs kopt's own worker code
+// from libkopt_worker.so. A job's protocol, seeds, nonce, sandbox and checks are the .cu ones;
+// only the process that hosts them differs.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kopt/core/process.hpp"
+#include "kopt/run/worker_launcher.hpp"
+#include "kopt/spec/problem_spec.hpp"
+
+namespace kopt::run {
+
+// One Triton kernel a job calls: its compiled bridge library and its problem (kernel.py,
+// the signature, the cases whose shapes its tensors take).
+struct TritonBridge {
+  std::filesystem::path library;
+  const spec::Problem* problem = nullptr;
+};
+
+// The host script's plan (schema kopt.triton_plan/1): per bridge, the kernel file, each
+// parameter's kind and dtype, and per case its scalars and each buffer's shape.
+// The Triton kernels among `kernels`, with the libraries a job calls them by.
+std::vector<TritonBridge> triton_bridges(const std::vector<spec::Problem>& kernels,
+                                         const std::vector<std::filesystem::path>& libraries);
+
+nlohmann::json triton_plan(const std::vector<TritonBridge>& bridges, int device);
+
+// The worker settings for jobs that call `bridges` (none: `base` itself): `base` with python3 and the host script
+// (written under `cache_dir`) before libkopt_worker.so (beside `kopt_executable`), and the
+// plan written to `plan_file`. Throws environment_error, in one line, when the library is
+// missing or `python` cannot import torch and triton.
+WorkerSettings triton_worker_settings(ProcessRunner& runner, const WorkerSettings& base,
+                                      const std::filesystem::path& python, const std::filesystem::path& cache_dir,
+                                      const std::vector<TritonBridge>& bridges, const std::filesystem::path& plan_file);
+
+}  // namespace kopt::run

@@ -1,0 +1,128 @@
+"""python/kopt_triton_host.py without torch or a GPU: words to arguments, shapes from the
+spec's cases, and the one-line refusals. Run by ctest (python.triton_host) with unittest."""
+
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+import kopt_triton_host as host  # noqa: E402
+
+BRIDGE = {
+    "library": "/nowhere/bridge.so", "kernel": "/nowhere/kernel.py", "entry": "solve",
+    "params": [{"name": "x", "kind": "pointer", "dtype": "float32"},
+               {"name": "y", "kind": "pointer", "dtype": "bfloat16"},
+               {"name": "rows", "kind": "integer", "dtype": "int32"},
+               {"name": "scale", "kind": "real", "dtype": "float32"}],
+    "cases": [{"scalars": [4, 0.5], "shapes": {"x": [4, 8], "y": [4, 8]}},
+              {"scalars": [2, 0.5], "shapes": {"x": [2, 3], "y": [2, 3]}}],
+}
+
+
+def words(address_x, address_y, rows, scale):
+    return [address_x, address_y, rows & (2**64 - 1), struct.unpack("<Q", struct.pack("<d", scale))[0]]
+
+
+def fake_tensor(address, shape, dtype):
+    return ("tensor", address, tuple(shape), dtype)
+
+
+class ArgumentsTest(unittest.TestCase):
+    def test_pointers_become_tensors_of_the_calls_case_and_scalars_stay_numbers(self):
+        arguments = host.call_arguments(BRIDGE, words(0x7F0000001000, 0x7F0000002000, 2, 0.5), fake_tensor)
+        self.assertEqual(arguments, [("tensor", 0x7F0000001000, (2, 3), "float32"),
+                                     ("tensor", 0x7F0000002000, (2, 3), "bfloat16"), 2, 0.5])
+
+    def test_a_float32_scalar_matches_its_case_as_rounded_when_passed(self):
+        bridge = dict(BRIDGE, cases=[{"scalars": [2, 0.1], "shapes": {"x": [2], "y": [2]}}])
+        passed = struct.unpack("<f", struct.pack("<f", 0.1))[0]
+        self.assertEqual(host.call_arguments(bridge, words(1, 2, 2, passed), fake_tensor)[0][2], (2,))
+
+    def test_integers_are_signed(self):
+        self.assertEqual(host.decode_words(BRIDGE["params"], words(1, 2, -3, 1.0))[2], -3)
+
+    def test_a_call_no_case_describes_is_refused(self):
+        with self.assertRaisesRegex(host.HostError, r"scalars \[3, 0.5\], which no case of the spec has"):
+            host.call_arguments(BRIDGE, words(1, 2, 3, 0.5), fake_tensor)
+
+    def test_a_word_count_other_than_the_signatures_is_refused(self):
+        with self.assertRaisesRegex(host.HostError, "passed 2 arguments, the signature has 4"):
+            host.decode_words(BRIDGE["params"], [1, 2])
+
+    def test_the_cuda_array_interface_describes_kopts_memory_without_a_stream(self):
+        array = host.CudaArray(0x1000, [4, 8], "bfloat16")
+        self.assertEqual(array.__cuda_array_interface__,
+                         {"shape": (4, 8), "typestr": "<i2", "data": (0x1000, False), "version": 3})
+        with self.assertRaisesRegex(host.HostError, "cannot be float8_e4m3"):
+            host.CudaArray(0x1000, [1], "float8_e4m3")
+
+
+class CallbackTest(unittest.TestCase):
+    def test_the_callback_imports_kernel_py_at_the_first_call_and_calls_its_solve(self):
+        with tempfile.TemporaryDirectory() as folder:
+            kernel = os.path.join(folder, "kernel.py")
+            with open(kernel, "w", encoding="utf-8") as out:  # solve records its calls where the test sees them
+                out.write("import unittest\n\ndef solve(x, y, rows, scale):\n"
+                          "    unittest.kopt_test_calls.append((x, y, rows, scale))\n")
+            unittest.kopt_test_calls = []
+            firsts = []
+            callback = host.bridge_callback(dict(BRIDGE, kernel=kernel), fake_tensor, lambda: firsts.append(1))
+            packed = (host.ctypes.c_uint64 * 4)(*words(16, 32, 4, 0.5))
+            callback(4, packed)
+            callback(4, packed)
+            self.assertEqual(firsts, [1])  # torch meets the device once, at the first call
+            self.assertEqual(unittest.kopt_test_calls, [(("tensor", 16, (4, 8), "float32"),
+                                                         ("tensor", 32, (4, 8), "bfloat16"), 4, 0.5)] * 2)
+
+    def test_an_exception_in_solve_ends_the_worker_with_its_traceback(self):
+        with tempfile.TemporaryDirectory() as folder:
+            kernel = os.path.join(folder, "kernel.py")
+            with open(kernel, "w", encoding="utf-8") as out:
+                out.write("def solve(x, y, rows, scale):\n    raise ValueError('planted')\n")
+            script = (f"import sys; sys.path.insert(0, {os.path.dirname(host.__file__)!r}); import json, struct\n"
+                      "import kopt_triton_host as host\n"
+                      f"bridge = json.loads({json.dumps(json.dumps(dict(BRIDGE, kernel=kernel)))})\n"
+                      "cb = host.bridge_callback(bridge, lambda *a: a, lambda: None)\n"
+                      "d = struct.unpack('<Q', struct.pack('<d', 0.5))[0]\n"
+                      "cb(4, (host.ctypes.c_uint64 * 4)(1, 2, 4, d))\nprint('not reached')\n")
+            done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+            self.assertEqual(done.returncode, 1)
+            self.assertIn("kernel.py's solve raised", done.stderr)
+            self.assertIn("ValueError: planted", done.stderr)
+            self.assertNotIn("not reached", done.stdout)
+
+
+class PlanAndRefusalTest(unittest.TestCase):
+    def run_host(self, plan):
+        with tempfile.TemporaryDirectory() as folder:
+            plan_file = os.path.join(folder, "plan.json")
+            with open(plan_file, "w", encoding="utf-8") as out:
+                out.write(json.dumps(plan))
+            return subprocess.run([sys.executable, host.__file__, plan_file, "/nowhere/libkopt_worker.so", "worker",
+                                   os.path.join(folder, "job.json"), os.path.join(folder, "result.json")],
+                                  capture_output=True, text=True, timeout=120)
+
+    def test_a_plan_of_another_schema_is_refused_in_one_line(self):
+        done = self.run_host({"schema": "kopt.triton_plan/9", "bridges": []})
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("plan schema is 'kopt.triton_plan/9'", done.stderr)
+
+    def test_python_without_torch_or_triton_is_named(self):
+        try:
+            import torch  # noqa: F401
+            import triton  # noqa: F401
+            self.skipTest("torch and triton are importable here")
+        except ImportError:
+            pass
+        done = self.run_host({"schema": host.PLAN_SCHEMA, "bridges": [BRIDGE]})
+        self.assertEqual(done.returncode, 3)
+        self.assertEqual(len(done.stderr.strip().splitlines()), 1)
+        self.assertIn("needs torch and triton importable by python3", done.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
