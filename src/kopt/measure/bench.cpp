@@ -281,8 +281,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   BenchReport report{.mode = std::string(timing_mode_name(options.settings.mode)), .settings = options.settings};
 
   const SecondsSince started;
-  run::WorkerSettings worker = context.worker;
-  worker.time_limit = std::chrono::duration<double>(
+  const auto timing_limit = std::chrono::duration<double>(
       60 + static_cast<double>(timed_cases(kernels.front(), options.timed_cases).size()) *
                (options.settings.stopping.timeout_seconds + 30));
   // The timing worker of .cu kernels starts now, so that its CUDA set-up overlaps the checks;
@@ -290,7 +289,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   // built the bridges it serves.
   const bool triton = std::ranges::any_of(kernels, [](const spec::Problem& k) { return spec::is_python_kernel(k.spec.kernel); });
   std::optional<TimingWorker> timing_worker;
-  if (!triton) timing_worker.emplace(context, worker.time_limit);
+  if (!triton) timing_worker.emplace(context, timing_limit);
   // Correctness before speed.
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     report.checks.push_back(verify::run_check(kernels[i], check_options_for(options, i), context));
@@ -326,7 +325,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   for (const BenchVariant& variant : job.variants) libraries.push_back(variant.library);
   kernel_context.worker = run::triton_worker_settings(context.runner, context.worker, find_python(), context.cache_dir,
                                                       run::triton_bridges(kernels, libraries), triton_plan.path() / "triton_plan.json");
-  if (!timing_worker) timing_worker.emplace(kernel_context, worker.time_limit);
+  if (!timing_worker) timing_worker.emplace(kernel_context, timing_limit);
   // The GPU is this process's alone from here to the end: timing, audits, a .py reference.
   const HostLock gpu = run::lock_gpu(report.device, context.worker.device);
   const SecondsSince timing_started;
@@ -367,7 +366,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
     timed.cases = job.cases;
     const SecondsSince reference_started;
     run::WorkerSettings reference_worker = context.worker;  // the checks' confinement, the bench's limit
-    reference_worker.time_limit = worker.time_limit;
+    reference_worker.time_limit = timing_limit;
     add_python_reference(report, timed, options, context, reference_worker);
     report.phase_seconds.python_reference = reference_started.seconds();
   }

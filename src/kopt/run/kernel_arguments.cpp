@@ -101,12 +101,8 @@ const std::vector<Bytes>& OutputCopies::download(const KernelArguments& argument
 }
 
 std::vector<Bytes> KernelArguments::download_outputs() const {
-  std::vector<Bytes> outputs(data_.size());
-  for (std::size_t i = 0; i < data_.size(); ++i) {
-    if (data_[i].buffer == nullptr || !data_[i].buffer->is_output) continue;
-    outputs[i].resize(data_[i].device->size());
-    data_[i].device->download(outputs[i]);
-  }
+  std::vector<Bytes> outputs;
+  download_outputs_into(outputs);
   return outputs;
 }
 
