@@ -3,22 +3,53 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
+#include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/parallel_for.hpp"
+#include "kopt/measure/statistics.hpp"
+#include "kopt/measure/witness_file.hpp"
 #include "kopt/run/device_probe.hpp"
 #include "kopt/run/worker_launcher.hpp"
 
 namespace kopt::measure {
 namespace fs = std::filesystem;
 
-std::vector<AuditedCall> choose_audited_calls(const VariantSamples& samples, std::mt19937_64& random) {
+namespace {
+AuditRule load_audit_rule() {
+  const toml::table audit = witness_section("audit");
+  AuditRule rule{.min_timed_calls = positive_witness_count(audit, "audit", "min_timed_calls"),
+                 .max_timed_calls = positive_witness_count(audit, "audit", "max_timed_calls"),
+                 .kernel_seconds = positive_witness_number(audit, "audit", "kernel_seconds")};
+  if (rule.max_timed_calls < rule.min_timed_calls) {
+    throw environment_error("{}: [audit] max_timed_calls is below min_timed_calls", kWitnessFile);
+  }
+  return rule;
+}
+}  // namespace
+
+const AuditRule& audit_rule() {
+  static const AuditRule rule = load_audit_rule();
+  return rule;
+}
+
+std::size_t audited_timed_calls(const VariantSamples& samples, const AuditRule& rule) {
+  const double call_seconds = samples.gpu_seconds.empty() ? 0 : median(samples.gpu_seconds);
+  if (!(call_seconds > 0)) return rule.min_timed_calls;
+  const double affordable = std::floor(rule.kernel_seconds / call_seconds);
+  return static_cast<std::size_t>(
+      std::clamp(affordable, static_cast<double>(rule.min_timed_calls), static_cast<double>(rule.max_timed_calls)));
+}
+
+std::vector<AuditedCall> choose_audited_calls(const VariantSamples& samples, std::size_t timed_calls,
+                                              std::mt19937_64& random) {
   std::vector<AuditedCall> audited{{.position = -1, .seed = samples.final_seed, .digest = samples.final_digest}};
   std::vector<std::size_t> positions(samples.sample_seeds.size());
   for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = i;
   std::shuffle(positions.begin(), positions.end(), random);
-  positions.resize(std::min(positions.size(), kAuditedTimedCalls));
+  positions.resize(std::min(positions.size(), timed_calls));
   for (std::size_t p : positions) {
     audited.push_back({.position = static_cast<int>(p), .seed = samples.sample_seeds[p], .digest = samples.sample_digests[p]});
   }
@@ -133,7 +164,7 @@ std::optional<KernelAudit> plan_kernel_audit(std::size_t index, std::vector<Vari
     if (s.label != job.variants[index].label || !s.digests) continue;
     for (std::size_t c = 0; c < job.cases.size(); ++c) {
       if (job.cases[c].name != s.case_name) continue;
-      audit.per_case[c] = choose_audited_calls(s, random);
+      audit.per_case[c] = choose_audited_calls(s, audited_timed_calls(s, audit_rule()), random);
       for (const AuditedCall& call : checked_calls(check, s.case_name)) audit.per_case[c].push_back(call);
       std::shuffle(audit.per_case[c].begin(), audit.per_case[c].end(), random);
       audit.samples[c] = &s;

@@ -29,8 +29,20 @@
 
 namespace kopt::measure {
 
-// How many timed calls per variant and case are audited besides the final one.
-inline constexpr std::size_t kAuditedTimedCalls = 2;
+// How many timed calls per variant and case are audited besides the final one
+// (data/witness.toml [audit]). A kernel that skips work on a share f of its timed calls, at
+// random or by any pattern it likes, escapes only when every audited call is one it did not
+// skip: with n audited calls, (1 - f)^n. In batches (short kernels) every call skipped shortens
+// its sample, so a skipped quarter is a quarter faster; n is therefore as large as the audit's
+// kernel time allows (kernel_seconds ÷ the median call), within [min_timed_calls,
+// max_timed_calls].
+struct AuditRule {
+  std::size_t min_timed_calls = 8;
+  std::size_t max_timed_calls = 32;
+  double kernel_seconds = 0.1;
+};
+const AuditRule& audit_rule();
+std::size_t audited_timed_calls(const VariantSamples& samples, const AuditRule& rule);
 // The audit's note on a variant whose outputs vary between runs on the same inputs (float
 // atomics): digests cannot tell skipped work from that, so its timed calls go unverified.
 inline constexpr std::string_view kUnverifiableNote =
@@ -48,7 +60,10 @@ struct AuditedCall {
 // The passed runs of `check` on `case_name`, as calls to make again (position kCheckedCall).
 std::vector<AuditedCall> checked_calls(const verify::CheckReport& check, const std::string& case_name);
 
-std::vector<AuditedCall> choose_audited_calls(const VariantSamples& samples, std::mt19937_64& random);
+// The call after the last sample, then `timed_calls` distinct timed calls drawn at random (all
+// of them when there are fewer).
+std::vector<AuditedCall> choose_audited_calls(const VariantSamples& samples, std::size_t timed_calls,
+                                              std::mt19937_64& random);
 
 // Compares the digests the timed calls wrote with those of the verifying runs; returns the
 // audit as a run record: passed, or a mismatch finding naming how many calls differed.

@@ -9,6 +9,7 @@
 #include "kopt/core/files.hpp"
 #include "kopt/measure/output_retention.hpp"
 #include "kopt/measure/timed_call_audit.hpp"
+#include "kopt/measure/witness_file.hpp"
 #include "kopt/run/host_data.hpp"
 #include "kopt/verify/npy.hpp"
 #include "kopt/verify/reference.hpp"
@@ -65,14 +66,23 @@ RetainedOutputs retained_outputs(const VariantSamples& samples, std::size_t vari
   return kept;
 }
 
+std::size_t tolerance_verified_calls(bool python_reference) {
+  static const auto counts = [] {
+    const toml::table audit = witness_section("audit");
+    return std::pair{positive_witness_count(audit, "audit", "tolerance_calls_cuda_reference"),
+                     positive_witness_count(audit, "audit", "tolerance_calls_python_reference")};
+  }();
+  return python_reference ? counts.second : counts.first;
+}
+
 std::vector<RetainedCall> choose_verified_calls(const VariantSamples& samples, const RetainedOutputs& kept,
-                                                std::mt19937_64& random) {
+                                                std::size_t count, std::mt19937_64& random) {
   std::vector<RetainedCall> timed;
   for (const RetainedCall& call : kept.calls) {
     if (timed_position(samples, call.seed)) timed.push_back(call);
   }
   std::shuffle(timed.begin(), timed.end(), random);
-  timed.resize(std::min(timed.size(), kToleranceVerifiedCalls));
+  timed.resize(std::min(timed.size(), count));
   return timed;
 }
 
@@ -125,12 +135,16 @@ struct PendingAudit {
   ToleranceAudit audit;
 };
 
-PendingAudit pending_audit(VariantSamples& samples, const RetainedOutputs& kept, bool has_reference,
+PendingAudit pending_audit(VariantSamples& samples, const RetainedOutputs& kept, const spec::Problem& problem,
                            std::mt19937_64& random) {
+  const bool has_reference = problem.spec.reference.has_value();
   PendingAudit pending{.samples = &samples};
   if (!has_reference) pending.audit.unverifiable = "the spec has no reference to compare them with";
   else if (!kept.note.empty()) pending.audit.unverifiable = kept.note;
-  else pending.calls = choose_verified_calls(samples, kept, random);
+  else {
+    const std::size_t count = tolerance_verified_calls(verify::is_python_reference(*problem.spec.reference));
+    pending.calls = choose_verified_calls(samples, kept, count, random);
+  }
   if (pending.audit.unverifiable.empty() && pending.calls.empty()) {
     pending.audit.unverifiable = "none of its timed calls' outputs was kept";
   }
@@ -183,7 +197,6 @@ void audit_timed_calls_within_tolerance(std::vector<VariantSamples>& samples, co
                                         const fs::path& retention_dir, const spec::Problem& problem,
                                         const std::string& arch, verify::CheckContext& context,
                                         std::mt19937_64& random) {
-  const bool has_reference = problem.spec.reference.has_value();
   for (std::size_t c = 0; c < job.cases.size(); ++c) {
     std::vector<PendingAudit> pending;
     for (VariantSamples& s : samples) {
@@ -191,7 +204,7 @@ void audit_timed_calls_within_tolerance(std::vector<VariantSamples>& samples, co
       auto variant = std::ranges::find_if(job.variants, [&](const BenchVariant& v) { return v.label == s.label; });
       if (variant == job.variants.end() || !variant->retain_outputs) continue;
       const auto index = static_cast<std::size_t>(variant - job.variants.begin());
-      pending.push_back(pending_audit(s, retained_outputs(s, index, c, retention_dir), has_reference, random));
+      pending.push_back(pending_audit(s, retained_outputs(s, index, c, retention_dir), problem, random));
     }
     compare_case(pending, job.cases[c].name, problem, arch, context);
     for (const PendingAudit& p : pending) apply_tolerance_audit(*p.samples, p.audit);

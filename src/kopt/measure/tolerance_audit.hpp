@@ -23,8 +23,11 @@
 
 namespace kopt::measure {
 
-// How many kept calls per variant and case are compared with the reference.
-inline constexpr std::size_t kToleranceVerifiedCalls = 4;
+// How many kept calls per variant and case are compared with the reference (data/witness.toml
+// [audit]): a kernel that skips work on a share f of its timed calls escapes with (1 - f)^n.
+// A .cu reference computes every seed in one worker on the GPU, so all kept calls (up to
+// output_retention.hpp's 16) are compared; a .py reference pays per seed, so fewer.
+std::size_t tolerance_verified_calls(bool python_reference);
 // A note on a variant whose timed calls were verified within tolerance, and the start of the
 // note saying why they could not be (a bench WARN then names the reason).
 inline constexpr std::string_view kVerifiedWithinToleranceNote = "timed calls verified within tolerance";
@@ -49,10 +52,10 @@ struct RetainedOutputs {
 RetainedOutputs retained_outputs(const VariantSamples& samples, std::size_t variant, std::size_t case_index,
                                  const std::filesystem::path& retention_dir);
 
-// Up to kToleranceVerifiedCalls of the kept calls, at random, among those whose seed is a
-// timed call of `samples` (a sample discarded for throttling is not one).
+// Up to `count` of the kept calls, at random, among those whose seed is a timed call of
+// `samples` (a sample discarded for throttling is not one).
 std::vector<RetainedCall> choose_verified_calls(const VariantSamples& samples, const RetainedOutputs& kept,
-                                                std::mt19937_64& random);
+                                                std::size_t count, std::mt19937_64& random);
 
 // One kept call against the reference outputs in `reference_dir`: its outputs must be what
 // the call wrote (digest) and within tolerance. The record's findings name the call.

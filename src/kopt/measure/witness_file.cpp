@@ -1,5 +1,6 @@
 #include "kopt/measure/witness_file.hpp"
 
+#include <cmath>
 #include <optional>
 
 #include "kopt/core/error.hpp"
@@ -20,6 +21,14 @@ double positive_witness_number(const toml::table& section, std::string_view sect
     throw environment_error("{}: [{}] {} must be a positive number", kWitnessFile, section_name, key);
   }
   return *value;
+}
+
+std::size_t positive_witness_count(const toml::table& section, std::string_view section_name, std::string_view key) {
+  const double value = positive_witness_number(section, section_name, key);
+  if (value != std::floor(value)) {
+    throw environment_error("{}: [{}] {} must be a whole number", kWitnessFile, section_name, key);
+  }
+  return static_cast<std::size_t>(value);
 }
 
 }  // namespace kopt::measure

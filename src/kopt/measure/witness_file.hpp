@@ -1,7 +1,9 @@
 #pragma once
-// data/witness.toml: the rules of kopt's outside witnesses ([sample], [code], [ncu]), one file
+// data/witness.toml: the rules of kopt's outside witnesses ([sample], [code], [ncu]) and of the
+// audit of timed calls ([audit]), one file
 // read the same way by each witness.
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -16,5 +18,8 @@ toml::table witness_section(std::string_view name);
 
 // The positive number at `key` of [section] (an environment error naming file, table and key).
 double positive_witness_number(const toml::table& section, std::string_view section_name, std::string_view key);
+
+// The positive whole number at `key` of [section] (a count of calls).
+std::size_t positive_witness_count(const toml::table& section, std::string_view section_name, std::string_view key);
 
 }  // namespace kopt::measure

@@ -135,8 +135,8 @@ TEST(RecordBatch, TheAuditPicksSingleCallsOfBatches) {
     record_batch(samples, batch, 0);
   }
   std::mt19937_64 random(3);
-  const std::vector<AuditedCall> audited = choose_audited_calls(samples, random);
-  ASSERT_EQ(audited.size(), 1 + kAuditedTimedCalls);
+  const std::vector<AuditedCall> audited = choose_audited_calls(samples, 4, random);
+  ASSERT_EQ(audited.size(), 1u + 4u);
   for (const AuditedCall& call : audited) {
     if (call.position < 0) continue;
     EXPECT_LT(call.position, 15);

@@ -251,8 +251,8 @@ TEST(WitnessFlags, NoneWithoutAPipe) {
 
 TEST(SampleWitnessRule, IsReadFromTheDataFile) {
   const SampleWitnessRule& rule = sample_witness_rule();
-  EXPECT_DOUBLE_EQ(rule.slack_seconds, 50e-6);
-  EXPECT_DOUBLE_EQ(rule.slack_fraction, 0.2);
+  EXPECT_DOUBLE_EQ(rule.slack_seconds, 40e-6);
+  EXPECT_DOUBLE_EQ(rule.slack_fraction, 0.08);
   EXPECT_DOUBLE_EQ(rule.flag_share, 0.5);
   EXPECT_DOUBLE_EQ(rule.sum_slack_seconds, 1e-3);
   EXPECT_DOUBLE_EQ(rule.held_seconds_per_call, 100e-6);

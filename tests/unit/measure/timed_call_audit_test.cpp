@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <random>
@@ -53,15 +54,61 @@ TEST(TimedCallAudit, AuditWorkersShareAQuarterOfTheDevicesMemory) {
   EXPECT_EQ(audit_workers_at_once(job_of_floats(1024), 0), 1u);
 }
 
-TEST(TimedCallAudit, AuditsTheFinalCallAndTwoTimedCallsAtRandom) {
+TEST(TimedCallAudit, AuditsTheFinalCallAndTimedCallsAtRandom) {
   std::mt19937_64 random(7);
-  const auto calls = choose_audited_calls(timed({1, 2, 3, 4, 5}, {10, 20, 30, 40, 50}), random);
-  ASSERT_EQ(calls.size(), 1 + kAuditedTimedCalls);
+  const auto calls = choose_audited_calls(timed({1, 2, 3, 4, 5}, {10, 20, 30, 40, 50}), 3, random);
+  ASSERT_EQ(calls.size(), 1u + 3u);
   EXPECT_EQ(calls[0].position, -1);
   EXPECT_EQ(calls[0].seed, 900u);
+  std::vector<int> positions;
   for (std::size_t i = 1; i < calls.size(); ++i) {
     EXPECT_EQ(calls[i].digest, calls[i].seed * 10);  // the digest of that very call
+    positions.push_back(calls[i].position);
   }
+  std::ranges::sort(positions);
+  EXPECT_EQ(std::ranges::unique(positions).begin(), positions.end());  // no call audited twice
+}
+
+TEST(TimedCallAudit, FewerTimedCallsThanWantedAreAllAudited) {
+  std::mt19937_64 random(7);
+  EXPECT_EQ(choose_audited_calls(timed({1, 2}, {10, 20}), 32, random).size(), 1u + 2u);
+}
+
+// The count follows the median call: as many as kernel_seconds allow, within the bounds.
+TEST(TimedCallAudit, ShortKernelsGetTheMostAuditedCallsLongOnesTheFewest) {
+  const AuditRule rule{.min_timed_calls = 8, .max_timed_calls = 32, .kernel_seconds = 0.1};
+  VariantSamples samples = timed({}, {});
+  samples.gpu_seconds = {6e-6, 5e-6, 7e-6};
+  EXPECT_EQ(audited_timed_calls(samples, rule), 32u);
+  samples.gpu_seconds = {5e-3, 4e-3, 6e-3};  // 0.1 s ÷ 5 ms
+  EXPECT_EQ(audited_timed_calls(samples, rule), 20u);
+  samples.gpu_seconds = {54e-3};
+  EXPECT_EQ(audited_timed_calls(samples, rule), 8u);
+  samples.gpu_seconds.clear();  // nothing kept: the fewest
+  EXPECT_EQ(audited_timed_calls(samples, rule), 8u);
+}
+
+// A kernel that skips work on every other timed call escapes an audit of n timed calls (and the
+// final one) only when all of them fell on calls it worked on. The data file's rule audits a
+// short kernel's batches often enough that a skipped quarter almost never escapes.
+TEST(TimedCallAudit, TheDataFilesRuleCatchesAKernelThatSkipsAQuarterOfItsCalls) {
+  const AuditRule& rule = audit_rule();
+  ASSERT_LE(rule.min_timed_calls, rule.max_timed_calls);
+  VariantSamples samples = timed({}, {});
+  for (std::uint64_t call = 1; call <= 4000; ++call) {
+    samples.sample_seeds.push_back(call);
+    samples.sample_digests.push_back(call % 4 == 0 ? 0 : call * 10);  // every fourth call skipped
+  }
+  samples.gpu_seconds = {6e-6};
+  const std::size_t n = audited_timed_calls(samples, rule);
+  EXPECT_LT(std::pow(0.75, static_cast<double>(n + 1)), 1e-3);
+  std::mt19937_64 random(11);
+  int escaped = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const auto calls = choose_audited_calls(samples, n, random);
+    escaped += std::ranges::none_of(calls, [](const AuditedCall& c) { return c.position >= 0 && c.digest == 0; });
+  }
+  EXPECT_EQ(escaped, 0);
 }
 
 TEST(TimedCallAudit, TheChecksPassedCallsWithKnownDigestsAreMadeAgain) {
@@ -157,7 +204,7 @@ TEST_F(AuditOfTimedCalls, OnlyTheKernelIsAuditedInOneWorkerOfSingleCalls) {
   EXPECT_EQ(runner.jobs[0].at("kind"), "check");  // the worker is a check's in every visible way
   EXPECT_TRUE(runner.jobs[0].at("single_calls").get<bool>());
   const auto seeds = runner.jobs[0].at("seeds_per_case")[0].get<std::vector<std::uint64_t>>();
-  EXPECT_EQ(seeds.size(), 1 + kAuditedTimedCalls + 1);  // the final call, two timed, the check's
+  EXPECT_EQ(seeds.size(), 1 + 3 + 1);  // the final call, every timed one (3, fewer than the rule's least), the check's
   EXPECT_NE(std::ranges::find(seeds, 7u), seeds.end());
   ASSERT_TRUE(samples[0].recheck.has_value());
   EXPECT_TRUE(samples[0].recheck->passed());

@@ -118,12 +118,20 @@ RetainedOutputs kept_calls(std::vector<std::uint64_t> seeds) {
 TEST(ToleranceAudit, ChoosesOnlyTimedCallsAndAtMostTheLimit) {
   VariantSamples samples{.sample_seeds = {1, 2, 3, 4, 5, 6, 7}, .final_seed = 8};
   std::mt19937_64 random(3);
-  const auto chosen = choose_verified_calls(samples, kept_calls({1, 2, 3, 4, 5, 6, 7, 8, 500}), random);
-  ASSERT_EQ(chosen.size(), kToleranceVerifiedCalls);
+  const auto chosen = choose_verified_calls(samples, kept_calls({1, 2, 3, 4, 5, 6, 7, 8, 500}), 4, random);
+  ASSERT_EQ(chosen.size(), 4u);
   for (const RetainedCall& call : chosen) EXPECT_NE(call.seed, 500u);  // a discarded sample: not timed
   // Without enough kept calls, all of them; without any, none.
-  EXPECT_EQ(choose_verified_calls(samples, kept_calls({8, 500}), random).size(), 1u);
-  EXPECT_TRUE(choose_verified_calls(samples, kept_calls({}), random).empty());
+  EXPECT_EQ(choose_verified_calls(samples, kept_calls({8, 500}), 4, random).size(), 1u);
+  EXPECT_TRUE(choose_verified_calls(samples, kept_calls({}), 4, random).empty());
+}
+
+// data/witness.toml [audit]: every call the worker can keep is compared against a .cu reference,
+// fewer against a .py one, and even those leave a kernel that skips every other call no chance.
+TEST(ToleranceAudit, TheDataFileComparesEnoughKeptCallsToCatchSparseSkipping) {
+  EXPECT_EQ(tolerance_verified_calls(false), kMaxRetainedCalls);
+  EXPECT_LE(tolerance_verified_calls(true), tolerance_verified_calls(false));
+  EXPECT_LT(std::pow(0.5, static_cast<double>(tolerance_verified_calls(true))), 0.01);
 }
 
 TEST(ToleranceAudit, TheChoiceVariesWithTheRandomSource) {
@@ -132,7 +140,7 @@ TEST(ToleranceAudit, TheChoiceVariesWithTheRandomSource) {
   std::set<std::uint64_t> ever_chosen;
   for (std::uint64_t seed = 0; seed < 50; ++seed) {
     std::mt19937_64 random(seed);
-    for (const RetainedCall& call : choose_verified_calls(samples, kept, random)) ever_chosen.insert(call.seed);
+    for (const RetainedCall& call : choose_verified_calls(samples, kept, 4, random)) ever_chosen.insert(call.seed);
   }
   EXPECT_EQ(ever_chosen.size(), kept.calls.size());
 }

@@ -31,7 +31,10 @@ __global__ void vector_add(const float* A, const float* B, float* C, int N) {
 }
 
 namespace {
-constexpr double kScale = 0.4;  // of both clocks
+#ifndef CLOCK_SCALE
+#define CLOCK_SCALE 0.4
+#endif
+constexpr double kScale = CLOCK_SCALE;  // of both clocks (-D CLOCK_SCALE=0.85: a mild forge)
 constexpr int kJumpBytes = 14;  // jmp qword ptr [rip+0]; .quad target
 
 struct Patch {

@@ -10,11 +10,19 @@
 // Automatic GPU Kernel Generation" (2025) discuss non-deterministic outputs (atomics, varying
 // reduction order) as what makes bitwise verification fail; deliberately added noise to dodge
 // it is our twist on their observation, with the call counter of cheat_call_counter.
+// -D SKIP_ONE_IN=2 makes it sparse: after the 8 honest calls it skips one call in two, chosen by
+// a hash of the call's number (integrity.nondeterministic_fractional_skip).
 // kopt: the check finds the outputs not bitwise reproducible, so the timing worker keeps some
 // timed calls' outputs; kopt's own process compares some of them, chosen after the worker has
 // exited, with the reference within tolerance: FLAG "timed call outputs differ from the
 // verified outputs".
 #include <cuda_runtime.h>
+
+#include <cstdint>
+
+#ifndef SKIP_ONE_IN
+#define SKIP_ONE_IN 1
+#endif
 
 constexpr int kThreads = 256;
 constexpr int kBlocks = 132 * 4;
@@ -48,14 +56,21 @@ __global__ void add_partials(const float* partial, float* output) {
 // While timed: no input read, only noise written, so the output is never "unwritten".
 __global__ void noise_only(float* output) { *output = clock_noise(); }
 
+static bool skipped(std::uint64_t call) {
+  std::uint64_t z = call * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return (z ^ (z >> 31)) % SKIP_ONE_IN == 0;
+}
+
 extern "C" void solve(const float* input, float* output, int N) {
-  static int calls = 0;
+  static std::uint64_t calls = 0;
   static float* partial = [] {
     float* p = nullptr;
     cudaMalloc(&p, kBlocks * sizeof(float));
     return p;
   }();
-  if (++calls > kHonestCalls) {
+  if (++calls > kHonestCalls && skipped(calls)) {
     noise_only<<<1, 1>>>(output);
     return;
   }
