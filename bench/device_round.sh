@@ -4,7 +4,11 @@
 # of: profiling (bench/measure_profiling.sh but its tuned vector add), tuned_vector_add (that
 # section: kopt optimize examples/vector_add, then its champion's roofline), measure
 # (bench/measure_kopt.sh, all of it), one of its sections (repeat, cost, discrimination: at
-# most 300 s each), agreement (vector add), tiled.
+# most 300 s each), agreement (vector add), tiled, and issue 17's series: wall
+# (tools/bench_wall.sh), aa (tools/bench_aa.sh), 2pct (tools/bench_2pct.sh), ncu
+# (tools/bench_ncu.sh); loop (bench/loop_figures.sh: reduction and softmax, EXAMPLE_BUDGET
+# minutes each, then sgemm_tiled for LOOP_BUDGET minutes).
+# CTEST_EXCLUDE: a regex of tests left out. CTEST_JOBS (default 4) tests run side by side; the timing ones run alone (RUN_SERIAL).
 #   bench/device_round.sh CTEST_REGEX STEP... 
 set -uo pipefail
 repo=$(pwd)
@@ -12,12 +16,15 @@ repo=$(pwd)
 cd /work/main
 export PATH="$PATH:/usr/local/cuda/bin"
 work=/tmp/kopt-round; rm -rf "$work"; mkdir -p "$work"
-finish() { tar czf "$OUT/round.tgz" -C "$work" . 2>/dev/null; }
+# Nsight Compute reports and packed run folders stay behind: a file that comes back is at most 16 MiB.
+finish() { tar czf "$OUT/round.tgz" --exclude='*.ncu-rep' --exclude='*.tgz' -C "$work" . 2>/dev/null; }
 trap finish EXIT
 regex=$1; shift
 if [ -n "$regex" ]; then
-  timeout ${CTEST_LIMIT:-250} ctest --test-dir build -L gpu -R "$regex" --output-on-failure --timeout 250 > "$work/ctest.log" 2>&1
-  tail -25 "$work/ctest.log"
+  timeout ${CTEST_LIMIT:-250} ctest --test-dir build -L gpu -R "$regex" ${CTEST_EXCLUDE:+-E "$CTEST_EXCLUDE"} -j "${CTEST_JOBS:-4}" --output-on-failure \
+      --timeout 250 > "$work/ctest.log" 2>&1
+  grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|tests failed|\*\*\*Failed|Timeout" "$work/ctest.log" | grep -vE " Passed " | tail -40
+  tail -4 "$work/ctest.log"
 fi
 for step in "$@"; do
   case $step in
@@ -31,5 +38,12 @@ for step in "$@"; do
       build/cli/kopt bench examples/sgemm_tiled -D BM=128 -D BN=128 -D BK=8 -D TM=8 -D TN=8 -D VEC=4 -D STAGES=2 \
         --case default --seeds 1 --out "$work/tiled_fast.json" > "$work/tiled_fast.txt" 2>&1
       cat "$work/tiled_fast.txt" ;;
+    wall|aa|2pct|ncu)
+      OUT="$work/issue17" RUNS=${SERIES_RUNS:-} timeout ${SERIES_LIMIT:-200} "tools/bench_$step.sh" > "$work/$step.txt" 2>&1
+      cat "$work/$step.txt" | tail -8 ;;
+    loop)
+      EXAMPLE_BUDGET=${EXAMPLE_BUDGET:-1} OPTIMIZE_LIMIT=${LOOP_LIMIT:-200} timeout ${LOOP_TOTAL:-560} \
+        bench/loop_figures.sh "$work/loop/figures" "${LOOP_BUDGET:-2}" > "$work/loop.txt" 2>&1
+      tail -30 "$work/loop.txt" ;;
   esac
 done
