@@ -2,7 +2,8 @@
 # The loop's figures on a GPU machine (docs/results.md). From the repo root, with build/:
 #   [EXAMPLES="reduction softmax"] bench/loop_figures.sh OUT_DIR [BUDGET_MINUTES]
 # (the run folder is also packed as OUT_DIR/../run_sgemm_tiled.tgz)
-# 1. kopt optimize of the tunable reduction and softmax examples from their slow defaults
+# 1. kopt optimize of the tunable reduction and softmax examples from their slow defaults (each
+#    stopped after EXAMPLE_LIMIT seconds, default 240)
 #    (budget EXAMPLE_BUDGET minutes each, default 2): the champion's DRAM bandwidth;
 # 2. kopt optimize of examples/sgemm_tiled from its slow defaults, with a time budget; the
 #    run folder lands in OUT_DIR/run_sgemm_tiled (resumable: run again to continue).
@@ -12,7 +13,7 @@ mkdir -p "$out"
 kopt=build/cli/kopt
 export PATH="$PATH:/usr/local/cuda/bin"
 for example in ${EXAMPLES-reduction softmax}; do
-  timeout 240 $kopt optimize examples/$example --run "$out/run_$example" --budget "${EXAMPLE_BUDGET:-2}" \
+  timeout ${EXAMPLE_LIMIT:-240} $kopt optimize examples/$example --run "$out/run_$example" --budget "${EXAMPLE_BUDGET:-2}" \
     --iterations 4 --branches 8 --seeds 1 > "$out/optimize_$example.txt" 2> "$out/optimize_$example.err"
   python3 - "$out/run_$example/state.json" "$example" <<'PY'
 import json, sys
