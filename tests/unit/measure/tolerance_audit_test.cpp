@@ -126,12 +126,14 @@ TEST(ToleranceAudit, ChoosesOnlyTimedCallsAndAtMostTheLimit) {
   EXPECT_TRUE(choose_verified_calls(samples, kept_calls({}), 4, random).empty());
 }
 
-// data/witness.toml [audit]: every call the worker can keep is compared against a .cu reference,
-// fewer against a .py one, and even those leave a kernel that skips every other call no chance.
-TEST(ToleranceAudit, TheDataFileComparesEnoughKeptCallsToCatchSparseSkipping) {
+// data/witness.toml [audit]: every call the worker can keep is compared against a .cu reference
+// (a kernel that skips every other call escapes with 0.5^16), fewer against a .py one, which
+// pays for each seed on the host.
+TEST(ToleranceAudit, TheDataFileComparesEveryKeptCallAgainstACudaReference) {
   EXPECT_EQ(tolerance_verified_calls(false), kMaxRetainedCalls);
+  EXPECT_LT(std::pow(0.5, static_cast<double>(tolerance_verified_calls(false))), 1e-4);
+  EXPECT_GE(tolerance_verified_calls(true), 4u);
   EXPECT_LE(tolerance_verified_calls(true), tolerance_verified_calls(false));
-  EXPECT_LT(std::pow(0.5, static_cast<double>(tolerance_verified_calls(true))), 0.01);
 }
 
 TEST(ToleranceAudit, TheChoiceVariesWithTheRandomSource) {
