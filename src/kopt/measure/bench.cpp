@@ -24,6 +24,7 @@
 #include "kopt/run/triton_worker.hpp"
 #include "kopt/spec/problem_work.hpp"
 #include "kopt/spec/python_kernel.hpp"
+#include "kopt/spec/source_audit.hpp"
 #include "kopt/verify/reference.hpp"
 
 namespace kopt::measure {
@@ -307,7 +308,11 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     job.variants.push_back({kernel_label(kernels, i, options),
                             timing_library(kernels[i], report.checks[i], options, i, context)});
-    job.variants.back().retain_outputs = varies_between_runs(report.checks[i]);
+    // Kept when the check saw the outputs vary, and also when the source can make them vary
+    // (atomics) though the check's runs agreed: a digest mismatch is then settled within
+    // tolerance (tolerance_audit.hpp).
+    job.variants.back().retain_outputs =
+        varies_between_runs(report.checks[i]) || spec::varying_outputs_hint(kernels[i].spec.kernel).has_value();
   }
   const bool cuda_reference = first.spec.reference && !verify::is_python_reference(*first.spec.reference);
   if (options.time_reference && cuda_reference) {

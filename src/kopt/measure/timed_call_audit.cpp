@@ -10,6 +10,7 @@
 #include "kopt/core/files.hpp"
 #include "kopt/core/parallel_for.hpp"
 #include "kopt/measure/statistics.hpp"
+#include "kopt/measure/tolerance_audit.hpp"
 #include "kopt/measure/witness_file.hpp"
 #include "kopt/run/device_probe.hpp"
 #include "kopt/run/worker_launcher.hpp"
@@ -195,11 +196,13 @@ void audit_timed_calls(std::vector<VariantSamples>& samples, const BenchJob& job
   // which worker finishes first.
   std::vector<KernelAudit> audits;
   for (std::size_t index = 0; index < job.variants.size(); ++index) {
-    // Outputs that vary between runs have no digest to match: tolerance_audit.hpp verifies them.
-    if (job.variants[index].retain_outputs) continue;
     // The reference has no check: it is trusted (the adversary writes only kernel.cu), and
     // auditing it cost a worker and six calls of the largest case (docs/measurement.md).
     if (index >= checks.size()) continue;
+    // Outputs the check saw vary have no digest to match: tolerance_audit.hpp verifies them.
+    // A kernel that keeps outputs only because its source could make them vary (atomics) is
+    // audited here too, and within tolerance where its digests differ.
+    if (job.variants[index].retain_outputs && varies_between_runs(checks[index])) continue;
     if (auto audit = plan_kernel_audit(index, samples, job, checks[index], random)) audits.push_back(std::move(*audit));
   }
   const nlohmann::json& device = checks.empty() ? nlohmann::json() : checks.front().device;

@@ -110,6 +110,11 @@ verify::RunRecord verify_kept_call(const spec::BoundCase& bound_case, const Vari
 }
 
 void apply_tolerance_audit(VariantSamples& samples, const ToleranceAudit& audit) {
+  // A recheck already there, without the unverifiable note, is the digest audit's verdict: the
+  // source could make the outputs vary, but the check's runs agreed (timed_call_audit.cpp). It
+  // stands where this audit has none.
+  const bool digest_audited =
+      samples.recheck && std::ranges::find(samples.recheck->notes, kUnverifiableNote) == samples.recheck->notes.end();
   if (!samples.recheck) samples.recheck = verify::RunRecord{.case_name = samples.case_name};
   std::vector<std::string>& notes = samples.recheck->notes;
   std::erase(notes, std::string(kUnverifiableNote));
@@ -117,6 +122,7 @@ void apply_tolerance_audit(VariantSamples& samples, const ToleranceAudit& audit)
     samples.recheck->findings.push_back(*audit.failure);
     return;
   }
+  if (!audit.unverifiable.empty() && digest_audited) return;
   if (!audit.unverifiable.empty()) {
     notes.emplace_back(kUnverifiableNote);
     notes.push_back(std::string(kToleranceUnverifiedPrefix) + audit.unverifiable);
@@ -124,6 +130,13 @@ void apply_tolerance_audit(VariantSamples& samples, const ToleranceAudit& audit)
   }
   notes.push_back(fmt::format("{}: {} of its {} timed calls, chosen at random, agree with the reference",
                               kVerifiedWithinToleranceNote, audit.verified, samples.sample_seeds.size() + 1));
+  // A kernel whose source can make its outputs vary (atomics) but whose check saw them agree
+  // was audited by digest as well, and outputs that vary differ there honestly. Verified
+  // within tolerance, that difference is the variation, not skipped work.
+  const auto differed = std::erase_if(samples.recheck->findings, [](const verify::Finding& f) {
+    return f.kind == verify::FindingKind::mismatch;
+  });
+  if (differed > 0) notes.emplace_back(kVariedThoughCheckAgreedNote);
 }
 
 namespace {
@@ -203,6 +216,11 @@ void audit_timed_calls_within_tolerance(std::vector<VariantSamples>& samples, co
       if (s.case_name != job.cases[c].name) continue;
       auto variant = std::ranges::find_if(job.variants, [&](const BenchVariant& v) { return v.label == s.label; });
       if (variant == job.variants.end() || !variant->retain_outputs) continue;
+      // Kept only because its source could make its outputs vary, and its digests matched:
+      // the digest audit verified it, and no reference need be computed.
+      if (s.recheck && s.recheck->passed() && std::ranges::find(s.recheck->notes, kUnverifiableNote) == s.recheck->notes.end()) {
+        continue;
+      }
       const auto index = static_cast<std::size_t>(variant - job.variants.begin());
       pending.push_back(pending_audit(s, retained_outputs(s, index, c, retention_dir), problem, random));
     }

@@ -32,6 +32,11 @@ std::size_t tolerance_verified_calls(bool python_reference);
 // note saying why they could not be (a bench WARN then names the reason).
 inline constexpr std::string_view kVerifiedWithinToleranceNote = "timed calls verified within tolerance";
 inline constexpr std::string_view kToleranceUnverifiedPrefix = "not verified within tolerance either: ";
+// The note on a kernel whose digests differed though its check's runs agreed (atomics whose
+// order happened to repeat), when its kept timed calls agree with the reference.
+inline constexpr std::string_view kVariedThoughCheckAgreedNote =
+    "outputs varied between runs though the check's runs agreed: the timed calls' digests differ from their "
+    "replays, and their kept outputs agree with the reference within tolerance";
 
 // Whether a check saw outputs change between two runs on the same inputs: then its timed
 // calls are kept and verified within tolerance.
@@ -70,8 +75,9 @@ struct ToleranceAudit {
 };
 
 // Folds `audit` into samples.recheck: a failure is a finding (FLAG), a pass removes the digest
-// audit's "not bitwise reproducible" note (no WARN), and an impossible audit keeps it, with
-// the reason (WARN).
+// audit's "not bitwise reproducible" note (no WARN) and settles a digest mismatch (the
+// outputs vary: kVariedThoughCheckAgreedNote), and an impossible audit keeps it, with the
+// reason (WARN).
 void apply_tolerance_audit(VariantSamples& samples, const ToleranceAudit& audit);
 
 // Every variant marked retain_outputs in `job`: chooses kept calls, computes the reference on

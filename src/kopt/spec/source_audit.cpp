@@ -93,8 +93,11 @@ std::vector<SourceFinding> audit_source(std::string_view source, const std::stri
   return findings;
 }
 
-std::vector<SourceFinding> audit_kernel_source(const fs::path& kernel) {
-  std::vector<SourceFinding> findings;
+namespace {
+
+// Calls `visit(source, file)` for the kernel file and each local header it includes, once each.
+template <typename Visit>
+void for_each_kernel_file(const fs::path& kernel, Visit visit) {
   std::set<fs::path> visited;
   std::vector<fs::path> pending{kernel};
   while (!pending.empty()) {
@@ -102,10 +105,57 @@ std::vector<SourceFinding> audit_kernel_source(const fs::path& kernel) {
     pending.pop_back();
     if (!visited.insert(fs::weakly_canonical(file)).second || !fs::is_regular_file(file)) continue;
     const std::string source = read_file(file);
-    for (SourceFinding& f : audit_source(source, file.filename().string())) findings.push_back(std::move(f));
+    visit(source, file);
     for (const std::string& name : local_includes(source)) pending.push_back(file.parent_path() / name);
   }
+}
+
+struct VaryingOutputsRule {
+  std::string what;
+  std::regex pattern;
+};
+
+const VaryingOutputsRule& varying_outputs_rule() {
+  static const VaryingOutputsRule rule = [] {
+    const toml::table root = load_data_file(std::string(kRulesFile));
+    const toml::table* table = root["varying_outputs"].as_table();
+    if (table == nullptr) throw environment_error("{}: no [varying_outputs] table", kRulesFile);
+    static const std::vector<std::string_view> known = {"what", "pattern"};
+    if (auto key = first_unknown_key(*table, known)) {
+      throw input_error("{}: [varying_outputs]: {}", kRulesFile, unknown_key_text(*key, known));
+    }
+    return VaryingOutputsRule{(*table)["what"].value_or(std::string()),
+                              std::regex((*table)["pattern"].value_or(std::string()),
+                                         std::regex::ECMAScript | std::regex::optimize)};
+  }();
+  return rule;
+}
+
+}  // namespace
+
+std::vector<SourceFinding> audit_kernel_source(const fs::path& kernel) {
+  std::vector<SourceFinding> findings;
+  for_each_kernel_file(kernel, [&](const std::string& source, const fs::path& file) {
+    for (SourceFinding& f : audit_source(source, file.filename().string())) findings.push_back(std::move(f));
+  });
   return findings;
+}
+
+std::optional<SourceFinding> varying_outputs_hint(const fs::path& kernel) {
+  std::optional<SourceFinding> hint;
+  for_each_kernel_file(kernel, [&](const std::string& source, const fs::path& file) {
+    if (hint) return;
+    const std::vector<std::string> raw = lines_of(source);
+    // Comments blanked, string literals kept: inline PTX (asm("red.global.add.f32 ...")) lives in one.
+    const std::vector<std::string> code = lines_of(clean_source(source).without_comments);
+    for (std::size_t i = 0; i < code.size() && !hint; ++i) {
+      if (std::regex_search(code[i], varying_outputs_rule().pattern)) {
+        hint = SourceFinding{"varying_outputs", varying_outputs_rule().what, file.filename().string(),
+                             static_cast<int>(i) + 1, i < raw.size() ? trimmed(raw[i]) : ""};
+      }
+    }
+  });
+  return hint;
 }
 
 std::string describe(const SourceFinding& finding) {

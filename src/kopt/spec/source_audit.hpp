@@ -6,6 +6,7 @@
 // see docs/integrity.md for why each matters.
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,5 +29,10 @@ std::vector<SourceFinding> audit_kernel_source(const std::filesystem::path& kern
 
 // "source audit: side_streams: creates a CUDA stream of its own (kernel.cu:12)"
 std::string describe(const SourceFinding& finding);
+
+// Not a finding: the first line of the kernel file or its local headers that can make honest
+// outputs vary between runs on the same inputs (atomics: data/source_audit.toml
+// [varying_outputs]), comments and string literals left out; nullopt when there is none.
+std::optional<SourceFinding> varying_outputs_hint(const std::filesystem::path& kernel);
 
 }  // namespace kopt::spec

@@ -201,6 +201,52 @@ TEST(ApplyToleranceAudit, AnImpossibleAuditStaysAWarningWithItsReason) {
   EXPECT_TRUE(v.recheck_failure.empty());
 }
 
+// A kernel with atomics whose check runs happened to agree is audited by digest too; where its
+// timed calls' digests differ from their replays but the kept outputs agree with the reference,
+// the outputs varied: no FLAG, a note.
+VariantSamples differed_by_digest() {
+  VariantSamples samples{.label = "kernel.cu", .case_name = "default", .sample_seeds = {1, 2}};
+  samples.recheck = verify::RunRecord{.case_name = "default"};
+  samples.recheck->findings.push_back({verify::FindingKind::mismatch, "", "32 of 34 audited calls wrote other outputs"});
+  return samples;
+}
+
+TEST(ApplyToleranceAudit, ADigestMismatchOfOutputsThatAgreeWithinToleranceIsTheirVariation) {
+  VariantSamples samples = differed_by_digest();
+  EXPECT_FALSE(assessed(samples).recheck_failure.empty());
+  apply_tolerance_audit(samples, {.verified = 16});
+  const VariantReport v = assessed(samples);
+  EXPECT_TRUE(v.recheck_failure.empty());
+  EXPECT_FALSE(v.timed_calls_unverified);
+  EXPECT_NE(std::ranges::find(samples.recheck->notes, kVariedThoughCheckAgreedNote), samples.recheck->notes.end());
+}
+
+TEST(ApplyToleranceAudit, ADigestMismatchStandsWhenNothingCouldBeComparedWithinTolerance) {
+  VariantSamples samples = differed_by_digest();
+  apply_tolerance_audit(samples, {.unverifiable = "the spec has no reference to compare them with"});
+  const VariantReport v = assessed(samples);
+  EXPECT_THAT(v.recheck_failure, HasSubstr("32 of 34"));
+  EXPECT_FALSE(v.timed_calls_unverified);
+}
+
+// ... and a digest audit that passed is the verdict: no WARN for lack of a reference.
+TEST(ApplyToleranceAudit, APassedDigestAuditNeedsNoComparisonWithinTolerance) {
+  VariantSamples samples{.label = "kernel.cu", .case_name = "default", .sample_seeds = {1, 2}};
+  samples.recheck = verify::RunRecord{.case_name = "default"};
+  apply_tolerance_audit(samples, {.unverifiable = "the spec has no reference to compare them with"});
+  const VariantReport v = assessed(samples);
+  EXPECT_TRUE(v.recheck_failure.empty());
+  EXPECT_FALSE(v.timed_calls_unverified);
+}
+
+// A tolerance failure fails the variant even where its digests matched.
+TEST(ApplyToleranceAudit, AToleranceFailureStandsBesideADigestPass) {
+  VariantSamples samples{.label = "kernel.cu", .case_name = "default", .sample_seeds = {1, 2}};
+  samples.recheck = verify::RunRecord{.case_name = "default"};
+  apply_tolerance_audit(samples, {.verified = 0, .failure = verify::Finding{verify::FindingKind::mismatch, "out", "timed call 2: bad"}});
+  EXPECT_EQ(assessed(samples).recheck_failure, "timed call 2: bad");
+}
+
 TEST(VariesBetweenRuns, IsAnyRunOfTheCheckNotBitwiseReproducible) {
   verify::CheckReport check;
   check.runs = {verify::RunRecord{.seed = 1}, verify::RunRecord{.seed = 2}};

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "kopt/core/files.hpp"
+
 namespace kopt::spec {
 namespace {
 
@@ -57,6 +59,25 @@ TEST(SourceAudit, NamesACallInCodeButNotInAComment) {
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].category, "environment");
   EXPECT_EQ(findings[0].line, 2);
+}
+
+
+// Atomics make an honest kernel's outputs vary run to run: the hint, from the kernel or a local
+// header or inline PTX, comments left out; a kernel without them has none.
+TEST(VaryingOutputsHint, FindsAtomicsInTheKernelOrItsLocalHeaders) {
+  TempDir dir{"varying-outputs"};
+  write_file_atomic(dir.path() / "sum.cuh", "__device__ void add(float* t, float v) { atomicAdd(t, v); }\n");
+  write_file_atomic(dir.path() / "kernel.cu", "#include \"sum.cuh\"\n// atomicAdd would vary\nvoid f() {}\n");
+  const auto hint = varying_outputs_hint(dir.path() / "kernel.cu");
+  ASSERT_TRUE(hint.has_value());
+  EXPECT_EQ(hint->file, "sum.cuh");
+  EXPECT_EQ(hint->line, 1);
+  write_file_atomic(dir.path() / "plain.cu", "// atomicAdd(x, 1) in a comment only\nvoid g() { int atomicAddress = 0; }\n");
+  EXPECT_FALSE(varying_outputs_hint(dir.path() / "plain.cu").has_value());
+  write_file_atomic(dir.path() / "ptx.cu", "void h() { asm(\"red.global.add.f32 [%0], %1;\" :: \"l\"(p), \"f\"(v)); }\n");
+  EXPECT_TRUE(varying_outputs_hint(dir.path() / "ptx.cu").has_value());  // inline PTX, in a string literal
+  write_file_atomic(dir.path() / "ref.cu", "void k(cuda::atomic_ref<float> r) { r.fetch_add(1.0f); }\n");
+  EXPECT_TRUE(varying_outputs_hint(dir.path() / "ref.cu").has_value());
 }
 
 }  // namespace
