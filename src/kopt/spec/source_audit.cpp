@@ -23,8 +23,11 @@ struct AuditRule {
   std::string category;
   std::string what;
   std::regex pattern;
-  bool raw = false;  // match the lines with string literals kept (comments still blanked)
+  bool raw = false;     // match the lines with string literals kept (comments still blanked)
+  bool python = false;  // a rule for Python kernels (Triton's kernel.py), not for CUDA sources
 };
+
+bool is_python_file(const std::string& file_name) { return fs::path(file_name).extension() == ".py"; }
 
 std::vector<AuditRule> load_rules() {
   const toml::table root = load_data_file(std::string(kRulesFile));
@@ -33,12 +36,16 @@ std::vector<AuditRule> load_rules() {
   if (entries == nullptr) throw environment_error("{}: no [[rules]]", kRulesFile);
   for (const toml::node& entry : *entries) {
     const toml::table& rule = *entry.as_table();
-    static const std::vector<std::string_view> known = {"category", "what", "pattern", "scope"};
+    static const std::vector<std::string_view> known = {"category", "what", "pattern", "scope", "language"};
     if (auto key = first_unknown_key(rule, known)) throw input_error("{}: [[rules]]: {}", kRulesFile, unknown_key_text(*key, known));
     const std::string scope = rule["scope"].value_or(std::string("code"));
+    const std::string language = rule["language"].value_or(std::string("cuda"));
+    if (language != "cuda" && language != "python") {
+      throw input_error("{}: [[rules]]: language must be \"cuda\" or \"python\", not \"{}\"", kRulesFile, language);
+    }
     rules.push_back({rule["category"].value_or(std::string()), rule["what"].value_or(std::string()),
                      std::regex(rule["pattern"].value_or(std::string()), std::regex::ECMAScript | std::regex::optimize),
-                     scope == "raw"});
+                     scope == "raw", language == "python"});
   }
   return rules;
 }
@@ -72,17 +79,31 @@ std::vector<std::string> local_includes(std::string_view source) {
   return names;
 }
 
+// The modules a Python source imports by a plain name (`import helpers`, `from helpers import
+// x`), as file names beside it; those that exist there are the kernel's own and are audited.
+std::vector<std::string> python_local_imports(std::string_view source) {
+  static const std::regex import(R"re(^\s*(?:from\s+\.?(\w+)\s+import\b|import\s+(\w+)\s*$))re");
+  std::vector<std::string> names;
+  for (const std::string& line : lines_of(clean_python_source(source).code)) {
+    std::smatch match;
+    if (std::regex_search(line, match, import)) names.push_back((match[1].matched ? match[1] : match[2]).str() + ".py");
+  }
+  return names;
+}
+
 }  // namespace
 
 std::vector<SourceFinding> audit_source(std::string_view source, const std::string& file_name) {
+  const bool python = is_python_file(file_name);
   const std::vector<std::string> raw = lines_of(source);
-  const CleanSource clean = clean_source(source);
+  const CleanSource clean = python ? clean_python_source(source) : clean_source(source);
   const std::vector<std::string> code = lines_of(clean.code);
   const std::vector<std::string> literals = lines_of(clean.without_comments);
   std::vector<SourceFinding> findings;
   std::set<std::pair<std::string, int>> seen;
   for (std::size_t i = 0; i < raw.size(); ++i) {
     for (const AuditRule& rule : rules()) {
+      if (rule.python != python) continue;
       const std::vector<std::string>& lines = rule.raw ? literals : code;
       const std::string& line = i < lines.size() ? lines[i] : raw[i];
       if (!std::regex_search(line, rule.pattern)) continue;
@@ -106,7 +127,10 @@ void for_each_kernel_file(const fs::path& kernel, Visit visit) {
     if (!visited.insert(fs::weakly_canonical(file)).second || !fs::is_regular_file(file)) continue;
     const std::string source = read_file(file);
     visit(source, file);
-    for (const std::string& name : local_includes(source)) pending.push_back(file.parent_path() / name);
+    const bool python = is_python_file(file.filename().string());
+    for (const std::string& name : python ? python_local_imports(source) : local_includes(source)) {
+      pending.push_back(file.parent_path() / name);
+    }
   }
 }
 
@@ -147,7 +171,9 @@ std::optional<SourceFinding> varying_outputs_hint(const fs::path& kernel) {
     if (hint) return;
     const std::vector<std::string> raw = lines_of(source);
     // Comments blanked, string literals kept: inline PTX (asm("red.global.add.f32 ...")) lives in one.
-    const std::vector<std::string> code = lines_of(clean_source(source).without_comments);
+    const bool python = is_python_file(file.filename().string());
+    const std::vector<std::string> code =
+        lines_of((python ? clean_python_source(source) : clean_source(source)).without_comments);
     for (std::size_t i = 0; i < code.size() && !hint; ++i) {
       if (std::regex_search(code[i], varying_outputs_rule().pattern)) {
         hint = SourceFinding{"varying_outputs", varying_outputs_rule().what, file.filename().string(),

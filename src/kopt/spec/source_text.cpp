@@ -85,6 +85,48 @@ CleanSource clean_source(std::string_view source) {
   return clean;
 }
 
+namespace {
+
+// The end of the Python string literal whose opening quote is at `open` (past its closing
+// quote; the source's end when unterminated). Triple quotes span lines; a backslash escapes.
+std::size_t end_of_python_string(std::string_view source, std::size_t open) {
+  const char quote = source[open];
+  const bool triple = source.substr(open, 3) == std::string(3, quote);
+  const std::string close = triple ? std::string(3, quote) : std::string(1, quote);
+  for (std::size_t i = open + close.size(); i < source.size(); ++i) {
+    if (source[i] == '\\') {
+      ++i;
+      continue;
+    }
+    if (!triple && source[i] == '\n') return i;  // unterminated on its line
+    if (source.substr(i, close.size()) == close) return i + close.size();
+  }
+  return source.size();
+}
+
+}  // namespace
+
+CleanSource clean_python_source(std::string_view source) {
+  CleanSource clean{std::string(source), {}, std::string(source)};
+  std::size_t i = 0;
+  while (i < source.size()) {
+    const char c = source[i];
+    std::size_t end = i + 1;
+    if (c == '#') {
+      end = std::min(source.find('\n', i), source.size());
+      blank(clean.code, i, end);
+      blank(clean.without_comments, i, end);
+    } else if (c == '"' || c == '\'') {
+      end = end_of_python_string(source, i);
+      const std::size_t quotes = source.substr(i, 3) == std::string(3, c) ? 3 : 1;
+      const bool closed = end >= i + 2 * quotes && source.substr(end - quotes, quotes) == std::string(quotes, c);
+      blank(clean.code, i + quotes, closed ? end - quotes : end);
+    }
+    i = end;
+  }
+  return clean;
+}
+
 std::string blank_preprocessor(std::string code) {
   std::size_t line_start = 0;
   bool continued = false;

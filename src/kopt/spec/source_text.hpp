@@ -28,6 +28,11 @@ struct CleanSource {
 
 CleanSource clean_source(std::string_view source);
 
+// The same for a Python source (a Triton kernel.py): `#` comments and the contents of string
+// literals (single, double and triple quotes, any prefix) blanked in `code`, only the
+// comments in `without_comments`; `comments` is left empty.
+CleanSource clean_python_source(std::string_view source);
+
 // Blanks preprocessor directives (with their continuation lines): a #define may hold
 // unbalanced braces or parentheses that would confuse the entry finder.
 std::string blank_preprocessor(std::string code);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "kopt/core/files.hpp"
 
@@ -78,6 +79,79 @@ TEST(VaryingOutputsHint, FindsAtomicsInTheKernelOrItsLocalHeaders) {
   EXPECT_TRUE(varying_outputs_hint(dir.path() / "ptx.cu").has_value());  // inline PTX, in a string literal
   write_file_atomic(dir.path() / "ref.cu", "void k(cuda::atomic_ref<float> r) { r.fetch_add(1.0f); }\n");
   EXPECT_TRUE(varying_outputs_hint(dir.path() / "ref.cu").has_value());
+}
+
+// A Triton kernel.py is read with Python's comments and strings: its categories in Python's
+// words, and host_patching for code that reaches into the interpreter kopt's timing runs in.
+TEST(SourceAudit, NamesWhatAPythonKernelNeedsToCheat) {
+  const std::string source =
+      "import threading, inspect, subprocess  # threading is named where it is imported\n"
+      "import torch\n"
+      "side = torch.cuda.Stream()\n"
+      "home = os.environ['HOME']\n"
+      "data = open('/proc/self/cmdline').read()\n"
+      "frame = sys._getframe(1)\n"
+      "torch.cuda.Event.elapsed_time = lambda *a: 0.0\n"
+      "torch.backends.cuda.matmul.allow_tf32 = True\n"
+      "def __del__(self): pass\n";
+  const auto findings = audit_source(source, "kernel.py");
+  EXPECT_TRUE(names(findings, "host_threads", 1));
+  EXPECT_TRUE(names(findings, "host_patching", 1));
+  EXPECT_TRUE(names(findings, "process_creation", 1));
+  EXPECT_TRUE(names(findings, "side_streams", 3));
+  EXPECT_TRUE(names(findings, "environment", 4));
+  EXPECT_TRUE(names(findings, "file_access", 5));
+  EXPECT_TRUE(names(findings, "memory_patching", 5));
+  EXPECT_TRUE(names(findings, "host_patching", 6));
+  EXPECT_TRUE(names(findings, "events", 7));
+  EXPECT_TRUE(names(findings, "host_patching", 7));  // a module attribute assigned
+  EXPECT_TRUE(names(findings, "precision", 8));
+  EXPECT_TRUE(names(findings, "exit_hooks", 9));
+}
+
+// Comments and the insides of strings (triple-quoted too) are not code; CUDA's rules do not
+// read Python, nor Python's CUDA.
+TEST(SourceAudit, APythonCommentOrStringIsNotCode) {
+  const std::string source =
+      "\"\"\"Docs may say threading, subprocess and os.environ.\n"
+      "torch.cuda.Stream() too.\"\"\"\n"
+      "# open('x') in a comment\n"
+      "label = 'time.time() in a string'\n"
+      "x = y == z\n"
+      "cudaStreamCreate = 1\n";
+  EXPECT_TRUE(audit_source(source, "kernel.py").empty());
+  EXPECT_TRUE(audit_source("t = threading.Thread(target=f)\n", "kernel.cu").empty());
+}
+
+// The bundled examples are honest: no finding in any of their kernels, .cu or .py.
+TEST(SourceAudit, TheBundledExamplesHaveNoFinding) {
+  namespace fs = std::filesystem;
+  int audited = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(KOPT_SOURCE_DIR) / "examples")) {
+    const fs::path& path = entry.path();
+    if (!entry.is_regular_file() || (path.extension() != ".cu" && path.filename() != "kernel.py")) continue;
+    if (path.filename().string().starts_with("ref")) continue;  // references are kopt's, not the adversary's
+    ++audited;
+    for (const SourceFinding& f : audit_kernel_source(path)) ADD_FAILURE() << path << ": " << describe(f);
+  }
+  EXPECT_GT(audited, 5);
+}
+
+// A module beside a Python kernel that it imports by name is the kernel's own, and audited.
+TEST(SourceAudit, FollowsAPythonKernelsLocalImports) {
+  TempDir dir{"python-audit"};
+  write_file_atomic(dir.path() / "helpers.py", "import subprocess\n");
+  write_file_atomic(dir.path() / "kernel.py", "import triton\nfrom helpers import run\n");
+  const auto findings = audit_kernel_source(dir.path() / "kernel.py");
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].file, "helpers.py");
+  EXPECT_EQ(findings[0].category, "process_creation");
+}
+
+// cuBLAS asked for TF32 in an FP32 kernel: the lower-precision family, named.
+TEST(SourceAudit, NamesLowerPrecisionMathInCuda) {
+  const auto findings = audit_source("cublasSetMathMode(handle, CUBLAS_TF32_TENSOR_OP_MATH);\n", "kernel.cu");
+  EXPECT_TRUE(names(findings, "precision", 1));
 }
 
 }  // namespace
