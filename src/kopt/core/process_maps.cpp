@@ -14,4 +14,33 @@ std::optional<std::string> read_process_smaps(int pid) {
   return text.str();
 }
 
+namespace {
+
+// The parent of `pid` from /proc/PID/stat: the fourth field, after the command name in
+// parentheses (which may itself hold spaces and parentheses, hence the last ')').
+std::optional<int> parent_of(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!in || !std::getline(in, stat)) return std::nullopt;
+  const std::size_t close = stat.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(stat.substr(close + 1));
+  char state = 0;
+  int parent = 0;
+  if (!(fields >> state >> parent)) return std::nullopt;
+  return parent;
+}
+
+}  // namespace
+
+bool is_same_or_descendant(int pid, int ancestor) {
+  for (int steps = 0; pid > 1 && steps < 64; ++steps) {
+    if (pid == ancestor) return true;
+    const std::optional<int> parent = parent_of(pid);
+    if (!parent) return false;
+    pid = *parent;
+  }
+  return pid == ancestor;
+}
+
 }  // namespace kopt

@@ -1,6 +1,6 @@
 #pragma once
-// What the kernel of Linux says about another process's memory (/proc/PID/smaps): the one
-// place outside the process runner where kopt looks at a process it started.
+// What the kernel of Linux says about another process (/proc/PID): its memory (smaps) and its
+// parent; the one place outside the process runner where kopt looks at other processes.
 
 #include <optional>
 #include <string>
@@ -9,5 +9,9 @@ namespace kopt {
 
 // The text of /proc/PID/smaps; nullopt when the process is gone or may not be read.
 std::optional<std::string> read_process_smaps(int pid);
+
+// Whether `pid` is `ancestor` or one of its descendants (by the parent links in
+// /proc/PID/stat); false when a link cannot be read.
+bool is_same_or_descendant(int pid, int ancestor);
 
 }  // namespace kopt

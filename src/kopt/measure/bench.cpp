@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <optional>
 
 #include "kopt/build/triton_bridge.hpp"
@@ -333,6 +336,12 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   if (!timing_worker) timing_worker.emplace(kernel_context, timing_limit);
   // The GPU is this process's alone from here to the end: timing, audits, a .py reference.
   const HostLock gpu = run::lock_gpu(report.device, context.worker.device);
+  // The lock keeps other kopt processes from timing here, not a training job or another kopt's
+  // check: who else holds a context on the GPU is asked while the timing worker starts (kopt's
+  // own workers aside), and said.
+  std::future<run::GpuIdleCheck> idle = std::async(std::launch::async, [&context, uuid = report.device.value("uuid", "")] {
+    return run::check_gpu_idle(context.runner, uuid, getpid());
+  });
   const SecondsSince timing_started;
   // Named as a check's folder (timed_call_audit.hpp); out of every worker's reach once moved here.
   TempDir kept_outputs("check", context.cache_dir / "tmp");
@@ -342,6 +351,8 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   report.code_witness = timing.code;
   if (auto flag = code_witness_flag(report.code_witness)) report.flags.push_back(std::move(*flag));
   report.phase_seconds.timing = timing_started.seconds();
+  report.idle = idle.get();
+  if (std::string warning = run::idle_warning(report.idle); !warning.empty()) report.warnings.push_back(std::move(warning));
   if (!outcome.result) {
     report.flags.push_back(fmt::format("timing failed: the worker {}{}", outcome.failure,
                                        outcome.last_progress.empty() ? "" : " (" + outcome.last_progress + ")"));

@@ -11,6 +11,7 @@
 
 #include "kopt/measure/bench_job.hpp"
 #include "kopt/measure/code_witness.hpp"
+#include "kopt/run/gpu_idle.hpp"
 #include "kopt/measure/peaks.hpp"
 #include "kopt/measure/sample_witness.hpp"
 #include "kopt/measure/statistics.hpp"
@@ -125,6 +126,7 @@ struct BenchReport {
   // kopt's; null when not asked for.
   nlohmann::json ncu_witness = nullptr;
   CodeWitnessReport code_witness;        // the timing worker's code, looked at while it ran
+  run::GpuIdleCheck idle;                // who else held a context on the GPU when timing began
 
   bool passed() const;                   // every check passed and nothing was flagged
 };

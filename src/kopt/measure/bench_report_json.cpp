@@ -99,6 +99,7 @@ json bench_report_to_json(const BenchReport& report) {
           {"warnings", report.warnings},
           {"ncu_witness", report.ncu_witness},
           {"code_witness", code_witness_to_json(report.code_witness)},
+          {"idle_check", run::idle_check_to_json(report.idle)},
           {"wall_seconds", report.wall_seconds},
           {"worker_phase_seconds", worker_phases_to_json(report.worker_phases)},
           {"phase_seconds", {{"checks", report.phase_seconds.checks},
