@@ -294,6 +294,11 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   const bool triton = std::ranges::any_of(kernels, [](const spec::Problem& k) { return spec::is_python_kernel(k.spec.kernel); });
   std::optional<TimingWorker> timing_worker;
   if (!triton) timing_worker.emplace(context, timing_limit);
+  // The GPU lock keeps other kopt processes from timing beside this one, not a training job or
+  // another kopt's check: who else holds a context on a GPU is asked while the checks run
+  // (kopt's own workers aside), before anything is timed, and said.
+  std::future<run::GpuIdleCheck> contexts =
+      std::async(std::launch::async, [&context] { return run::query_gpu_contexts(context.runner, getpid()); });
   // Correctness before speed.
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     report.checks.push_back(verify::run_check(kernels[i], check_options_for(options, i), context));
@@ -303,6 +308,8 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   const spec::Problem& first = kernels.front();
   const std::string arch = report.checks.front().arch;
   report.device = report.checks.front().device;
+  report.idle = run::on_gpu(contexts.get(), report.device.value("uuid", ""));
+  if (std::string warning = run::idle_warning(report.idle); !warning.empty()) report.warnings.push_back(std::move(warning));
   report.peaks = datasheet_peaks(report.device.value("name", ""));
 
   BenchJob job{.signature = first.signature, .cases = timed_cases(first, options.timed_cases), .sample_key = secret_seed(),
@@ -336,12 +343,6 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   if (!timing_worker) timing_worker.emplace(kernel_context, timing_limit);
   // The GPU is this process's alone from here to the end: timing, audits, a .py reference.
   const HostLock gpu = run::lock_gpu(report.device, context.worker.device);
-  // The lock keeps other kopt processes from timing here, not a training job or another kopt's
-  // check: who else holds a context on the GPU is asked while the timing worker starts (kopt's
-  // own workers aside), and said.
-  std::future<run::GpuIdleCheck> idle = std::async(std::launch::async, [&context, uuid = report.device.value("uuid", "")] {
-    return run::check_gpu_idle(context.runner, uuid, getpid());
-  });
   const SecondsSince timing_started;
   // Named as a check's folder (timed_call_audit.hpp); out of every worker's reach once moved here.
   TempDir kept_outputs("check", context.cache_dir / "tmp");
@@ -351,8 +352,6 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   report.code_witness = timing.code;
   if (auto flag = code_witness_flag(report.code_witness)) report.flags.push_back(std::move(*flag));
   report.phase_seconds.timing = timing_started.seconds();
-  report.idle = idle.get();
-  if (std::string warning = run::idle_warning(report.idle); !warning.empty()) report.warnings.push_back(std::move(warning));
   if (!outcome.result) {
     report.flags.push_back(fmt::format("timing failed: the worker {}{}", outcome.failure,
                                        outcome.last_progress.empty() ? "" : " (" + outcome.last_progress + ")"));

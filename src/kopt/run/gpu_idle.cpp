@@ -46,7 +46,7 @@ std::vector<GpuOccupant> parse_compute_apps(std::string_view csv, std::string_vi
     const std::vector<std::string_view> fields = fields_of(line);
     if (fields.size() < 4) continue;
     if (!uuid.empty() && fields.front() != uuid) continue;
-    GpuOccupant occupant;
+    GpuOccupant occupant{.gpu_uuid = std::string(fields.front())};
     if (!parse_number(fields[1], occupant.pid)) continue;
     for (std::size_t i = 2; i + 1 < fields.size(); ++i) {
       if (i > 2) occupant.name += ", ";
@@ -58,13 +58,13 @@ std::vector<GpuOccupant> parse_compute_apps(std::string_view csv, std::string_vi
   return occupants;
 }
 
-GpuIdleCheck check_gpu_idle(ProcessRunner& runner, std::string_view uuid, int own_pid) {
+GpuIdleCheck query_gpu_contexts(ProcessRunner& runner, int own_pid) {
   const auto smi = find_program("nvidia-smi");
   if (!smi) return {.unavailable = "nvidia-smi is not on PATH"};
-  return check_gpu_idle(runner, *smi, uuid, own_pid);
+  return query_gpu_contexts(runner, *smi, own_pid);
 }
 
-GpuIdleCheck check_gpu_idle(ProcessRunner& runner, const std::filesystem::path& smi, std::string_view uuid, int own_pid) {
+GpuIdleCheck query_gpu_contexts(ProcessRunner& runner, const std::filesystem::path& smi, int own_pid) {
   GpuIdleCheck check;
   ProcessSpec spec{.argv = {smi.string(), "--query-compute-apps=gpu_uuid,pid,process_name,used_memory",
                             "--format=csv,noheader,nounits"},
@@ -76,9 +76,14 @@ GpuIdleCheck check_gpu_idle(ProcessRunner& runner, const std::filesystem::path& 
     return check;
   }
   check.checked = true;
-  for (GpuOccupant& occupant : parse_compute_apps(result.out, uuid)) {
+  for (GpuOccupant& occupant : parse_compute_apps(result.out, "")) {
     if (!is_same_or_descendant(occupant.pid, own_pid)) check.others.push_back(std::move(occupant));
   }
+  return check;
+}
+
+GpuIdleCheck on_gpu(GpuIdleCheck check, std::string_view uuid) {
+  if (!uuid.empty()) std::erase_if(check.others, [&](const GpuOccupant& o) { return o.gpu_uuid != uuid; });
   return check;
 }
 

@@ -18,6 +18,7 @@
 namespace kopt::run {
 
 struct GpuOccupant {
+  std::string gpu_uuid;
   int pid = 0;
   std::string name;          // as nvidia-smi names it (a path, often)
   std::int64_t used_mib = -1;  // -1: not reported
@@ -33,11 +34,16 @@ struct GpuIdleCheck {
 // --format=csv,noheader,nounits` lists on the GPU `uuid` (every GPU's when uuid is empty).
 std::vector<GpuOccupant> parse_compute_apps(std::string_view csv, std::string_view uuid);
 
-// Asks nvidia-smi (through `runner`, within a few seconds) who holds a context on the GPU
-// `uuid`, and leaves out `own_pid` and its descendants (kopt's prestarted workers).
-GpuIdleCheck check_gpu_idle(ProcessRunner& runner, std::string_view uuid, int own_pid);
+// Asks nvidia-smi (through `runner`, within a few seconds) who holds a context on any GPU,
+// and leaves out `own_pid` and its descendants (kopt's own workers). The GPU kopt will time
+// on need not be known yet: on_gpu picks its processes afterwards.
+GpuIdleCheck query_gpu_contexts(ProcessRunner& runner, int own_pid);
+
 // The same with nvidia-smi at `smi` (tests hand a stand-in).
-GpuIdleCheck check_gpu_idle(ProcessRunner& runner, const std::filesystem::path& smi, std::string_view uuid, int own_pid);
+GpuIdleCheck query_gpu_contexts(ProcessRunner& runner, const std::filesystem::path& smi, int own_pid);
+
+// `check` with only the processes on the GPU `uuid` (all of them when uuid is empty).
+GpuIdleCheck on_gpu(GpuIdleCheck check, std::string_view uuid);
 
 // The warning naming the other processes (bench prints it after "WARN: "); empty when there
 // are none, or nothing could be checked.

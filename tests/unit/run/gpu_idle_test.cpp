@@ -20,6 +20,7 @@ constexpr std::string_view kApps =
 TEST(ParseComputeApps, ReadsTheProcessesOfOneGpu) {
   const auto apps = parse_compute_apps(kApps, "GPU-d5186d3a-2601-5eeb-c6aa-b59b83ed0aa6");
   ASSERT_EQ(apps.size(), 2u);
+  EXPECT_EQ(apps[0].gpu_uuid, "GPU-d5186d3a-2601-5eeb-c6aa-b59b83ed0aa6");
   EXPECT_EQ(apps[0].pid, 4242);
   EXPECT_EQ(apps[0].name, "/usr/bin/python3");
   EXPECT_EQ(apps[0].used_mib, 81234);
@@ -49,8 +50,10 @@ TEST(CheckGpuIdle, ReportsOtherProcessesButNotKoptsOwn) {
   FakeSmi smi;
   const int self = static_cast<int>(getpid());
   smi.result = {.started = true, .exit_status = 0,
-                .out = "GPU-a, " + std::to_string(self) + ", kopt, 500\nGPU-a, 1, /sbin/init-like, 20\n"};
-  const GpuIdleCheck check = check_gpu_idle(smi, "/usr/bin/nvidia-smi", "GPU-a", self);
+                .out = "GPU-a, " + std::to_string(self) + ", kopt, 500\nGPU-a, 1, /sbin/init-like, 20\nGPU-b, 1, /sbin/init-like, 20\n"};
+  const GpuIdleCheck all = query_gpu_contexts(smi, "/usr/bin/nvidia-smi", self);
+  EXPECT_EQ(all.others.size(), 2u);  // GPU-a's other process and GPU-b's
+  const GpuIdleCheck check = on_gpu(all, "GPU-a");
   EXPECT_EQ(smi.argv.at(1), "--query-compute-apps=gpu_uuid,pid,process_name,used_memory");
   EXPECT_TRUE(check.checked);
   ASSERT_EQ(check.others.size(), 1u);
@@ -62,7 +65,7 @@ TEST(CheckGpuIdle, ReportsOtherProcessesButNotKoptsOwn) {
 TEST(CheckGpuIdle, AnIdleGpuHasNoWarning) {
   FakeSmi smi;
   smi.result = {.started = true, .exit_status = 0, .out = ""};
-  const GpuIdleCheck check = check_gpu_idle(smi, "/usr/bin/nvidia-smi", "GPU-a", static_cast<int>(getpid()));
+  const GpuIdleCheck check = on_gpu(query_gpu_contexts(smi, "/usr/bin/nvidia-smi", static_cast<int>(getpid())), "GPU-a");
   EXPECT_TRUE(check.checked);
   EXPECT_TRUE(idle_warning(check).empty());
 }
@@ -71,7 +74,7 @@ TEST(CheckGpuIdle, AnIdleGpuHasNoWarning) {
 TEST(CheckGpuIdle, AFailedQueryIsUncheckedNotAWarning) {
   FakeSmi smi;
   smi.result = {.started = true, .exit_status = 9, .err = "NVIDIA-SMI has failed\n"};
-  const GpuIdleCheck check = check_gpu_idle(smi, "/usr/bin/nvidia-smi", "GPU-a", static_cast<int>(getpid()));
+  const GpuIdleCheck check = query_gpu_contexts(smi, "/usr/bin/nvidia-smi", static_cast<int>(getpid()));
   EXPECT_FALSE(check.checked);
   EXPECT_THAT(check.unavailable, HasSubstr("NVIDIA-SMI has failed"));
   EXPECT_TRUE(idle_warning(check).empty());
