@@ -7,7 +7,8 @@
 # most 300 s each), agreement (vector add), tiled, and issue 17's series: wall
 # (tools/bench_wall.sh), aa (tools/bench_aa.sh), 2pct (tools/bench_2pct.sh), ncu
 # (tools/bench_ncu.sh); loop (bench/loop_figures.sh: reduction and softmax, EXAMPLE_BUDGET
-# minutes each, then sgemm_tiled for LOOP_BUDGET minutes).
+# minutes each, then sgemm_tiled for LOOP_BUDGET minutes); reduction (kopt optimize
+# examples/reduction to its end, REDUCTION_LIMIT seconds at most: summary.md with its audit).
 # CTEST_EXCLUDE: a regex of tests left out. CTEST_JOBS (default 4) tests run side by side; the timing ones run alone (RUN_SERIAL).
 #   bench/device_round.sh CTEST_REGEX STEP... 
 set -uo pipefail
@@ -41,6 +42,10 @@ for step in "$@"; do
     wall|aa|2pct|ncu)
       OUT="$work/issue17" RUNS=${SERIES_RUNS:-} timeout ${SERIES_LIMIT:-200} "tools/bench_$step.sh" > "$work/$step.txt" 2>&1
       cat "$work/$step.txt" | tail -8 ;;
+    reduction)  # the reduction's loop to its end: the final audit in summary.md (issue 21), every witness on (16)
+      timeout ${REDUCTION_LIMIT:-420} build/cli/kopt optimize examples/reduction --run "$work/run_reduction" --budget 1 \
+        --iterations 2 --branches 8 --seeds 1 > "$work/reduction.txt" 2>&1
+      echo "reduction: exit $?"; tail -5 "$work/reduction.txt"; tail -40 "$work/run_reduction/summary.md" 2>/dev/null ;;
     loop)
       EXAMPLE_BUDGET=${EXAMPLE_BUDGET:-1} OPTIMIZE_LIMIT=${LOOP_LIMIT:-200} timeout ${LOOP_TOTAL:-560} \
         bench/loop_figures.sh "$work/loop/figures" "${LOOP_BUDGET:-2}" > "$work/loop.txt" 2>&1
