@@ -320,9 +320,11 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
                             timing_library(kernels[i], report.checks[i], options, i, context)});
     // Kept when the check saw the outputs vary, and also when the source can make them vary
     // (atomics) though the check's runs agreed: a digest mismatch is then settled within
-    // tolerance (tolerance_audit.hpp).
+    // tolerance (tolerance_audit.hpp). Nothing is kept for a bench that audits nothing (the
+    // loop's first look).
     job.variants.back().retain_outputs =
-        varies_between_runs(report.checks[i]) || spec::varying_outputs_hint(kernels[i].spec.kernel).has_value();
+        options.audit_timed_calls &&
+        (varies_between_runs(report.checks[i]) || spec::varying_outputs_hint(kernels[i].spec.kernel).has_value());
   }
   const bool cuda_reference = first.spec.reference && !verify::is_python_reference(*first.spec.reference);
   if (options.time_reference && cuda_reference) {
