@@ -748,12 +748,58 @@ def reference_errors(path):
         raise RunnerError(reference_error_line(error, path))
 
 
+def run_request(request):
+    """One request of --serve: the same result a one-shot run of its manifests gives, as a
+    dict: the JSON lines, or the error line and exit code."""
+    try:
+        return {"lines": [run(manifest) for manifest in request["manifests"]]}
+    except RunnerError as error:
+        return {"error": one_line(error), "code": error.code}
+    except Exception as error:  # a bug here or an unexpected failure: still one clear line
+        traceback.print_exc(file=sys.stderr)
+        return {"error": "runner: %s: %s" % (type(error).__name__, one_line(error)), "code": EXIT_FAILED}
+
+
+def serve(folder, poll_seconds=0.002):
+    """--serve FOLDER: one process for every reference run of a kopt command, so that Python,
+    numpy and torch (seconds with CUDA) start once. Request N is FOLDER/request-N.json
+    ({"nonce", "manifests"}); its answer goes to FOLDER/response-N.json, written whole by a
+    rename, with the request's nonce. FOLDER/stop, or the parent's end, ends the process."""
+    parent = os.getppid()
+    # numpy and torch load now, while kopt runs the kernel: CUDA itself waits for the first
+    # manifest that needs it.
+    for name in ("numpy", "torch"):
+        try:
+            importlib.import_module(name)
+        except Exception:  # absent or broken: the manifest's run says so, as a one-shot run would
+            pass
+    number = 0
+    while True:
+        request_path = os.path.join(folder, "request-%d.json" % number)
+        while not os.path.exists(request_path):
+            if os.path.exists(os.path.join(folder, "stop")) or os.getppid() != parent:
+                return EXIT_OK
+            time.sleep(poll_seconds)
+        with open(request_path, "r", encoding="utf-8") as f:
+            request = json.load(f)
+        response = dict(run_request(request), nonce=request["nonce"])
+        sys.stdout.flush()
+        sys.stderr.flush()
+        response_path = os.path.join(folder, "response-%d.json" % number)
+        with open(response_path + ".tmp", "w", encoding="utf-8") as f:
+            json.dump(response, f)
+        os.replace(response_path + ".tmp", response_path)
+        number += 1
+
+
 def main(argv):
     # stdout carries only the JSON lines: whatever the reference prints, even from C code,
     # goes to stderr.
     sys.stdout.flush()
     result_fd = os.dup(1)
     os.dup2(2, 1)
+    if len(argv) == 3 and argv[1] == "--serve":
+        return serve(argv[2])
     try:
         if len(argv) < 2:
             raise RunnerError("usage: %s MANIFEST.json [MANIFEST.json ...]"

@@ -140,6 +140,23 @@ void assess_variant(VariantReport& v, const std::optional<DevicePeaks>& peaks, c
 
 namespace {
 
+// Hands a Python reference server to every check and reference run of the context while it
+// lives, and takes it back: the server is the bench's own.
+class ServedBy {
+ public:
+  ServedBy(verify::CheckContext& context, verify::PythonReferenceServer* server)
+      : context_(context), before_(context.python_server) {
+    if (server != nullptr) context_.python_server = server;
+  }
+  ~ServedBy() { context_.python_server = before_; }
+  ServedBy(const ServedBy&) = delete;
+  ServedBy& operator=(const ServedBy&) = delete;
+
+ private:
+  verify::CheckContext& context_;
+  verify::PythonReferenceServer* before_;
+};
+
 // Wall seconds since construction, for BenchPhaseSeconds.
 class SecondsSince {
  public:
@@ -224,6 +241,7 @@ void add_witness_numbers(BenchReport& report, const WitnessedSpans& spans) {
 void add_python_reference(BenchReport& report, const spec::Problem& problem, const BenchOptions& options,
                           verify::CheckContext& context, const run::WorkerSettings& worker) {
   verify::ReferenceContext reference_context{context.runner, context.cache_dir, worker};
+  reference_context.python_server = context.python_server;
   const std::int64_t l2_bytes = report.device.is_object() ? report.device.value("l2_bytes", std::int64_t{0}) : 0;
   // No longer than the first kernel took on any case (the kernels were timed first).
   double budget_seconds = 0;
@@ -288,6 +306,13 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   const auto timing_limit = std::chrono::duration<double>(
       60 + static_cast<double>(timed_cases(kernels.front(), options.timed_cases).size()) *
                (options.settings.stopping.timeout_seconds + 30));
+  // One Python runner serves every run of a .py reference in this bench (the checks, the audit
+  // within tolerance, the reference's timing): Python, numpy and torch start once, not three
+  // times and once per kernel (verify/reference_server.hpp).
+  const std::unique_ptr<verify::PythonReferenceServer> python_server = verify::serve_python_reference(
+      kernels.front(), context.runner, context.cache_dir,
+      std::max(std::chrono::duration<double>(context.worker.time_limit) * 4, timing_limit));
+  const ServedBy served(context, python_server.get());
   // The timing worker of .cu kernels starts now, so that its CUDA set-up overlaps the checks;
   // a Triton kernel's is its Python host (run/triton_worker.hpp), started once the checks have
   // built the bridges it serves.

@@ -186,6 +186,7 @@ void compare_case(std::vector<PendingAudit>& pending, const std::string& case_na
   TempDir references("tolerance-reference", context.cache_dir / "tmp");
   fs::create_directories(references.path() / "tmp");
   verify::ReferenceContext reference_context{context.runner, references.path(), context.worker, true};
+  reference_context.python_server = context.python_server;
   std::optional<build::Compiler> compiler;
   if (!verify::is_python_reference(*problem.spec.reference)) {
     compiler.emplace(context.runner, build::find_nvcc(), context.cache_dir);

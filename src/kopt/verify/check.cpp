@@ -233,6 +233,7 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
   const bool reuse_cache = !secret && probe.writes_confinable;
   ReferenceContext reference_context{context.runner, reuse_cache ? context.cache_dir : private_references,
                                      context.worker, !reuse_cache};
+  reference_context.python_server = context.python_server;
   report.writes_confined = probe.writes_confinable;
   const run::DeviceInfo& device = probe.device;
   report.device = device;

@@ -14,6 +14,7 @@
 #include "kopt/build/compiler.hpp"
 #include "kopt/core/process.hpp"
 #include "kopt/run/worker_launcher.hpp"
+#include "kopt/verify/reference_server.hpp"
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/spec/source_audit.hpp"
 #include "kopt/verify/check_job.hpp"
@@ -34,6 +35,9 @@ struct CheckContext {
   ProcessRunner& runner;
   std::filesystem::path cache_dir;
   run::WorkerSettings worker;
+  // A Python runner serving the whole command (bench: the checks, the audit and the timing of a
+  // .py reference); none: each reference run starts Python anew.
+  PythonReferenceServer* python_server = nullptr;
 };
 
 // A failure of the kernel as a whole, rather than of one run: it did not compile, it hung,

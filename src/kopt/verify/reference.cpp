@@ -113,8 +113,28 @@ void check_outputs_exist(const spec::Problem& problem, const spec::BoundCase& bo
 
 // Runs the bundled runner on `manifests` in one process and returns its JSON lines, one per
 // manifest. Throws, naming the reference, when it fails or runs out of time.
+// The server's answer as run_python_runner gives it: the lines, or the same error it throws.
+std::vector<json> answer_lines(const spec::Problem& problem, const RunnerAnswer& answer, std::size_t manifests) {
+  if (answer.timed_out) {
+    throw input_error("reference {} did not finish within {:.0f} s", reference_name(problem), answer.seconds);
+  }
+  if (answer.error) {
+    throw Error(answer.exit_code == 3 ? ExitCode::environment : ExitCode::bad_input,
+                fmt::format("reference {} failed: {}", reference_name(problem), *answer.error));
+  }
+  if (answer.lines.size() != manifests) {
+    throw input_error("the reference runner gave {} result lines for {} manifests", answer.lines.size(), manifests);
+  }
+  return answer.lines;
+}
+
 std::vector<json> run_python_runner(const spec::Problem& problem, const std::vector<fs::path>& manifests,
                                     ReferenceContext& context, std::chrono::duration<double> time_limit) {
+  if (context.python_server != nullptr) {
+    if (std::optional<RunnerAnswer> answer = context.python_server->run(manifests)) {
+      return answer_lines(problem, *answer, manifests.size());
+    }
+  }
   std::vector<std::string> argv{find_python().string(), runner_script(context.cache_dir).string()};
   for (const fs::path& manifest : manifests) argv.push_back(manifest.string());
   ProcessResult result = context.runner.run({.argv = argv, .time_limit = time_limit});
@@ -139,6 +159,14 @@ std::vector<json> run_python_runner(const spec::Problem& problem, const std::vec
 }  // namespace
 
 bool is_python_reference(const fs::path& reference) { return reference.extension() == ".py"; }
+
+std::unique_ptr<PythonReferenceServer> serve_python_reference(const spec::Problem& problem, ProcessRunner& runner,
+                                                              const fs::path& cache_dir,
+                                                              std::chrono::duration<double> time_limit) {
+  if (!problem.spec.reference || !is_python_reference(*problem.spec.reference)) return nullptr;
+  fs::create_directories(cache_dir / "tmp");
+  return std::make_unique<PythonReferenceServer>(runner, find_python(), runner_script(cache_dir), cache_dir, time_limit);
+}
 
 ReferenceOutputs python_reference_outputs(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,
                                           ReferenceContext& context) {

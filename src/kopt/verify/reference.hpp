@@ -5,7 +5,9 @@
 // reference runs once, however many variants are checked against it.
 
 #include <cstdint>
+#include <chrono>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "kopt/core/process.hpp"
 #include "kopt/run/worker_launcher.hpp"
 #include "kopt/spec/problem_spec.hpp"
+#include "kopt/verify/reference_server.hpp"
 
 namespace kopt::verify {
 
@@ -33,6 +36,8 @@ struct ReferenceContext {
   // A worker already started for a .cu reference (run::PrestartedWorker: its CUDA set-up
   // overlapped the kernel's check); none: a fresh one is started when needed.
   run::PrestartedWorker* prestarted = nullptr;
+  // The command's one Python runner (reference_server.hpp); none: each run starts its own.
+  PythonReferenceServer* python_server = nullptr;
 };
 
 struct ReferenceOutputs {
@@ -47,6 +52,12 @@ struct ReferenceOutputs {
 };
 
 bool is_python_reference(const std::filesystem::path& reference);
+
+// A runner that serves every run of `problem`'s .py reference for the rest of a command
+// (reference_server.hpp), each within `time_limit`; nullptr when its reference is no .py.
+std::unique_ptr<PythonReferenceServer> serve_python_reference(const spec::Problem& problem, ProcessRunner& runner,
+                                                              const std::filesystem::path& cache_dir,
+                                                              std::chrono::duration<double> time_limit);
 
 // Python references need no GPU. Throws input_error (exit 2) when the reference raises,
 // leaves an output unwritten or writes the wrong shape, naming the reference and the cause.

@@ -1,0 +1,82 @@
+#include "kopt/verify/reference_server.hpp"
+
+#include <fmt/format.h>
+
+#include <thread>
+
+#include "kopt/core/error.hpp"
+#include "kopt/core/secret.hpp"
+
+namespace kopt::verify {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+PythonReferenceServer::PythonReferenceServer(ProcessRunner& runner, const fs::path& python, const fs::path& runner_script,
+                                             const fs::path& cache_dir, std::chrono::duration<double> time_limit)
+    : runner_(runner), dir_("reference-server", cache_dir / "tmp"), time_limit_(time_limit) {
+  ProcessSpec spec{.argv = {python.string(), runner_script.string(), "--serve", dir_.path().string()},
+                   .time_limit = time_limit,
+                   .waiting = waiting_};
+  process_ = std::async(std::launch::async, [this, spec] { return runner_.run(spec); }).share();
+}
+
+PythonReferenceServer::~PythonReferenceServer() {
+  try {
+    write_file_atomic(dir_.path() / "stop", "");
+  } catch (...) {  // the folder is going anyway; the runner also ends with its parent
+  }
+  if (process_.valid()) process_.wait();
+}
+
+bool PythonReferenceServer::ended() const {
+  return !process_.valid() || process_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
+std::string PythonReferenceServer::ended_output() const {
+  return ended() && process_.valid() ? process_.get().output_tail(3) : "";
+}
+
+std::optional<RunnerAnswer> PythonReferenceServer::run(const std::vector<fs::path>& manifests) {
+  if (broken_ || ended()) return std::nullopt;
+  const int number = next_++;
+  const fs::path request = dir_.path() / fmt::format("request-{}.json", number);
+  const fs::path response = dir_.path() / fmt::format("response-{}.json", number);
+  const std::string nonce = fmt::format("{:016x}", secret_seed());
+  fs::remove(response);  // only the server, asked now, may answer
+  json body{{"nonce", nonce}, {"manifests", json::array()}};
+  for (const fs::path& manifest : manifests) body["manifests"].push_back(manifest.string());
+  const auto started = std::chrono::steady_clock::now();
+  waiting_->store(false);  // the time limit runs while the server works on this request
+  write_file_atomic(request, body.dump());
+  RunnerAnswer answer;
+  for (auto pause = std::chrono::microseconds(200); !fs::exists(response);
+       pause = std::min(pause * 2, std::chrono::microseconds(5000))) {
+    if (ended()) {
+      broken_ = true;
+      const ProcessResult& result = process_.get();
+      answer.timed_out = result.timed_out;
+      answer.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      if (!result.timed_out) return std::nullopt;  // it ended some other way: run them one-shot
+      return answer;
+    }
+    std::this_thread::sleep_for(pause);
+  }
+  waiting_->store(true);
+  answer.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const json reply = json::parse(read_file(response));
+  fs::remove(request);
+  fs::remove(response);
+  if (reply.value("nonce", std::string()) != nonce) {
+    broken_ = true;
+    throw environment_error("the reference runner's answer {} does not carry its request's nonce", response.string());
+  }
+  if (reply.contains("error")) {
+    answer.error = reply.at("error").get<std::string>();
+    answer.exit_code = reply.value("code", 1);
+    return answer;
+  }
+  for (const json& line : reply.at("lines")) answer.lines.push_back(line);
+  return answer;
+}
+
+}  // namespace kopt::verify

@@ -1,0 +1,69 @@
+#pragma once
+// One Python reference runner for a whole command (`kopt_reference_runner.py --serve DIR`):
+// a bench's check, its audit within tolerance and the reference's timing each started Python,
+// numpy and, on a GPU machine, torch with its CUDA context: about 5 s a start on the H200,
+// three times a bench, once a branch in the loop's screen. The server starts once and takes
+// each set of manifests as a request file; it answers what a one-shot run would have printed.
+//
+// Requests and answers live in a folder of kopt's cache that no kernel's worker may write
+// (run/write_sandbox.hpp); each request carries a fresh nonce that its answer must repeat, and
+// an answer left there before its request is removed first. The reference runs only when
+// asked: as before, after the kernel's worker has exited.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kopt/core/files.hpp"
+#include "kopt/core/process.hpp"
+
+namespace kopt::verify {
+
+// What a run of the runner on some manifests gave: its JSON lines, or its error.
+struct RunnerAnswer {
+  std::vector<nlohmann::json> lines;
+  std::optional<std::string> error;  // the runner's REFERENCE_ERROR line, without the prefix
+  int exit_code = 0;                 // the runner's exit code for the error (3: environment)
+  bool timed_out = false;
+  double seconds = 0;
+};
+
+class PythonReferenceServer {
+ public:
+  // Starts `python runner_script --serve DIR` in a folder beneath cache_dir/tmp; a request may
+  // run for at most `time_limit`.
+  PythonReferenceServer(ProcessRunner& runner, const std::filesystem::path& python,
+                        const std::filesystem::path& runner_script, const std::filesystem::path& cache_dir,
+                        std::chrono::duration<double> time_limit);
+  ~PythonReferenceServer();
+  PythonReferenceServer(const PythonReferenceServer&) = delete;
+  PythonReferenceServer& operator=(const PythonReferenceServer&) = delete;
+
+  // Runs the manifests; nullopt when the server has ended (it could not start, a reference
+  // ended its process, or a request ran out of time before): the caller runs them one-shot.
+  std::optional<RunnerAnswer> run(const std::vector<std::filesystem::path>& manifests);
+
+  // The server's standard error so far is only known once it has ended: its last lines.
+  std::string ended_output() const;
+
+ private:
+  bool ended() const;
+
+  ProcessRunner& runner_;
+  TempDir dir_;
+  std::chrono::duration<double> time_limit_;
+  std::shared_ptr<std::atomic<bool>> waiting_ = std::make_shared<std::atomic<bool>>(true);
+  std::shared_future<ProcessResult> process_;
+  int next_ = 0;
+  bool broken_ = false;
+};
+
+}  // namespace kopt::verify
