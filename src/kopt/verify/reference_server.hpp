@@ -47,7 +47,8 @@ class PythonReferenceServer {
   PythonReferenceServer(const PythonReferenceServer&) = delete;
   PythonReferenceServer& operator=(const PythonReferenceServer&) = delete;
 
-  // Runs the manifests; nullopt when the server has ended (it could not start, a reference
+  // Runs the manifests, one request at a time (a bench asks from one thread); nullopt when the
+  // server has ended (it could not start, a reference
   // ended its process, or a request ran out of time before): the caller runs them one-shot.
   std::optional<RunnerAnswer> run(const std::vector<std::filesystem::path>& manifests);
 
