@@ -21,6 +21,9 @@ PythonReferenceServer::PythonReferenceServer(ProcessRunner& runner, const fs::pa
 }
 
 PythonReferenceServer::~PythonReferenceServer() {
+  // From here the time limit runs: a runner that never sees the stop (stuck loading torch)
+  // is ended by it rather than holding kopt's exit.
+  waiting_->store(false);
   try {
     write_file_atomic(dir_.path() / "stop", "");
   } catch (...) {  // the folder is going anyway; the runner also ends with its parent
