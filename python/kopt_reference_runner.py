@@ -800,26 +800,18 @@ def main(argv):
     os.dup2(2, 1)
     if len(argv) == 3 and argv[1] == "--serve":
         return serve(argv[2])
-    try:
-        if len(argv) < 2:
-            raise RunnerError("usage: %s MANIFEST.json [MANIFEST.json ...]"
-                              % os.path.basename(argv[0]))
+    if len(argv) < 2:
+        answer = {"error": "usage: %s MANIFEST.json [MANIFEST.json ...]" % os.path.basename(argv[0]),
+                  "code": EXIT_FAILED}
+    else:
         # Several manifests in one process: torch is imported and the reference loaded once.
-        summaries = [run(manifest) for manifest in argv[1:]]
-    except RunnerError as error:
-        sys.stdout.flush()
-        sys.stderr.write("REFERENCE_ERROR: %s\n" % one_line(error))
-        sys.stderr.flush()
-        return error.code
-    except Exception as error:  # a bug here or an unexpected failure: still one clear line
-        traceback.print_exc(file=sys.stderr)
-        sys.stdout.flush()
-        sys.stderr.write("REFERENCE_ERROR: runner: %s: %s\n" % (type(error).__name__,
-                                                              one_line(error)))
-        sys.stderr.flush()
-        return EXIT_FAILED
+        answer = run_request({"manifests": argv[1:]})
     sys.stdout.flush()
-    lines = "".join(json.dumps(summary) + "\n" for summary in summaries)
+    if "error" in answer:
+        sys.stderr.write("REFERENCE_ERROR: %s\n" % answer["error"])
+        sys.stderr.flush()
+        return answer["code"]
+    lines = "".join(json.dumps(summary) + "\n" for summary in answer["lines"])
     os.write(result_fd, lines.encode("utf-8"))
     return EXIT_OK
 

@@ -109,12 +109,19 @@ verify::RunRecord verify_kept_call(const spec::BoundCase& bound_case, const Vari
   return run;
 }
 
+namespace {
+
+// A recheck without the unverifiable note is the digest audit's verdict: the source could make
+// the outputs vary, but the check's runs agreed (timed_call_audit.cpp).
+bool has_digest_verdict(const VariantSamples& samples) {
+  return samples.recheck && std::ranges::find(samples.recheck->notes, kUnverifiableNote) == samples.recheck->notes.end();
+}
+
+}  // namespace
+
 void apply_tolerance_audit(VariantSamples& samples, const ToleranceAudit& audit) {
-  // A recheck already there, without the unverifiable note, is the digest audit's verdict: the
-  // source could make the outputs vary, but the check's runs agreed (timed_call_audit.cpp). It
-  // stands where this audit has none.
-  const bool digest_audited =
-      samples.recheck && std::ranges::find(samples.recheck->notes, kUnverifiableNote) == samples.recheck->notes.end();
+  // The digest audit's verdict stands where this audit has none.
+  const bool digest_audited = has_digest_verdict(samples);
   if (!samples.recheck) samples.recheck = verify::RunRecord{.case_name = samples.case_name};
   std::vector<std::string>& notes = samples.recheck->notes;
   std::erase(notes, std::string(kUnverifiableNote));
@@ -224,9 +231,7 @@ void audit_timed_calls_within_tolerance(std::vector<VariantSamples>& samples, co
       if (variant == job.variants.end() || !variant->retain_outputs) continue;
       // Kept only because its source could make its outputs vary, and its digests matched:
       // the digest audit verified it, and no reference need be computed.
-      if (s.recheck && s.recheck->passed() && std::ranges::find(s.recheck->notes, kUnverifiableNote) == s.recheck->notes.end()) {
-        continue;
-      }
+      if (has_digest_verdict(s) && s.recheck->passed()) continue;
       const auto index = static_cast<std::size_t>(variant - job.variants.begin());
       pending.push_back(pending_audit(s, retained_outputs(s, index, c, retention_dir), problem, random));
     }

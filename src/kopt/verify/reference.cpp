@@ -111,9 +111,24 @@ void check_outputs_exist(const spec::Problem& problem, const spec::BoundCase& bo
   }
 }
 
-// Runs the bundled runner on `manifests` in one process and returns its JSON lines, one per
-// manifest. Throws, naming the reference, when it fails or runs out of time.
-// The server's answer as run_python_runner gives it: the lines, or the same error it throws.
+// What a one-shot runner's process said, as the server says it.
+RunnerAnswer one_shot_answer(const ProcessResult& result) {
+  RunnerAnswer answer{.timed_out = result.timed_out, .seconds = result.seconds};
+  if (result.timed_out) return answer;
+  if (!result.ok()) {
+    answer.error = runner_error(result);
+    answer.exit_code = result.exit_status;
+    return answer;
+  }
+  std::istringstream out(result.out);
+  for (std::string line; std::getline(out, line);) {
+    if (line.starts_with("{")) answer.lines.push_back(json::parse(line));
+  }
+  return answer;
+}
+
+// The runner's answer as JSON lines, one per manifest; throws, naming the reference, when it
+// failed or ran out of time.
 std::vector<json> answer_lines(const spec::Problem& problem, const RunnerAnswer& answer, std::size_t manifests) {
   if (answer.timed_out) {
     throw input_error("reference {} did not finish within {:.0f} s", reference_name(problem), answer.seconds);
@@ -128,6 +143,8 @@ std::vector<json> answer_lines(const spec::Problem& problem, const RunnerAnswer&
   return answer.lines;
 }
 
+// Runs `manifests` on the command's runner (reference_server.hpp) when it has one and it still
+// serves, else on a runner process of their own.
 std::vector<json> run_python_runner(const spec::Problem& problem, const std::vector<fs::path>& manifests,
                                     ReferenceContext& context, std::chrono::duration<double> time_limit) {
   if (context.python_server != nullptr) {
@@ -137,23 +154,8 @@ std::vector<json> run_python_runner(const spec::Problem& problem, const std::vec
   }
   std::vector<std::string> argv{find_python().string(), runner_script(context.cache_dir).string()};
   for (const fs::path& manifest : manifests) argv.push_back(manifest.string());
-  ProcessResult result = context.runner.run({.argv = argv, .time_limit = time_limit});
-  if (result.timed_out) {
-    throw input_error("reference {} did not finish within {:.0f} s", reference_name(problem), result.seconds);
-  }
-  if (!result.ok()) {
-    throw Error(result.exit_status == 3 ? ExitCode::environment : ExitCode::bad_input,
-                fmt::format("reference {} failed: {}", reference_name(problem), runner_error(result)));
-  }
-  std::vector<json> lines;
-  std::istringstream out(result.out);
-  for (std::string line; std::getline(out, line);) {
-    if (line.starts_with("{")) lines.push_back(json::parse(line));
-  }
-  if (lines.size() != manifests.size()) {
-    throw input_error("the reference runner gave {} result lines for {} manifests", lines.size(), manifests.size());
-  }
-  return lines;
+  return answer_lines(problem, one_shot_answer(context.runner.run({.argv = argv, .time_limit = time_limit})),
+                      manifests.size());
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ using nlohmann::json;
 
 PythonReferenceServer::PythonReferenceServer(ProcessRunner& runner, const fs::path& python, const fs::path& runner_script,
                                              const fs::path& cache_dir, std::chrono::duration<double> time_limit)
-    : runner_(runner), dir_("reference-server", cache_dir / "tmp"), time_limit_(time_limit) {
+    : runner_(runner), dir_("reference-server", cache_dir / "tmp") {
   ProcessSpec spec{.argv = {python.string(), runner_script.string(), "--serve", dir_.path().string()},
                    .time_limit = time_limit,
                    .waiting = waiting_};
@@ -33,10 +33,6 @@ PythonReferenceServer::~PythonReferenceServer() {
 
 bool PythonReferenceServer::ended() const {
   return !process_.valid() || process_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-}
-
-std::string PythonReferenceServer::ended_output() const {
-  return ended() && process_.valid() ? process_.get().output_tail(3) : "";
 }
 
 std::optional<RunnerAnswer> PythonReferenceServer::run(const std::vector<fs::path>& manifests) {

@@ -12,7 +12,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdint>
 #include <filesystem>
 #include <future>
 #include <memory>
@@ -48,19 +47,15 @@ class PythonReferenceServer {
   PythonReferenceServer& operator=(const PythonReferenceServer&) = delete;
 
   // Runs the manifests, one request at a time (a bench asks from one thread); nullopt when the
-  // server has ended (it could not start, a reference
-  // ended its process, or a request ran out of time before): the caller runs them one-shot.
+  // server has ended (it could not start, a reference ended its process, or a request ran out
+  // of time before): the caller runs them one-shot.
   std::optional<RunnerAnswer> run(const std::vector<std::filesystem::path>& manifests);
-
-  // The server's standard error so far is only known once it has ended: its last lines.
-  std::string ended_output() const;
 
  private:
   bool ended() const;
 
   ProcessRunner& runner_;
   TempDir dir_;
-  std::chrono::duration<double> time_limit_;
   std::shared_ptr<std::atomic<bool>> waiting_ = std::make_shared<std::atomic<bool>>(true);
   std::shared_future<ProcessResult> process_;
   int next_ = 0;
