@@ -49,6 +49,8 @@ json ablate(Lab& lab, const RunFolder& run, int i, const Variant& champion, cons
     std::vector<Variant> absolute;
     for (const Variant& v : variants) absolute.push_back(run.resolved(v));
     Measurement m = lab.measure({.variants = absolute});
+    // Its samples: the report draws them when the champion without a harmful method is the best.
+    if (!m.detail.is_null()) write_json(run.iteration(i) / "ablation_bench.json", m.detail);
     outcomes = std::move(m.outcomes);
     gpu = std::move(m.gpu);
   }

@@ -95,16 +95,21 @@ json audit_case(Lab& lab, const Variant& baseline, const Variant& champion, doub
           {"measurement", m.detail}};
 }
 
-// The run's verdict over its cases: faster only when faster on every case.
+// The run's verdict over its cases: faster only when faster on every case; faster_or_same when
+// each case is one of the two (a launch-bound tiny case is often the same), so that only a
+// straddling interval makes the run ambiguous.
 std::string overall_verdict(const json& cases) {
-  bool all_faster = true, all_same = true;
+  bool all_faster = true, all_same = true, none_ambiguous = true;
   for (const json& c : cases) {
     const std::string v = c.at("verdict");
     if (v == "slower" || v == "champion_failed") return v;
     all_faster = all_faster && v == "faster";
     all_same = all_same && v == "same";
+    none_ambiguous = none_ambiguous && (v == "faster" || v == "same");
   }
-  return all_faster ? "faster" : all_same ? "same" : "ambiguous";
+  if (all_faster) return "faster";
+  if (all_same) return "same";
+  return none_ambiguous ? "faster_or_same" : "ambiguous";
 }
 
 bool audits(const json& audit, const RunState& state) {

@@ -257,15 +257,19 @@ std::string audit_headline(const json& s) {
   if (!audit.contains("timed")) return fmt::format("**Final audit: {}** (the best is the baseline).", audit.at("verdict").get<std::string>());
   const json& t = audit.at("timed");
   if (!t.contains("speedup")) return fmt::format("**Final audit: {}**.", t.at("verdict").get<std::string>());
-  std::size_t faster = 0;
-  for (const json& c : audit.at("cases")) faster += c.at("verdict") == "faster" ? 1 : 0;
+  std::size_t faster = 0, same = 0;
+  for (const json& c : audit.at("cases")) {
+    faster += c.at("verdict") == "faster" ? 1 : 0;
+    same += c.at("verdict") == "same" ? 1 : 0;
+  }
+  const std::string same_part = same > 0 ? fmt::format(", the same on {}", same) : "";
   return fmt::format("**Final audit: {:.3f}× the baseline's speed [{:.3f}, {:.3f}], {}** on case {} (the champion and "
                      "the original baseline timed interleaved: the median of {} per-round time ratios, 95 % bootstrap "
-                     "interval); faster on {} of {} cases, verdict over all: {}.",
+                     "interval); faster on {} of {} cases{}, verdict over all: {}.",
                      t.at("speedup").get<double>(), t.at("speedup_ci").at(0).get<double>(),
                      t.at("speedup_ci").at(1).get<double>(), t.at("verdict").get<std::string>(),
                      t.at("case").get<std::string>(), t.at("rounds").get<std::size_t>(), faster,
-                     audit.at("cases").size(), audit.at("verdict").get<std::string>());
+                     audit.at("cases").size(), same_part, audit.at("verdict").get<std::string>());
 }
 
 std::string format_run_summary(const json& s) {

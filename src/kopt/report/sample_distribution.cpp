@@ -1,10 +1,12 @@
 #include "kopt/report/sample_distribution.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 
 #include "kopt/measure/statistics.hpp"
 #include "kopt/report/roofline_svg.hpp"
@@ -42,31 +44,49 @@ SampleDistribution from_summary(std::string label, const json& median, const jso
   return d;
 }
 
-// The samples of the outcome's variant in the report, or why there are none. Samples whose
-// median is not the one the summary shows are not drawn: the chart would contradict it.
-void load_samples(SampleDistribution& d, const loop::RunFolder& run, const SampleSource& source) {
-  const std::string report_name = run.relative(source.report).string();
-  if (!fs::exists(source.report)) {
-    d.missing = "no " + report_name;
-    return;
+// The label of the outcome in `file` whose median is `median_s` (a bench.json holds one
+// outcome, an ablation.json several), or nothing when none of them is that measurement.
+std::optional<std::string> label_with_median(const fs::path& file, double median_s) {
+  if (!fs::exists(file)) return std::nullopt;
+  const json doc = loop::read_json(file);
+  const json outcomes = doc.contains("outcomes") ? doc["outcomes"] : json::array({doc});
+  for (const json& o : outcomes) {
+    if (o.value("median_s", -1.0) == median_s && o.contains("label")) return o.at("label").get<std::string>();
   }
+  return std::nullopt;
+}
+
+// The samples of the measurement that gave the median (the first source whose outcome holds
+// it), or why there are none. Samples whose median is not the one the summary shows are not
+// drawn: the chart would contradict it.
+void load_samples(SampleDistribution& d, const loop::RunFolder& run, const std::vector<SampleSource>& sources) {
   try {
-    const json outcome_file = loop::read_json(source.outcome);
-    const json& outcome = outcome_file.contains("outcomes") ? outcome_file["outcomes"].at(0) : outcome_file;
-    const std::string label = outcome.at("label").get<std::string>();
-    for (const json& variant : loop::read_json(source.report).value("variants", json::array())) {
-      if (variant.value("label", "") != label) continue;
-      std::vector<double> samples = variant.at("samples_seconds").get<std::vector<double>>();
-      if (samples.empty() || std::abs(measure::median(samples) - d.median_s) > 1e-9 * d.median_s) {
-        d.missing = fmt::format("the samples of {} in {} do not give the summary's median", label, report_name);
+    for (const SampleSource& source : sources) {
+      const std::optional<std::string> label = label_with_median(source.outcome, d.median_s);
+      if (!label) continue;
+      const std::string report_name = run.relative(source.report).string();
+      if (!fs::exists(source.report)) {
+        d.missing = "no " + report_name;
         return;
       }
-      d.samples_s = std::move(samples);
+      for (const json& variant : loop::read_json(source.report).value("variants", json::array())) {
+        if (variant.value("label", "") != *label) continue;
+        std::vector<double> samples = variant.at("samples_seconds").get<std::vector<double>>();
+        if (samples.empty() || std::abs(measure::median(samples) - d.median_s) > 1e-9 * d.median_s) {
+          d.missing = fmt::format("the samples of {} in {} do not give the summary's median", *label, report_name);
+          return;
+        }
+        d.samples_s = std::move(samples);
+        return;
+      }
+      d.missing = fmt::format("{} holds no samples of {}", report_name, *label);
       return;
     }
-    d.missing = fmt::format("{} holds no samples of {}", report_name, label);
+    std::vector<std::string> names;
+    for (const SampleSource& source : sources) names.push_back(run.relative(source.outcome).string());
+    d.missing = fmt::format("no measurement in {} gives the summary's median", fmt::join(names, " or "));
   } catch (const std::exception&) {
-    d.missing = fmt::format("{} is unreadable", report_name);
+    d.missing = "a measurement file of the run is unreadable";
   }
 }
 
@@ -75,13 +95,16 @@ void load_samples(SampleDistribution& d, const loop::RunFolder& run, const Sampl
 std::vector<SampleDistribution> kept_sample_distributions(const loop::RunFolder& run, const json& summary) {
   std::vector<SampleDistribution> out;
   out.push_back(from_summary("baseline", summary.at("baseline_median_s"), summary.at("baseline_median_ci_s")));
-  load_samples(out.back(), run, {run.baseline() / "bench.json", run.baseline() / "baseline_bench.json"});
+  load_samples(out.back(), run, {{run.baseline() / "bench.json", run.baseline() / "baseline_bench.json"}});
   const int best_iteration = summary.at("best_iteration").get<int>();
   if (best_iteration > 0) {
     out.push_back(from_summary(fmt::format("best ({})", summary.at("best").at("label").get<std::string>()),
                                summary.at("best_median_s"), summary.at("best_median_ci_s")));
+    // The champion's finals crowned it; a best with a harmful method switched off was timed
+    // in its iteration's ablation.
     load_samples(out.back(), run,
-                 {run.champion(best_iteration) / "bench.json", run.iteration(best_iteration) / "finals_bench.json"});
+                 {{run.champion(best_iteration) / "bench.json", run.iteration(best_iteration) / "finals_bench.json"},
+                  {run.iteration(best_iteration) / "ablation.json", run.iteration(best_iteration) / "ablation_bench.json"}});
   }
   return out;
 }

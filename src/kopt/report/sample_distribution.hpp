@@ -26,7 +26,8 @@ struct SampleDistribution {
 
 // The baseline's, and the best's when an iteration beat the baseline: the baseline's samples
 // are in baseline/baseline_bench.json, a champion's in its iteration's finals_bench.json
-// (the measurement that crowned it). Samples whose median is not the summary's are refused.
+// (the measurement that crowned it), a best with a harmful method switched off in its
+// iteration's ablation_bench.json. Samples whose median is not the summary's are refused.
 std::vector<SampleDistribution> kept_sample_distributions(const loop::RunFolder& run, const nlohmann::json& summary);
 
 // The strip plot: one band per distribution (its samples as dots, its interval as a shaded

@@ -107,6 +107,28 @@ TEST_F(FinalAudit, TimesTheChampionAgainstTheBaselineOnEveryCaseAndTheSummaryQuo
   EXPECT_TRUE(cases_.empty());
 }
 
+// A champion faster where the work is large and the same on tiny cases (the launch's time) is
+// faster_or_same over all, not ambiguous: no case's interval straddles the threshold.
+TEST_F(FinalAudit, FasterOnSomeCasesAndTheSameOnTheRestIsFasterOrSame) {
+  SimulatedLab lab(kModel);
+  init_run(lab, {.kernel = kKernel, .settings = {.iterations = 1}, .run_dir = run_->root()});
+  advance_one_iteration(lab, *run_);
+  json flat = read_json(kModel);
+  flat["factors"] = json::object();  // every variant takes the base time: champion and baseline alike
+  flat["evidence"] = (fs::path(kModel).parent_path() / flat.at("evidence").get<std::string>()).string();
+  const fs::path flat_model = dir_->path() / "flat_model.json";
+  write_json(flat_model, flat);
+  const std::vector<std::string> names = run_case_names(run_->load());
+  const json audit = final_audit(*run_, [&](const std::string& name) {
+    return std::make_unique<SimulatedLab>(name == names.front() ? fs::path(kModel) : flat_model);
+  });
+  EXPECT_EQ(audit["cases"][0]["verdict"], "faster");
+  EXPECT_EQ(audit["cases"][1]["verdict"], "same");
+  EXPECT_EQ(audit["verdict"], "faster_or_same");
+  EXPECT_THAT(report::format_run_summary(report::run_summary(*run_)),
+              HasSubstr("faster on 1 of 6 cases, the same on 5, verdict over all: faster_or_same."));
+}
+
 TEST_F(FinalAudit, ARunWithoutAChampionHasNothingToAuditAndAnUnauditedSummarySaysSo) {
   SimulatedLab lab(kModel);
   init_run(lab, {.kernel = kKernel, .settings = {.iterations = 1}, .run_dir = run_->root()});

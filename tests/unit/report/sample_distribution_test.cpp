@@ -137,6 +137,32 @@ TEST_F(KeptSamplesInACopy, RefusesSamplesThatDoNotGiveTheSummarysMedian) {
   EXPECT_EQ(rows[1].missing, "iter4/finals_bench.json holds no samples of iter4/b2");
 }
 
+// A champion with a harmful method switched off is the best at the median its ablation gave it
+// (the H200 reduction run of 2026-12-01): its samples are the ablation's.
+TEST_F(KeptSamplesInACopy, FindsTheSamplesOfABestTheAblationTimed) {
+  json summary = run_summary(run());
+  const double ablated = 0.97 * summary["best_median_s"].get<double>();
+  summary["best_median_s"] = ablated;
+  loop::write_json(run().iteration(4) / "ablation.json",
+                   {{"outcomes", {{{"label", "champion"}, {"median_s", 1.0}},
+                                  {{"label", "without latency.grid_stride_loop"}, {"median_s", ablated}}}}});
+  write_report(run().iteration(4) / "finals_bench.json", "iter4/b2", 1.0);
+  write_report(run().iteration(4) / "ablation_bench.json", "without latency.grid_stride_loop", ablated);
+  const std::vector<SampleDistribution> rows = kept_sample_distributions(run(), summary);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].missing, "");
+  ASSERT_EQ(rows[1].samples_s.size(), 3u);
+  EXPECT_EQ(rows[1].samples_s[1], ablated);
+}
+
+TEST_F(KeptSamplesInACopy, SaysWhenNoMeasurementGivesTheSummarysMedian) {
+  json summary = run_summary(run());
+  summary["best_median_s"] = 0.5 * summary["best_median_s"].get<double>();
+  const std::vector<SampleDistribution> rows = kept_sample_distributions(run(), summary);
+  EXPECT_EQ(rows[1].missing,
+            "no measurement in iter4/champion/bench.json or iter4/ablation.json gives the summary's median");
+}
+
 // A run on the simulated lab keeps its samples where a real one does; report.html draws all of
 // them, and its medians are summary.md's.
 TEST(KeptSamples, ASimulatedRunsReportDrawsEverySampleOfTheBaselineAndTheChampion) {
