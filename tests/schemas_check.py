@@ -60,7 +60,7 @@ RUN_FILES = {"state.json": "state", "summary.json": "summary", "env.json": "env"
              "history.json": "history", "profile.json": "profile", "ncu_top.json": "ncu_top",
              "evidence.json": "evidence", "screen.json": "measurement", "finals.json": "measurement",
              "ablation.json": "ablation", "screen_bench.json": "bench", "finals_bench.json": "bench",
-             "baseline_bench.json": "bench", "first_look.json": "measurement", "first_look_bench.json": "bench",
+             "baseline_bench.json": "bench", "first_look.json": "measurement", "first_look_bench.json": "bench", "ablation_bench.json": "bench",
              "generator_context.json": "generator_context", "audit.json": "audit", "frozen.json": "frozen",
              "experiment.json": "experiment"}
 
