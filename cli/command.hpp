@@ -18,9 +18,6 @@ struct Command {
   std::function<std::function<int()>(CLI::App& app)> setup;
 };
 
-// `kopt worker JOB RESULT`'s work, also reached through libkopt_worker.so (worker_entry.cpp).
-int run_worker_files(const std::string& job_file, const std::string& result_file, int await_device = -1);
-
 Command check_command();
 Command worker_command();
 Command doctor_command();

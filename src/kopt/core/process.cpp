@@ -24,7 +24,7 @@
 
 namespace kopt {
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using Monotonic = std::chrono::steady_clock;  // a process's own deadlines, not the injectable kopt::Clock
 
 std::string ProcessResult::outcome() const {
   if (!started) return fmt::format("could not be started: {}", start_error);
@@ -226,7 +226,7 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   argv.push_back(nullptr);
 
   adopt_orphans();
-  const auto start = Clock::now();
+  const auto start = Monotonic::now();
   const pid_t parent = ::getpid();
   std::unique_lock spawning(spawn_mutex());
   pid_t pid = ::fork();
@@ -265,16 +265,16 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   }
   result.started = true;
 
-  const auto limit = std::chrono::duration_cast<Clock::duration>(spec.time_limit);
+  const auto limit = std::chrono::duration_cast<Monotonic::duration>(spec.time_limit);
   auto deadline = start + limit;
   // While the program waits, the limit is pushed on; it starts anew when the wait is seen over
   // (up to a poll's second late: generous, never short).
   bool was_waiting = spec.waiting && spec.waiting->load();
   auto past_deadline = [&] {
     const bool waiting = spec.waiting && spec.waiting->load();
-    if (waiting || was_waiting) deadline = std::max(deadline, Clock::now() + limit);
+    if (waiting || was_waiting) deadline = std::max(deadline, Monotonic::now() + limit);
     was_waiting = waiting;
-    return Clock::now() >= deadline;
+    return Monotonic::now() >= deadline;
   };
   std::array<pollfd, 2> fds{pollfd{out_read.get(), POLLIN, 0}, pollfd{err_read.get(), POLLIN, 0}};
   std::array<std::string*, 2> sinks{&result.out, &result.err};
@@ -283,7 +283,7 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   char buffer[65536];
   while (open_streams > 0) {
     const bool over = past_deadline();
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Monotonic::now());
     if (over || left.count() <= 0) {
       result.timed_out = true;
       ::kill(-pid, SIGKILL);
@@ -316,7 +316,7 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   }
   // Grandchildren that kept the pipes open are ended with their group.
   ::kill(-pid, SIGKILL);
-  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(Monotonic::now() - start).count();
   if (WIFEXITED(status)) result.exit_status = WEXITSTATUS(status);
   if (WIFSIGNALED(status) && !result.timed_out) result.signal = WTERMSIG(status);
   return result;

@@ -14,9 +14,7 @@ std::optional<std::string> read_process_smaps(int pid) {
   return text.str();
 }
 
-namespace {
-
-// The parent of `pid` from /proc/PID/stat: the fourth field, after the command name in
+// The fourth field of /proc/PID/stat, after the command name in
 // parentheses (which may itself hold spaces and parentheses, hence the last ')').
 std::optional<int> parent_of(int pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
@@ -30,8 +28,6 @@ std::optional<int> parent_of(int pid) {
   if (!(fields >> state >> parent)) return std::nullopt;
   return parent;
 }
-
-}  // namespace
 
 bool is_same_or_descendant(int pid, int ancestor) {
   for (int steps = 0; pid > 1 && steps < 64; ++steps) {

@@ -10,6 +10,10 @@ namespace kopt {
 // The text of /proc/PID/smaps; nullopt when the process is gone or may not be read.
 std::optional<std::string> read_process_smaps(int pid);
 
+// The parent of `pid` from /proc/PID/stat; nullopt when the process is gone or its stat
+// may not be read.
+std::optional<int> parent_of(int pid);
+
 // Whether `pid` is `ancestor` or one of its descendants (by the parent links in
 // /proc/PID/stat); false when a link cannot be read.
 bool is_same_or_descendant(int pid, int ancestor);

@@ -8,27 +8,15 @@
 
 #include <charconv>
 #include <cstring>
-#include <fstream>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "kopt/core/process_maps.hpp"
+
 namespace kopt {
 namespace {
-
-// The parent in /proc/PID/stat: the field after the command name, which is in parentheses
-// and may itself hold spaces and parentheses, so it is found from the last ')'.
-pid_t parent_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  if (!std::getline(in, stat)) return -1;
-  const std::size_t close = stat.rfind(')');
-  if (close == std::string::npos || close + 4 >= stat.size()) return -1;
-  const char* at = stat.data() + close + 4;  // ") S PPID": skip ") ", the state and a space
-  pid_t parent = -1;
-  std::from_chars(at, stat.data() + stat.size(), parent);
-  return parent;
-}
 
 std::vector<pid_t> children_of(pid_t parent) {
   std::vector<pid_t> children;
@@ -39,7 +27,7 @@ std::vector<pid_t> children_of(pid_t parent) {
     const char* name = entry->d_name;
     const auto [end, error] = std::from_chars(name, name + std::strlen(name), pid);
     if (error != std::errc() || *end != '\0') continue;
-    if (parent_of(pid) == parent) children.push_back(pid);
+    if (parent_of(pid) == std::optional<int>(parent)) children.push_back(pid);
   }
   ::closedir(proc);
   return children;

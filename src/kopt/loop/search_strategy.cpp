@@ -23,20 +23,6 @@ std::uint64_t batch_seed(const SearchRequest& request) {
   return request.seed * 1000003 + static_cast<std::uint64_t>(request.iteration);
 }
 
-std::size_t index_of(const std::vector<std::string>& values, const std::string& value) {
-  const auto found = std::ranges::find(values, value);
-  return found == values.end() ? 0 : static_cast<std::size_t>(found - values.begin());
-}
-
-Defines random_configuration(const SearchSpace& space, std::mt19937_64& rng) {
-  Defines config;
-  for (const auto& [name, values] : space.params) {
-    std::uniform_int_distribution<std::size_t> pick(0, values.size() - 1);
-    config[name] = values[pick(rng)];
-  }
-  return config;
-}
-
 // An allowed configuration not in `taken`, uniformly among those (rejection); none when the
 // draws run out.
 std::optional<Defines> random_untaken(const SearchSpace& space, const std::set<Defines>& taken, std::mt19937_64& rng) {

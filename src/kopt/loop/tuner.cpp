@@ -30,20 +30,6 @@ spec::Number number_of(const std::string& text) {
   throw input_error("tune value \"{}\" is not a number: restrictions cannot use it", text);
 }
 
-Defines random_configuration(const SearchSpace& space, std::mt19937_64& rng) {
-  Defines config;
-  for (const auto& [name, values] : space.params) {
-    std::uniform_int_distribution<std::size_t> pick(0, values.size() - 1);
-    config[name] = values[pick(rng)];
-  }
-  return config;
-}
-
-std::size_t index_of(const std::vector<std::string>& values, const std::string& value) {
-  const auto found = std::ranges::find(values, value);
-  return found == values.end() ? 0 : static_cast<std::size_t>(found - values.begin());
-}
-
 // Every configuration one or two parameters away from `centre`, each moved one step.
 std::vector<Defines> neighbours(const SearchSpace& space, const Defines& centre) {
   std::vector<Defines> out;
@@ -70,6 +56,20 @@ std::vector<Defines> neighbours(const SearchSpace& space, const Defines& centre)
 }
 
 }  // namespace
+
+Defines random_configuration(const SearchSpace& space, std::mt19937_64& rng) {
+  Defines config;
+  for (const auto& [name, values] : space.params) {
+    std::uniform_int_distribution<std::size_t> pick(0, values.size() - 1);
+    config[name] = values[pick(rng)];
+  }
+  return config;
+}
+
+std::size_t index_of(const std::vector<std::string>& values, const std::string& value) {
+  const auto found = std::ranges::find(values, value);
+  return found == values.end() ? 0 : static_cast<std::size_t>(found - values.begin());
+}
 
 bool SearchSpace::allows(const Defines& defines) const {
   spec::Dims dims;

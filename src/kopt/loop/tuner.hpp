@@ -38,6 +38,12 @@ struct SearchSpace {
   Defines configuration(const Defines& defines) const;
 };
 
+// Each parameter's value drawn uniformly from its list (restrictions not applied).
+Defines random_configuration(const SearchSpace& space, std::mt19937_64& rng);
+
+// Where `value` is in a parameter's `values` (0 when absent: a default outside the list).
+std::size_t index_of(const std::vector<std::string>& values, const std::string& value);
+
 // [tune] where the spec has it, else the source's kopt:param declarations.
 SearchSpace search_space(const spec::ProblemSpec& problem, const spec::SourceAnnotations& annotations);
 

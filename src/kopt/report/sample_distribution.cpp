@@ -21,8 +21,8 @@ namespace {
 // The layout, in pixels: the labels on the left as in the bar charts, one band per variant.
 constexpr double kLabelWidth = 260;
 constexpr double kPlotWidth = 620;
-constexpr double kWidth = kLabelWidth + kPlotWidth + 40;
-constexpr double kTop = 36;
+constexpr double kChartWidth = kLabelWidth + kPlotWidth + 40;
+constexpr double kChartTop = 36;
 constexpr double kBandHeight = 64;
 constexpr const char* kSampleColour = "#4a7ab5";  // the bar charts' blue
 constexpr const char* kMedianColour = "#b00";     // the bar charts' reference line
@@ -257,7 +257,7 @@ std::string svg_open(double height, const std::string& title) {
   return fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
       "font-family=\"sans-serif\" font-size=\"12\">\n<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{2}</text>\n",
-      kWidth, height, escape_xml(title));
+      kChartWidth, height, escape_xml(title));
 }
 
 // One line naming, per variant, why its samples are missing.
@@ -288,13 +288,13 @@ std::string render_distribution_svg(const std::vector<SampleDistribution>& distr
                                              escape_xml(distributions.empty() ? "No variant to show" : missing_line(distributions)));
   }
   const LinearAxis time_axis = axis_over(times, false), spread_axis = axis_over(spreads, true);
-  const double time_bottom = band_top(kTop, distributions.size()) + 4;
+  const double time_bottom = band_top(kChartTop, distributions.size()) + 4;
   const double spread_top = time_bottom + 60;  // below the time axis' ticks and title
   const double spread_bottom = band_top(spread_top, kept.size()) + 4;
   std::string svg = svg_open(spread_bottom + 48, title);
-  svg += draw_axis(time_axis, kTop, time_bottom,
+  svg += draw_axis(time_axis, kChartTop, time_bottom,
                    "time per solve call (µs): every sample (dot), the median (red) and its 95 % interval (shaded)");
-  for (std::size_t i = 0; i < distributions.size(); ++i) svg += draw_time_band(distributions[i], time_axis, band_top(kTop, i));
+  for (std::size_t i = 0; i < distributions.size(); ++i) svg += draw_time_band(distributions[i], time_axis, band_top(kChartTop, i));
   svg += draw_axis(spread_axis, spread_top, spread_bottom, "each sample's distance from its own median (%)");
   for (std::size_t i = 0; i < kept.size(); ++i) svg += draw_spread_band(*kept[i], spread_axis, band_top(spread_top, i));
   return svg + "</svg>\n";

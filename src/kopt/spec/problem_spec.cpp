@@ -11,6 +11,7 @@
 #include "kopt/build/cutlass_headers.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/spec/source_text.hpp"
 #include "kopt/spec/tool_arguments.hpp"
 #include "kopt/spec/toml_fields.hpp"
 
@@ -18,12 +19,6 @@ namespace kopt::spec {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool is_identifier(std::string_view word) {
-  return !word.empty() && !std::isdigit(static_cast<unsigned char>(word[0])) &&
-         std::ranges::all_of(word,
-                             [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
 
 std::string label_of_case(const std::vector<TomlEntry>& own_dims, const Dims& dims) {
   std::string label;

@@ -18,12 +18,6 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-bool is_identifier(std::string_view word) {
-  return !word.empty() && !std::isdigit(static_cast<unsigned char>(word[0])) &&
-         std::ranges::all_of(word,
-                             [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
-
 // Splits off the first whitespace-separated word.
 std::string_view take_word(std::string_view& text) {
   text = trim(text);

@@ -192,4 +192,9 @@ int line_at(std::string_view text, std::size_t offset) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + offset, '\n'));
 }
 
+bool is_identifier(std::string_view word) {
+  return !word.empty() && !std::isdigit(static_cast<unsigned char>(word[0])) &&
+         std::ranges::all_of(word, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
 }  // namespace kopt::spec

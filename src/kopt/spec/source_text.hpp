@@ -54,4 +54,7 @@ std::string collapse_whitespace(std::string_view text);
 
 int line_at(std::string_view text, std::size_t offset);
 
+// A C identifier: a letter or '_', then letters, digits and '_'.
+bool is_identifier(std::string_view word);
+
 }  // namespace kopt::spec

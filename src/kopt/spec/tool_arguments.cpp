@@ -9,6 +9,7 @@
 #include "kopt/core/embedded_files.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/spec/data_file.hpp"
+#include "kopt/spec/source_text.hpp"
 
 namespace kopt::spec {
 namespace {
@@ -65,11 +66,6 @@ void check_characters(std::string_view text, std::string_view what, std::string_
                       "metacharacters, quotes and whitespace in compiler arguments",
                       where, what, printable(text), describe_character(*c));
   }
-}
-
-bool is_identifier(std::string_view word) {
-  return !word.empty() && !std::isdigit(static_cast<unsigned char>(word[0])) &&
-         std::ranges::all_of(word, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 // The option `part` selects, when it is one that names a program or an output file.

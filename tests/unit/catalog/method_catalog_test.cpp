@@ -46,7 +46,7 @@ risks = "what it costs"
 example = "a worked example"
 )";
 
-std::string error_of(const std::string& text) {
+std::string catalog_error_of(const std::string& text) {
   try {
     parse_method_catalog(text, "m.toml", load_sass_signatures(), known_condition_names());
   } catch (const Error& e) {
@@ -62,23 +62,23 @@ std::string with(std::string_view from, std::string_view to) {
   return text;
 }
 
-TEST(MethodCatalog, AValidEntryLoads) { EXPECT_EQ(error_of(kValid), "no error"); }
+TEST(MethodCatalog, AValidEntryLoads) { EXPECT_EQ(catalog_error_of(kValid), "no error"); }
 
 TEST(MethodCatalog, MalformedEntriesAreNamedWithFileAndEntry) {
-  EXPECT_THAT(error_of(with("priority = 10", "priority = 10\ncolour = 1")),
+  EXPECT_THAT(catalog_error_of(with("priority = 10", "priority = 10\ncolour = 1")),
               testing::AllOf(testing::HasSubstr("m.toml:"), testing::HasSubstr("memory.a: unknown key \"colour\"")));
-  EXPECT_THAT(error_of(with("axis = \"memory\"", "axis = \"speed\"")), testing::HasSubstr("memory.a: unknown axis"));
-  EXPECT_THAT(error_of(with("axis = \"memory\"", "axis = \"compute\"")), testing::HasSubstr("must be compute.<name>"));
-  EXPECT_THAT(error_of(with("priority = 10\n", "")), testing::HasSubstr("memory.a: priority is required"));
-  EXPECT_THAT(error_of(with("KOPT_USE_A", "USE_A")), testing::HasSubstr("KOPT_USE_[A-Z0-9_]+"));
-  EXPECT_THAT(error_of(with("\"none\"", "\"no_such\"")), testing::HasSubstr("unknown SASS signature"));
-  EXPECT_THAT(error_of(with("dram_throughput > 0.5", "dram_throughput >")), testing::HasSubstr("memory.a: trigger"));
-  EXPECT_THAT(error_of(with("dram_throughput", "dram_thruput")), testing::HasSubstr("unknown concept \"dram_thruput\""));
-  EXPECT_THAT(error_of(with("min_arch = 70", "min_arch = 70\nfeatures = [\"warp_drive\"]")),
+  EXPECT_THAT(catalog_error_of(with("axis = \"memory\"", "axis = \"speed\"")), testing::HasSubstr("memory.a: unknown axis"));
+  EXPECT_THAT(catalog_error_of(with("axis = \"memory\"", "axis = \"compute\"")), testing::HasSubstr("must be compute.<name>"));
+  EXPECT_THAT(catalog_error_of(with("priority = 10\n", "")), testing::HasSubstr("memory.a: priority is required"));
+  EXPECT_THAT(catalog_error_of(with("KOPT_USE_A", "USE_A")), testing::HasSubstr("KOPT_USE_[A-Z0-9_]+"));
+  EXPECT_THAT(catalog_error_of(with("\"none\"", "\"no_such\"")), testing::HasSubstr("unknown SASS signature"));
+  EXPECT_THAT(catalog_error_of(with("dram_throughput > 0.5", "dram_throughput >")), testing::HasSubstr("memory.a: trigger"));
+  EXPECT_THAT(catalog_error_of(with("dram_throughput", "dram_thruput")), testing::HasSubstr("unknown concept \"dram_thruput\""));
+  EXPECT_THAT(catalog_error_of(with("min_arch = 70", "min_arch = 70\nfeatures = [\"warp_drive\"]")),
               testing::HasSubstr("unknown feature"));
-  EXPECT_THAT(error_of(with("min_arch = 70", "min_arch = 70\nconflicts = [\"memory.zzz\"]")),
+  EXPECT_THAT(catalog_error_of(with("min_arch = 70", "min_arch = 70\nconflicts = [\"memory.zzz\"]")),
               testing::HasSubstr("conflicts with unknown method \"memory.zzz\""));
-  EXPECT_THAT(error_of(with("[\"one\", \"two\"]", "[\"one\"]")), testing::HasSubstr("two lines"));
+  EXPECT_THAT(catalog_error_of(with("[\"one\", \"two\"]", "[\"one\"]")), testing::HasSubstr("two lines"));
 }
 
 TEST(MethodCatalog, EveryShippedMethodCarriesGainRisksAndAWorkedExample) {
@@ -100,13 +100,13 @@ TEST(MethodCatalog, TheNewerTechniquesAreInTheCatalog) {
 }
 
 TEST(MethodCatalog, GainRisksAndExampleAreChecked) {
-  EXPECT_THAT(error_of(with("gain = [1.1, 2]", "gain = [0.5, 2]")), testing::HasSubstr("memory.a: gain must be [low, high]"));
-  EXPECT_THAT(error_of(with("gain = [1.1, 2]", "gain = [2, 1.5]")), testing::HasSubstr("1 <= low <= high"));
-  EXPECT_THAT(error_of(with("gain = [1.1, 2]", "gain = [1.1]")), testing::HasSubstr("gain must be"));
-  EXPECT_THAT(error_of(with("gain = [1.1, 2]", "gain = [\"a\", 2]")), testing::HasSubstr("array of numbers"));
-  EXPECT_THAT(error_of(with("gain = [1.1, 2]\n", "")), testing::HasSubstr("gain is required"));
-  EXPECT_THAT(error_of(with("risks = \"what it costs\"\n", "")), testing::HasSubstr("risks is required"));
-  EXPECT_THAT(error_of(with("example = \"a worked example\"", "example = \"\"")),
+  EXPECT_THAT(catalog_error_of(with("gain = [1.1, 2]", "gain = [0.5, 2]")), testing::HasSubstr("memory.a: gain must be [low, high]"));
+  EXPECT_THAT(catalog_error_of(with("gain = [1.1, 2]", "gain = [2, 1.5]")), testing::HasSubstr("1 <= low <= high"));
+  EXPECT_THAT(catalog_error_of(with("gain = [1.1, 2]", "gain = [1.1]")), testing::HasSubstr("gain must be"));
+  EXPECT_THAT(catalog_error_of(with("gain = [1.1, 2]", "gain = [\"a\", 2]")), testing::HasSubstr("array of numbers"));
+  EXPECT_THAT(catalog_error_of(with("gain = [1.1, 2]\n", "")), testing::HasSubstr("gain is required"));
+  EXPECT_THAT(catalog_error_of(with("risks = \"what it costs\"\n", "")), testing::HasSubstr("risks is required"));
+  EXPECT_THAT(catalog_error_of(with("example = \"a worked example\"", "example = \"\"")),
               testing::HasSubstr("example must be a non-empty string"));
 }
 
@@ -114,7 +114,7 @@ TEST(MethodCatalog, APriorityIsUniqueWithinItsAxis) {
   std::string text = kValid;
   std::string second = text.substr(text.find("[methods."));
   second.replace(second.find("memory.a"), 8, "memory.b");
-  EXPECT_THAT(error_of(text + second), testing::HasSubstr("priority 10 is also memory."));
+  EXPECT_THAT(catalog_error_of(text + second), testing::HasSubstr("priority 10 is also memory."));
 }
 
 }  // namespace

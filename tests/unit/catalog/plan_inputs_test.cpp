@@ -5,6 +5,7 @@
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "catalog_fixtures.hpp"
 
 namespace kopt::catalog {
 namespace {
@@ -12,7 +13,6 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-const fs::path kEvidence = fs::path(KOPT_SOURCE_DIR) / "tests/fixtures/evidence/h200_vector_add";
 
 TEST(PlanInputs, TheProfilesArchitectureAndDtypeUnlessOverridden) {
   const PlanInputs inputs = read_plan_inputs({.profile = kEvidence / "profile.json", .roofline = kEvidence / "roofline.json"}, {});

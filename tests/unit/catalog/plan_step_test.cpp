@@ -6,6 +6,7 @@
 #include "kopt/catalog/planner.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "catalog_fixtures.hpp"
 
 namespace kopt::catalog {
 namespace {
@@ -13,7 +14,6 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-const fs::path kEvidence = fs::path(KOPT_SOURCE_DIR) / "tests/fixtures/evidence/h200_vector_add";
 
 class PlanStepTest : public ::testing::Test {
  protected:

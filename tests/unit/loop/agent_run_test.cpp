@@ -14,6 +14,7 @@
 #include "kopt/loop/run_loop.hpp"
 #include "kopt/loop/simulated_lab.hpp"
 #include "kopt/report/run_summary.hpp"
+#include "loop_fixtures.hpp"
 
 namespace kopt::loop {
 namespace {
@@ -22,7 +23,6 @@ using json = nlohmann::json;
 using ::testing::HasSubstr;
 
 const fs::path kFixtureModel = fs::path(KOPT_FIXTURES_DIR) / "loop" / "sgemm_tiled_model.json";
-const fs::path kKernel = fs::path(KOPT_SOURCE_DIR) / "examples" / "sgemm_tiled";
 
 class AgentRun : public ::testing::Test {
  protected:

@@ -7,14 +7,13 @@
 #include "kopt/core/files.hpp"
 #include "kopt/loop/run_loop.hpp"
 #include "kopt/loop/simulated_lab.hpp"
+#include "loop_fixtures.hpp"
 
 namespace kopt::loop {
 namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-const fs::path kModel = fs::path(KOPT_FIXTURES_DIR) / "loop" / "sgemm_tiled_model.json";
-const fs::path kKernel = fs::path(KOPT_SOURCE_DIR) / "examples" / "sgemm_tiled";
 constexpr const char* kGood =
     R"({"hypothesis": "bigger tiles reuse each load more", "expected_gain_percent": [10, 40], "cost": "more registers"})";
 

@@ -7,6 +7,7 @@
 #include "kopt/core/files.hpp"
 #include "kopt/loop/simulated_lab.hpp"
 #include "kopt/report/run_summary.hpp"
+#include "loop_fixtures.hpp"
 
 namespace kopt::loop {
 namespace {
@@ -14,8 +15,6 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 using ::testing::HasSubstr;
 
-const fs::path kModel = fs::path(KOPT_FIXTURES_DIR) / "loop" / "sgemm_tiled_model.json";
-const fs::path kKernel = fs::path(KOPT_SOURCE_DIR) / "examples" / "sgemm_tiled";
 
 TEST(PairedRatio, PairsSamplesOfTheSameRound) {
   // Round-to-round drift that both variants share cancels in the paired ratio: each round the

@@ -8,6 +8,7 @@
 #include "kopt/loop/final_audit.hpp"
 #include "kopt/loop/run_loop.hpp"
 #include "kopt/loop/simulated_lab.hpp"
+#include "loop_fixtures.hpp"
 
 namespace kopt::loop {
 namespace {
@@ -15,7 +16,6 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 using ::testing::HasSubstr;
 
-const fs::path kModel = fs::path(KOPT_FIXTURES_DIR) / "loop" / "sgemm_tiled_model.json";
 const fs::path kExamples = fs::path(KOPT_SOURCE_DIR) / "examples";
 
 // A copy of the tiled SGEMM and the naive one its spec takes the reference from, so that a

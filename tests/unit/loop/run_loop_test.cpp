@@ -13,14 +13,13 @@
 #include "kopt/loop/optimize.hpp"
 #include "kopt/loop/simulated_lab.hpp"
 #include "kopt/loop/tuner.hpp"
+#include "loop_fixtures.hpp"
 
 namespace kopt::loop {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-const fs::path kModel = fs::path(KOPT_FIXTURES_DIR) / "loop" / "sgemm_tiled_model.json";
-const fs::path kKernel = fs::path(KOPT_SOURCE_DIR) / "examples" / "sgemm_tiled";
 
 struct Killed {
   std::string where;

@@ -13,14 +13,13 @@
 #include "kopt/loop/run_loop.hpp"
 #include "kopt/loop/screen_settings.hpp"
 #include "kopt/loop/simulated_lab.hpp"
+#include "loop_fixtures.hpp"
 
 namespace kopt::loop {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-const fs::path kModel = fs::path(KOPT_FIXTURES_DIR) / "loop" / "sgemm_tiled_model.json";
-const fs::path kKernel = fs::path(KOPT_SOURCE_DIR) / "examples" / "sgemm_tiled";
 
 // Twelve branches: fast ones (big tiles), slow ones (small tiles), and one that fails (BK=32).
 RunFolder twelve_branches(const fs::path& dir, SimulatedLab& lab) {

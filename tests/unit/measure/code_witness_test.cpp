@@ -18,7 +18,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-const CodeWitnessRule kRule{.first_look_seconds = 0.001, .mean_interval_seconds = 0.005, .ignored = {}};
+const CodeWitnessRule kCodeRule{.first_look_seconds = 0.001, .mean_interval_seconds = 0.005, .ignored = {}};
 
 // The shape of /proc/PID/smaps: a header per mapping, then "Key: value kB" lines.
 std::string mapping(std::string_view header, int anonymous_kb) {
@@ -31,7 +31,7 @@ TEST(WrittenCode, FlagsAnExecutableFileMappingWithWrittenPages) {
   const std::string smaps =
       mapping("7f0c2a000000-7f0c2a021000 r-xp 00001000 08:01 1234                       /usr/lib/x86_64-linux-gnu/libcuda.so.580", 4) +
       mapping("7f0c2b000000-7f0c2b021000 r-xp 00001000 08:01 99                         /usr/lib/x86_64-linux-gnu/libc.so.6", 0);
-  EXPECT_THAT(written_code(smaps, kRule), ElementsAre(WrittenCode{"/usr/lib/x86_64-linux-gnu/libcuda.so.580", 4}));
+  EXPECT_THAT(written_code(smaps, kCodeRule), ElementsAre(WrittenCode{"/usr/lib/x86_64-linux-gnu/libcuda.so.580", 4}));
 }
 
 TEST(WrittenCode, IgnoresDataAnonymousMemoryAndCleanCode) {
@@ -39,13 +39,13 @@ TEST(WrittenCode, IgnoresDataAnonymousMemoryAndCleanCode) {
       mapping("7f0c2a000000-7f0c2a021000 rw-p 00020000 08:01 1234                       /usr/lib/libcuda.so.1", 64) +
       mapping("7f0c2c000000-7f0c2c021000 rwxp 00000000 00:00 0 ", 8) +
       mapping("7f0c2d000000-7f0c2d001000 r-xp 00000000 08:01 5                          /opt/kopt/kopt", 0);
-  EXPECT_THAT(written_code(smaps, kRule), IsEmpty());
+  EXPECT_THAT(written_code(smaps, kCodeRule), IsEmpty());
 }
 
 TEST(WrittenCode, WatchesTheVdsoAndNamesWithSpaces) {
   const std::string smaps = mapping("7ffd1000-7ffd3000 r-xp 00000000 00:00 0                          [vdso]", 4) +
                             mapping("7f00-7f10 r-xp 00000000 08:01 7                          /tmp/my dir/libk.so", 8);
-  EXPECT_THAT(written_code(smaps, kRule),
+  EXPECT_THAT(written_code(smaps, kCodeRule),
               ElementsAre(WrittenCode{"[vdso]", 4}, WrittenCode{"/tmp/my dir/libk.so", 8}));
 }
 
@@ -53,7 +53,7 @@ TEST(WrittenCode, SumsTheMappingsOfOneFileAndHonoursTheIgnoredNames) {
   const std::string smaps = mapping("7f00-7f10 r-xp 00000000 08:01 7                          /lib/libx.so", 4) +
                             mapping("7f20-7f30 r-xp 00010000 08:01 7                          /lib/libx.so", 8) +
                             mapping("7f40-7f50 r-xp 00000000 08:01 8                          /lib/libjit.so", 8);
-  CodeWitnessRule rule = kRule;
+  CodeWitnessRule rule = kCodeRule;
   rule.ignored = {"libjit"};
   EXPECT_THAT(written_code(smaps, rule), ElementsAre(WrittenCode{"/lib/libx.so", 12}));
 }
@@ -63,7 +63,7 @@ TEST(WrittenCode, SumsTheMappingsOfOneFileAndHonoursTheIgnoredNames) {
 TEST(WrittenCode, APageCacheDirtyLibraryIsNotWritten) {
   const std::string smaps = "7f00-7f10 r-xp 00000000 08:01 7                          /cache/build/k/libkernel.so\n"
                             "Private_Dirty:      64 kB\nAnonymous:           0 kB\n";
-  EXPECT_THAT(written_code(smaps, kRule), IsEmpty());
+  EXPECT_THAT(written_code(smaps, kCodeRule), IsEmpty());
 }
 
 TEST(CodeWitnessFlag, NamesEveryWrittenMappingOrSaysNothing) {
@@ -79,7 +79,7 @@ TEST(CodeWitnessFlag, NamesEveryWrittenMappingOrSaysNothing) {
 // the way a hot patch writes it (made writable, one byte rewritten with the same value).
 TEST(CodeWitness, SeesAPatchOfThisProcesssOwnCodeEvenWhenTheBytesAreRestored) {
   {
-    CodeWitness clean(kRule);
+    CodeWitness clean(kCodeRule);
     clean.watch(static_cast<int>(::getpid()));
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
     const CodeWitnessReport report = clean.finish();
@@ -87,7 +87,7 @@ TEST(CodeWitness, SeesAPatchOfThisProcesssOwnCodeEvenWhenTheBytesAreRestored) {
     EXPECT_GE(report.looks, 1);
     EXPECT_THAT(report.written, IsEmpty());
   }
-  CodeWitness patched(kRule);
+  CodeWitness patched(kCodeRule);
   const long page = ::sysconf(_SC_PAGESIZE);
   // Looked up with dlsym, so that the page is libc's code and not a stub in this executable.
   void* getppid_in_libc = ::dlsym(RTLD_DEFAULT, "getppid");

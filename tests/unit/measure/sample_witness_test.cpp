@@ -15,7 +15,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 
-const SampleWitnessRule kRule{.slack_seconds = 50e-6, .slack_fraction = 0.2, .flag_share = 0.5,
+const SampleWitnessRule kSampleRule{.slack_seconds = 50e-6, .slack_fraction = 0.2, .flag_share = 0.5,
                               .sum_slack_seconds = 1e-3};
 
 // Signals as the parent would have stamped them: sample i begins at `at[i]` and lasts `span[i]`.
@@ -151,13 +151,13 @@ TEST(SampleWitness, FinishesWhileSomethingElseHoldsThePipe) {
 
 TEST(ShortOfSpan, AllowsTheLargerOfTheAbsoluteAndTheRelativeSlack) {
   // 100 µs span: the absolute 50 µs rules.
-  EXPECT_FALSE(short_of_span(51e-6, 100e-6, kRule));
-  EXPECT_TRUE(short_of_span(49e-6, 100e-6, kRule));
+  EXPECT_FALSE(short_of_span(51e-6, 100e-6, kSampleRule));
+  EXPECT_TRUE(short_of_span(49e-6, 100e-6, kSampleRule));
   // 1 ms span: 20 % (200 µs) rules.
-  EXPECT_FALSE(short_of_span(801e-6, 1e-3, kRule));
-  EXPECT_TRUE(short_of_span(799e-6, 1e-3, kRule));
+  EXPECT_FALSE(short_of_span(801e-6, 1e-3, kSampleRule));
+  EXPECT_TRUE(short_of_span(799e-6, 1e-3, kSampleRule));
   // One-sided: reporting more than the span is not "short".
-  EXPECT_FALSE(short_of_span(2e-3, 1e-3, kRule));
+  EXPECT_FALSE(short_of_span(2e-3, 1e-3, kSampleRule));
 }
 
 // An honest worker's span holds its event time plus ~20 µs of its own overhead, and now and
@@ -168,8 +168,8 @@ TEST(WitnessFlags, HonestSpansPass) {
     reported.push_back(200e-6 + 1e-6 * (i % 7));
     spans.push_back(reported.back() + 20e-6 + (i % 10 == 0 ? 2e-3 : 3e-6 * (i % 5)));
   }
-  EXPECT_THAT(witness_flags({samples_of(reported)}, spans_of(spans), kRule), IsEmpty());
-  const VariantWitness w = witness_variant(samples_of(reported), spans_of(spans), kRule);
+  EXPECT_THAT(witness_flags({samples_of(reported)}, spans_of(spans), kSampleRule), IsEmpty());
+  const VariantWitness w = witness_variant(samples_of(reported), spans_of(spans), kSampleRule);
   EXPECT_EQ(w.witnessed, 100U);
   EXPECT_EQ(w.short_samples, 10U);
   EXPECT_NEAR(w.median_span_seconds - w.median_reported_seconds, 26e-6, 10e-6);
@@ -182,7 +182,7 @@ TEST(WitnessFlags, SamplesShorterThanTheParentSawAreFlagged) {
     spans.push_back(220e-6);
     reported.push_back(0.4 * 200e-6);
   }
-  const std::vector<std::string> flags = witness_flags({samples_of(reported)}, spans_of(spans), kRule);
+  const std::vector<std::string> flags = witness_flags({samples_of(reported)}, spans_of(spans), kSampleRule);
   ASSERT_THAT(flags, SizeIs(1));
   EXPECT_THAT(flags[0], HasSubstr("k (case default): samples report less time than kopt's own clock saw"));
   EXPECT_THAT(flags[0], HasSubstr("50 of 50 samples short"));
@@ -191,26 +191,26 @@ TEST(WitnessFlags, SamplesShorterThanTheParentSawAreFlagged) {
 TEST(WitnessFlags, AMinorityOfShortSamplesIsNoise) {
   std::vector<double> reported(10, 200e-6), spans(10, 220e-6);
   for (int i = 0; i < 5; ++i) reported[i] = 80e-6;  // half: not more than half
-  EXPECT_THAT(witness_flags({samples_of(reported)}, spans_of(spans), kRule), IsEmpty());
-  EXPECT_FALSE(witness_fails(witness_variant(samples_of(reported), spans_of(spans), kRule), kRule));
+  EXPECT_THAT(witness_flags({samples_of(reported)}, spans_of(spans), kSampleRule), IsEmpty());
+  EXPECT_FALSE(witness_fails(witness_variant(samples_of(reported), spans_of(spans), kSampleRule), kSampleRule));
   reported[5] = 80e-6;
-  EXPECT_THAT(witness_flags({samples_of(reported)}, spans_of(spans), kRule), SizeIs(1));
-  EXPECT_TRUE(witness_fails(witness_variant(samples_of(reported), spans_of(spans), kRule), kRule));
+  EXPECT_THAT(witness_flags({samples_of(reported)}, spans_of(spans), kSampleRule), SizeIs(1));
+  EXPECT_TRUE(witness_fails(witness_variant(samples_of(reported), spans_of(spans), kSampleRule), kSampleRule));
 }
 
 // The loop fails a variant whose samples the parent never saw, as bench flags it.
 TEST(WitnessFails, WhenSamplesWereNeverSeen) {
   VariantSamples unseen = samples_of({100e-6, 100e-6});
   unseen.witness_ids.pop_back();
-  EXPECT_TRUE(witness_fails(witness_variant(unseen, spans_of({110e-6, 110e-6}), kRule), kRule));
-  EXPECT_FALSE(witness_fails(witness_variant(samples_of({100e-6, 100e-6}), spans_of({110e-6, 110e-6}), kRule), kRule));
+  EXPECT_TRUE(witness_fails(witness_variant(unseen, spans_of({110e-6, 110e-6}), kSampleRule), kSampleRule));
+  EXPECT_FALSE(witness_fails(witness_variant(samples_of({100e-6, 100e-6}), spans_of({110e-6, 110e-6}), kSampleRule), kSampleRule));
 }
 
 // Graph mode: a sample is one replay of N calls; its time per call × N is what the span saw.
 TEST(WitnessFlags, ComparesTheWholeSampleOfSeveralCalls) {
   const std::vector<double> reported(20, 200e-6), spans(20, 210e-6);
-  EXPECT_THAT(witness_flags({samples_of(reported, 32)}, spans_of(spans), kRule), IsEmpty());
-  const VariantWitness w = witness_variant(samples_of(reported, 32), spans_of(spans), kRule);
+  EXPECT_THAT(witness_flags({samples_of(reported, 32)}, spans_of(spans), kSampleRule), IsEmpty());
+  const VariantWitness w = witness_variant(samples_of(reported, 32), spans_of(spans), kSampleRule);
   EXPECT_NEAR(w.median_reported_seconds, 200e-6, 1e-12);
 }
 
@@ -218,13 +218,13 @@ TEST(WitnessFlags, ComparesTheWholeSampleOfSeveralCalls) {
 TEST(WitnessFlags, SamplesTheParentNeverSawAreFlagged) {
   VariantSamples forged = samples_of(std::vector<double>(10, 100e-6));
   forged.witness_ids.clear();
-  const std::vector<std::string> flags = witness_flags({forged}, spans_of({}), kRule);
+  const std::vector<std::string> flags = witness_flags({forged}, spans_of({}), kSampleRule);
   ASSERT_FALSE(flags.empty());
   EXPECT_THAT(flags[0], HasSubstr("10 of its 10 samples were never seen by kopt's own clock"));
 
   VariantSamples partly = samples_of(std::vector<double>(10, 100e-6));
   partly.witness_ids[3] = 77;  // an id no signal named
-  EXPECT_THAT(witness_flags({partly}, spans_of(std::vector<double>(10, 110e-6)), kRule)[0],
+  EXPECT_THAT(witness_flags({partly}, spans_of(std::vector<double>(10, 110e-6)), kSampleRule)[0],
               HasSubstr("1 of its 10 samples were never seen"));
 }
 
@@ -233,20 +233,20 @@ TEST(WitnessFlags, SamplesTheParentNeverSawAreFlagged) {
 TEST(WitnessFlags, SamplesClaimingMoreTimeThanTheSamplingTookAreFlagged) {
   const std::vector<double> reported(40, 1e-3);
   const std::vector<double> spans(40, 100e-6);  // each "ended" 100 µs after it began
-  const std::vector<std::string> flags = witness_flags({samples_of(reported)}, spans_of(spans, 25e-6), kRule);
+  const std::vector<std::string> flags = witness_flags({samples_of(reported)}, spans_of(spans, 25e-6), kSampleRule);
   EXPECT_THAT(flags, testing::Contains(HasSubstr("written faster than they could have been taken")));
 }
 
 TEST(WitnessFlags, LinesTheWorkerNeverWritesAreFlagged) {
   SignalParser parser;
   parser.feed("B 1\nE 1\nhello\n", 1.0);
-  const std::vector<std::string> flags = witness_flags({}, parser.finish(), kRule);
+  const std::vector<std::string> flags = witness_flags({}, parser.finish(), kSampleRule);
   ASSERT_THAT(flags, SizeIs(1));
   EXPECT_THAT(flags[0], HasSubstr("1 line(s) kopt's worker never writes"));
 }
 
 TEST(WitnessFlags, NoneWithoutAPipe) {
-  EXPECT_THAT(witness_flags({samples_of({1e-3})}, WitnessedSpans{}, kRule), IsEmpty());
+  EXPECT_THAT(witness_flags({samples_of({1e-3})}, WitnessedSpans{}, kSampleRule), IsEmpty());
 }
 
 TEST(SampleWitnessRule, IsReadFromTheDataFile) {
@@ -301,11 +301,11 @@ TEST(SampleSignals, AHeldSampleSignalsHoldThenBeginUnderOneId) {
 }
 
 TEST(HeldTooLong, AllowsTheLargerOfTheLaunchesAndAShareOfTheReportedTime) {
-  EXPECT_FALSE(held_too_long(90e-6, 10e-6, 1, kRule));     // launches of one call: under 100 µs
-  EXPECT_TRUE(held_too_long(150e-6, 10e-6, 1, kRule));
-  EXPECT_FALSE(held_too_long(500e-6, 60e-6, 8, kRule));    // eight calls: 800 µs of launches
-  EXPECT_FALSE(held_too_long(240e-6, 1e-3, 1, kRule));     // a quarter of a 1 ms sample
-  EXPECT_TRUE(held_too_long(260e-6, 1e-3, 1, kRule));
+  EXPECT_FALSE(held_too_long(90e-6, 10e-6, 1, kSampleRule));     // launches of one call: under 100 µs
+  EXPECT_TRUE(held_too_long(150e-6, 10e-6, 1, kSampleRule));
+  EXPECT_FALSE(held_too_long(500e-6, 60e-6, 8, kSampleRule));    // eight calls: 800 µs of launches
+  EXPECT_FALSE(held_too_long(240e-6, 1e-3, 1, kSampleRule));     // a quarter of a 1 ms sample
+  EXPECT_TRUE(held_too_long(260e-6, 1e-3, 1, kSampleRule));
 }
 
 // cheat_waited_side_stream: the add ran and was waited for while the GPU was held; the events
@@ -313,11 +313,11 @@ TEST(HeldTooLong, AllowsTheLargerOfTheLaunchesAndAShareOfTheReportedTime) {
 TEST(WitnessFlags, SamplesHeldMostlyTooLongAreFlaggedAndFailTheVariant) {
   const std::vector<double> held(20, 220e-6), span(20, 25e-6), reported(20, 5e-6);
   const WitnessedSpans spans = held_spans_of(held, span);
-  const VariantWitness w = witness_variant(samples_of(reported), spans, kRule);
+  const VariantWitness w = witness_variant(samples_of(reported), spans, kSampleRule);
   EXPECT_EQ(w.held_samples, 20U);
   EXPECT_EQ(w.long_held_samples, 20U);
-  EXPECT_TRUE(witness_fails(w, kRule));
-  const std::vector<std::string> flags = witness_flags({samples_of(reported)}, spans, kRule);
+  EXPECT_TRUE(witness_fails(w, kSampleRule));
+  const std::vector<std::string> flags = witness_flags({samples_of(reported)}, spans, kSampleRule);
   ASSERT_THAT(flags, SizeIs(1));
   EXPECT_THAT(flags[0], HasSubstr("k (case default): solve kept the host 220.0 µs per sample (median) while kopt held the GPU"));
   EXPECT_THAT(flags[0], HasSubstr("20 of 20 held samples"));
@@ -331,8 +331,8 @@ TEST(WitnessFlags, HonestHeldSamplesPass) {
     span.push_back(220e-6);
   }
   const WitnessedSpans spans = held_spans_of(held, span);
-  EXPECT_THAT(witness_flags({samples_of(reported)}, spans, kRule), IsEmpty());
-  EXPECT_EQ(witness_variant(samples_of(reported), spans, kRule).long_held_samples, 4U);
+  EXPECT_THAT(witness_flags({samples_of(reported)}, spans, kSampleRule), IsEmpty());
+  EXPECT_EQ(witness_variant(samples_of(reported), spans, kSampleRule).long_held_samples, 4U);
 }
 
 }  // namespace

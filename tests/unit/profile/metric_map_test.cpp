@@ -5,21 +5,13 @@
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "profile_test_support.hpp"
 
 namespace kopt::profile {
 namespace {
 
-KernelLaunch fixture_launch(const std::string& kernel) {
-  NcuReport report = parse_ncu_raw_csv(
-      read_file(std::string(KOPT_FIXTURES_DIR) + "/ncu/ncu2025.3.1_h200_sm90_raw_" + kernel + ".csv"));
-  return report.launches.at(0);
-}
-
-MetricMap h200_map() {
-  std::optional<MetricMap> map = load_metric_map("2025.3.1", "sm_90");
-  if (!map) throw std::runtime_error("data/metrics.toml has no entry for ncu 2025.3 on sm_90");
-  return *map;
-}
+using testing_support::fixture_launch;
+using testing_support::h200_map;
 
 double value_of(const std::map<std::string, ResolvedConcept>& resolved, const std::string& name) {
   return resolved.at(name).value.value();

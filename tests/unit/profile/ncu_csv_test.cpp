@@ -5,13 +5,12 @@
 #include <algorithm>
 
 #include "kopt/core/files.hpp"
+#include "profile_test_support.hpp"
 
 namespace kopt::profile {
 namespace {
 
-std::string fixture(const std::string& kernel) {
-  return read_file(std::string(KOPT_FIXTURES_DIR) + "/ncu/ncu2025.3.1_h200_sm90_raw_" + kernel + ".csv");
-}
+using testing_support::fixture;
 
 bool contains(const std::vector<std::string>& lines, std::string_view line) {
   return std::ranges::find(lines, line) != lines.end();

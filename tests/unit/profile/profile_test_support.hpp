@@ -10,11 +10,12 @@
 
 namespace kopt::profile::testing_support {
 
-inline KernelLaunch fixture_launch(const std::string& kernel) {
-  NcuReport report = parse_ncu_raw_csv(
-      read_file(std::string(KOPT_FIXTURES_DIR) + "/ncu/ncu2025.3.1_h200_sm90_raw_" + kernel + ".csv"));
-  return report.launches.at(0);
+// The raw CSV export of one kernel's real report (vector_add, sgemm_naive, ...).
+inline std::string fixture(const std::string& kernel) {
+  return read_file(std::string(KOPT_FIXTURES_DIR) + "/ncu/ncu2025.3.1_h200_sm90_raw_" + kernel + ".csv");
 }
+
+inline KernelLaunch fixture_launch(const std::string& kernel) { return parse_ncu_raw_csv(fixture(kernel)).launches.at(0); }
 
 inline MetricMap h200_map() {
   std::optional<MetricMap> map = load_metric_map("2025.3.1", "sm_90");

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "kopt/core/files.hpp"
+#include "profile_test_support.hpp"
 
 namespace kopt::profile {
 namespace {
@@ -11,9 +12,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-std::string fixture(const std::string& kernel) {
-  return read_file(std::string(KOPT_FIXTURES_DIR) + "/ncu/ncu2025.3.1_h200_sm90_raw_" + kernel + ".csv");
-}
+using testing_support::fixture;
 
 ProfileReport h200_report(const std::string& ncu_version = "2025.3.1") {
   ProfileReport report;

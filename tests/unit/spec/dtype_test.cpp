@@ -10,7 +10,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string error_of(std::string_view toml_text) {
+std::string dtype_error_of(std::string_view toml_text) {
   try {
     parse_dtype_table(toml_text, "dtypes.toml");
   } catch (const Error& error) {
@@ -85,36 +85,36 @@ TEST(DTypeTableParsing, ReadsAValidEntryWithIntegerTolerance) {
 TEST(DTypeTableParsing, RejectsAnEntryWithAnUnknownKindNamingFileAndEntry) {
   std::string text(kValidEntry);
   text.replace(text.find("floating"), 8, "complex");
-  EXPECT_THAT(error_of(text),
+  EXPECT_THAT(dtype_error_of(text),
               HasSubstr("dtypes.toml:3: dtype entry 1 (\"float32\"): unknown kind \"complex\""));
 }
 
 TEST(DTypeTableParsing, RejectsMissingFieldsBadSizesAndUnknownKeys) {
   std::string no_c_names(kValidEntry);
   no_c_names.replace(no_c_names.find("c_names = [\"float\"]"), 19, "");
-  EXPECT_THAT(error_of(no_c_names), HasSubstr("\"c_names\" must be a non-empty array of strings"));
+  EXPECT_THAT(dtype_error_of(no_c_names), HasSubstr("\"c_names\" must be a non-empty array of strings"));
 
   std::string bad_bytes(kValidEntry);
   bad_bytes.replace(bad_bytes.find("bytes = 4"), 9, "bytes = 3");
-  EXPECT_THAT(error_of(bad_bytes), HasSubstr("\"bytes\" must be 1, 2, 4 or 8"));
+  EXPECT_THAT(dtype_error_of(bad_bytes), HasSubstr("\"bytes\" must be 1, 2, 4 or 8"));
 
-  EXPECT_THAT(error_of(std::string(kValidEntry) + "colour = \"red\"\n"), HasSubstr("unknown key \"colour\""));
+  EXPECT_THAT(dtype_error_of(std::string(kValidEntry) + "colour = \"red\"\n"), HasSubstr("unknown key \"colour\""));
   std::string negative_tolerance(kValidEntry);
   negative_tolerance.replace(negative_tolerance.find("atol = 1e-4"), 11, "atol = -1");
-  EXPECT_THAT(error_of(negative_tolerance), HasSubstr("\"atol\" must be a number >= 0"));
+  EXPECT_THAT(dtype_error_of(negative_tolerance), HasSubstr("\"atol\" must be a number >= 0"));
 }
 
 TEST(DTypeTableParsing, RejectsASpellingUsedTwice) {
   std::string twice =
       std::string(kValidEntry) + std::string(kValidEntry.substr(kValidEntry.find("[[dtype]]")));
   twice.replace(twice.rfind("float32"), 7, "float32b");
-  EXPECT_THAT(error_of(twice), HasSubstr("spelling \"float\" is already used"));
+  EXPECT_THAT(dtype_error_of(twice), HasSubstr("spelling \"float\" is already used"));
 }
 
 TEST(DTypeTableParsing, ReportsTomlSyntaxErrorsWithLineAndColumn) {
-  EXPECT_THAT(error_of("schema_version = 1\n[[dtype]\n"), HasSubstr("dtypes.toml:2:"));
-  EXPECT_THAT(error_of("schema_version = 2\n"), HasSubstr("\"schema_version\" must be 1"));
-  EXPECT_THAT(error_of("version = 1\n"), HasSubstr("\"schema_version\" must be 1"));  // the old field name
+  EXPECT_THAT(dtype_error_of("schema_version = 1\n[[dtype]\n"), HasSubstr("dtypes.toml:2:"));
+  EXPECT_THAT(dtype_error_of("schema_version = 2\n"), HasSubstr("\"schema_version\" must be 1"));
+  EXPECT_THAT(dtype_error_of("version = 1\n"), HasSubstr("\"schema_version\" must be 1"));  // the old field name
 }
 
 }  // namespace

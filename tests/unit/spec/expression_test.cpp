@@ -24,7 +24,7 @@ double floating(std::string_view text, const Dims& dims = kDims) {
   return to_double(value);
 }
 
-std::string error_of(std::string_view text, const Dims& dims = kDims) {
+std::string expression_error_of(std::string_view text, const Dims& dims = kDims) {
   try {
     Expression::parse(text).evaluate(dims);
   } catch (const Error& error) {
@@ -139,7 +139,7 @@ TEST(Expression, FloorAndCeilRoundDecimalsToIntegers) {
   EXPECT_EQ(integer("ceil(7 / 2)"), 3);
   EXPECT_EQ(integer("ceil(7 / 2.0)"), 4);
   EXPECT_EQ(integer("floor(M * alpha) * K"), 2048 * 512);
-  EXPECT_THAT(error_of("floor(1e30)"), HasSubstr("floor(1e+30) does not fit in 64 bits"));
+  EXPECT_THAT(expression_error_of("floor(1e30)"), HasSubstr("floor(1e+30) does not fit in 64 bits"));
 }
 
 TEST(Expression, ComparisonsAndLogicGiveOneOrZero) {
@@ -187,36 +187,36 @@ TEST(Expression, ListsTheNamesItReadsSortedAndUnique) {
 
 TEST(Expression, ReportsIntegerOverflowInsteadOfWrapping) {
   Dims huge = {{"N", std::int64_t{1} << 40}};
-  EXPECT_THAT(error_of("N*N", huge),
+  EXPECT_THAT(expression_error_of("N*N", huge),
               HasSubstr("expression \"N*N\": integer overflow in 1099511627776 * 1099511627776"));
-  EXPECT_THAT(error_of("9223372036854775807 + 1"), HasSubstr("integer overflow"));
-  EXPECT_THAT(error_of("-9223372036854775807 - 2"), HasSubstr("integer overflow"));
-  EXPECT_THAT(error_of("99999999999999999999"), HasSubstr("does not fit in 64 bits"));
-  EXPECT_THAT(error_of("1e308 * 10"), HasSubstr("is not finite"));
+  EXPECT_THAT(expression_error_of("9223372036854775807 + 1"), HasSubstr("integer overflow"));
+  EXPECT_THAT(expression_error_of("-9223372036854775807 - 2"), HasSubstr("integer overflow"));
+  EXPECT_THAT(expression_error_of("99999999999999999999"), HasSubstr("does not fit in 64 bits"));
+  EXPECT_THAT(expression_error_of("1e308 * 10"), HasSubstr("is not finite"));
 }
 
 TEST(Expression, ReportsDivisionByZero) {
-  EXPECT_THAT(error_of("M / (N - 1024)"), HasSubstr("expression \"M / (N - 1024)\": division by zero"));
-  EXPECT_THAT(error_of("M % 0"), HasSubstr("division by zero"));
-  EXPECT_THAT(error_of("1.5 / 0"), HasSubstr("division by zero"));
-  EXPECT_THAT(error_of("cdiv(M, 0)"), HasSubstr("division by zero"));
+  EXPECT_THAT(expression_error_of("M / (N - 1024)"), HasSubstr("expression \"M / (N - 1024)\": division by zero"));
+  EXPECT_THAT(expression_error_of("M % 0"), HasSubstr("division by zero"));
+  EXPECT_THAT(expression_error_of("1.5 / 0"), HasSubstr("division by zero"));
+  EXPECT_THAT(expression_error_of("cdiv(M, 0)"), HasSubstr("division by zero"));
 }
 
 TEST(Expression, NamesAnUnknownDimAndTheKnownOnes) {
-  EXPECT_THAT(error_of("M*Q"), HasSubstr("expression \"M*Q\": unknown dim \"Q\" (known: K, M, N, alpha)"));
-  EXPECT_THAT(error_of("Q", {}), HasSubstr("unknown dim \"Q\" (no dims are defined)"));
+  EXPECT_THAT(expression_error_of("M*Q"), HasSubstr("expression \"M*Q\": unknown dim \"Q\" (known: K, M, N, alpha)"));
+  EXPECT_THAT(expression_error_of("Q", {}), HasSubstr("unknown dim \"Q\" (no dims are defined)"));
 }
 
 TEST(Expression, RejectsMalformedTextWithItsColumn) {
-  EXPECT_THAT(error_of("M*"), HasSubstr("cannot parse expression \"M*\": expected a number, a name or \"(\" "
+  EXPECT_THAT(expression_error_of("M*"), HasSubstr("cannot parse expression \"M*\": expected a number, a name or \"(\" "
                                         "but the text ends at column 3"));
-  EXPECT_THAT(error_of("(M"), HasSubstr("expected \")\""));
-  EXPECT_THAT(error_of("M N"), HasSubstr("unexpected \"N\" at column 3"));
-  EXPECT_THAT(error_of("BM = 64"), HasSubstr("unexpected \"=\""));
-  EXPECT_THAT(error_of("sqrt(M)"), HasSubstr("unknown function \"sqrt\" (known: cdiv, ceil, floor, max, min)"));
-  EXPECT_THAT(error_of("floor(M, N)"), HasSubstr("floor() takes 1 argument, not 2 at column 1"));
-  EXPECT_THAT(error_of("min(M)"), HasSubstr("min() takes 2 arguments, not 1"));
-  EXPECT_THAT(error_of(""), HasSubstr("the text ends"));
+  EXPECT_THAT(expression_error_of("(M"), HasSubstr("expected \")\""));
+  EXPECT_THAT(expression_error_of("M N"), HasSubstr("unexpected \"N\" at column 3"));
+  EXPECT_THAT(expression_error_of("BM = 64"), HasSubstr("unexpected \"=\""));
+  EXPECT_THAT(expression_error_of("sqrt(M)"), HasSubstr("unknown function \"sqrt\" (known: cdiv, ceil, floor, max, min)"));
+  EXPECT_THAT(expression_error_of("floor(M, N)"), HasSubstr("floor() takes 1 argument, not 2 at column 1"));
+  EXPECT_THAT(expression_error_of("min(M)"), HasSubstr("min() takes 2 arguments, not 1"));
+  EXPECT_THAT(expression_error_of(""), HasSubstr("the text ends"));
 }
 
 TEST(Expression, FormatsNumbersSoFloatsStayFloats) {

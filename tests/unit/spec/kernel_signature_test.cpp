@@ -14,7 +14,7 @@ KernelSignature parse(std::string_view source, const std::optional<std::string>&
   return parse_kernel_signature(source, "kernel.cu", entry);
 }
 
-std::string error_of(std::string_view source, const std::optional<std::string>& entry = std::nullopt) {
+std::string signature_error_of(std::string_view source, const std::optional<std::string>& entry = std::nullopt) {
   try {
     parse(source, entry);
   } catch (const Error& error) {
@@ -146,9 +146,9 @@ void solve(const double* x, double* y, long n) {
 
 TEST(KernelSignature, FindsTheEntryInsideNamespacesButNotInsideClasses) {
   EXPECT_EQ(parse("namespace user::detail {\nextern \"C\" void solve(float* x) {}\n}").line, 2);
-  EXPECT_THAT(error_of("struct Runner {\n  void solve(float* x) {}\n};"),
+  EXPECT_THAT(signature_error_of("struct Runner {\n  void solve(float* x) {}\n};"),
               HasSubstr("no extern \"C\" void solve"));
-  EXPECT_THAT(error_of("extern \"C\" {\nstruct Runner { void solve(float* x) {} };\n}"),
+  EXPECT_THAT(signature_error_of("extern \"C\" {\nstruct Runner { void solve(float* x) {} };\n}"),
               HasSubstr("no extern \"C\" void solve"));
 }
 
@@ -170,7 +170,7 @@ TEST(KernelSignature, SurvivesUnterminatedLiteralsAndComments) {
   EXPECT_EQ(parse("extern \"C\" void solve(float* x) {}\nconst char* s = \"oops").params.size(), 1u);
   EXPECT_EQ(parse("extern \"C\" void solve(float* x) {}\nchar c = 'x").params.size(), 1u);
   EXPECT_EQ(parse("extern \"C\" void solve(float* x) {}\n/* never closed").params.size(), 1u);
-  EXPECT_THAT(error_of("extern \"C\" void solve(float* x"), HasSubstr("no extern \"C\" void solve"));
+  EXPECT_THAT(signature_error_of("extern \"C\" void solve(float* x"), HasSubstr("no extern \"C\" void solve"));
 }
 
 TEST(KernelSignature, ReadsNamesFromTheDefinitionAfterAnUnnamedPrototype) {
@@ -201,40 +201,40 @@ TEST(KernelSignature, ReadsVoidOrEmptyParameterListsAsNoParameters) {
 
 TEST(KernelSignature, RejectsUnsupportedParametersNamingFileLineAndParameter) {
   EXPECT_THAT(
-      error_of("extern \"C\" void solve(const float* A,\n  const float* B,\n  foo_t* X) {}"),
+      signature_error_of("extern \"C\" void solve(const float* A,\n  const float* B,\n  foo_t* X) {}"),
       HasSubstr("kernel.cu:3: cannot parse parameter 3 of solve (\"foo_t* X\"): unknown type \"foo_t\""));
-  EXPECT_THAT(error_of("extern \"C\" void solve(float** A) {}"),
+  EXPECT_THAT(signature_error_of("extern \"C\" void solve(float** A) {}"),
               HasSubstr("kernel.cu:1: cannot parse parameter 1 of solve (\"float** A\"): pointers to "
                         "pointers are not supported"));
-  EXPECT_THAT(error_of("extern \"C\" void solve(float& x) {}"), HasSubstr("references are not supported"));
-  EXPECT_THAT(error_of("extern \"C\" void solve(float A[16]) {}"), HasSubstr("arrays are not supported"));
-  EXPECT_THAT(error_of("extern \"C\" void solve(Tensor<float> t) {}"),
+  EXPECT_THAT(signature_error_of("extern \"C\" void solve(float& x) {}"), HasSubstr("references are not supported"));
+  EXPECT_THAT(signature_error_of("extern \"C\" void solve(float A[16]) {}"), HasSubstr("arrays are not supported"));
+  EXPECT_THAT(signature_error_of("extern \"C\" void solve(Tensor<float> t) {}"),
               HasSubstr("templates are not supported"));
-  EXPECT_THAT(error_of("extern \"C\" void solve(const float*, float* out) {}"),
+  EXPECT_THAT(signature_error_of("extern \"C\" void solve(const float*, float* out) {}"),
               HasSubstr("parameter 1 of solve (\"const float*\"): the parameter has no name"));
-  EXPECT_THAT(error_of("extern \"C\" void solve(float* out, unsigned int) {}"),
+  EXPECT_THAT(signature_error_of("extern \"C\" void solve(float* out, unsigned int) {}"),
               HasSubstr("parameter 2 of solve"));
-  EXPECT_THAT(error_of("extern \"C\" void solve(void* data) {}"),
+  EXPECT_THAT(signature_error_of("extern \"C\" void solve(void* data) {}"),
               HasSubstr("void pointers are not supported"));
-  EXPECT_THAT(error_of("extern \"C\" void solve(float* a, int n = 4) {}"), HasSubstr("default arguments"));
-  EXPECT_THAT(error_of("extern \"C\" void solve(float* a, ...) {}"), HasSubstr("variadic"));
-  EXPECT_THAT(error_of("extern \"C\" void solve(float* a, float* a) {}"),
+  EXPECT_THAT(signature_error_of("extern \"C\" void solve(float* a, int n = 4) {}"), HasSubstr("default arguments"));
+  EXPECT_THAT(signature_error_of("extern \"C\" void solve(float* a, ...) {}"), HasSubstr("variadic"));
+  EXPECT_THAT(signature_error_of("extern \"C\" void solve(float* a, float* a) {}"),
               HasSubstr("parameter 2 of solve repeats the name \"a\" of parameter 1"));
-  EXPECT_THAT(error_of("extern \"C\" void solve(float4* a) {}"), HasSubstr("unknown type \"float4\""));
+  EXPECT_THAT(signature_error_of("extern \"C\" void solve(float4* a) {}"), HasSubstr("unknown type \"float4\""));
 }
 
 TEST(KernelSignature, ExplainsAMissingEntry) {
-  EXPECT_EQ(error_of("void solve(float* x) {}"),
+  EXPECT_EQ(signature_error_of("void solve(float* x) {}"),
             "kernel.cu: no extern \"C\" void solve(...) found (looked for solve, solution; name another with "
             "entry = \"...\" in kopt.toml)");
-  EXPECT_THAT(error_of("extern \"C\" void solve(float* x) {}", "launch"),
+  EXPECT_THAT(signature_error_of("extern \"C\" void solve(float* x) {}", "launch"),
               HasSubstr("no extern \"C\" void launch(...) found (looked for launch;"));
 }
 
 TEST(KernelSignature, RejectsAnEntryThatIsNotAHostVoidFunction) {
-  EXPECT_THAT(error_of("extern \"C\" int solve(float* x) { return 0; }"),
+  EXPECT_THAT(signature_error_of("extern \"C\" int solve(float* x) { return 0; }"),
               HasSubstr("kernel.cu:1: solve must return void"));
-  EXPECT_THAT(error_of("extern \"C\" __global__ void solve(float* x) {}"),
+  EXPECT_THAT(signature_error_of("extern \"C\" __global__ void solve(float* x) {}"),
               HasSubstr("solve is a device function; kopt calls solve on the host"));
 }
 

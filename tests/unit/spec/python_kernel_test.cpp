@@ -25,7 +25,7 @@ def solve(input: "const float*", output: "float*", rows: int,
     softmax_kernel[(rows,)](input, output, cols, BLOCK=1024)
 )";
 
-std::string error_of(std::string_view source) {
+std::string python_error_of(std::string_view source) {
   try {
     python_solve_prototype(source, "kernel.py");
   } catch (const Error& error) {
@@ -62,14 +62,14 @@ TEST(PythonKernel, TakesSolutionWhenThereIsNoSolveAndANamedEntry) {
 }
 
 TEST(PythonKernel, RefusesInOneLineWhatItCannotCall) {
-  EXPECT_THAT(error_of("import triton\n"), HasSubstr("kernel.py: no top-level def solve(...)"));
-  EXPECT_THAT(error_of("class K:\n    def solve(self, y: \"float*\"):\n        pass\n"),
+  EXPECT_THAT(python_error_of("import triton\n"), HasSubstr("kernel.py: no top-level def solve(...)"));
+  EXPECT_THAT(python_error_of("class K:\n    def solve(self, y: \"float*\"):\n        pass\n"),
               HasSubstr("no top-level def solve(...)"));
-  EXPECT_THAT(error_of("def solve(x: \"const float*\", y, n: int):\n  pass\n"),
+  EXPECT_THAT(python_error_of("def solve(x: \"const float*\", y, n: int):\n  pass\n"),
               HasSubstr("kernel.py:1: solve(): parameter y has no type annotation; write y: \"const float*\""));
-  EXPECT_THAT(error_of("def solve(x: torch.Tensor):\n  pass\n"),
+  EXPECT_THAT(python_error_of("def solve(x: torch.Tensor):\n  pass\n"),
               HasSubstr("parameter x is annotated torch.Tensor, which says no C type"));
-  EXPECT_THAT(error_of("def solve(*args):\n  pass\n"), HasSubstr("solve() takes *args"));
+  EXPECT_THAT(python_error_of("def solve(*args):\n  pass\n"), HasSubstr("solve() takes *args"));
 }
 
 TEST(PythonKernel, WhatIsNotSupportedYetIsRefusedForPyOnly) {
