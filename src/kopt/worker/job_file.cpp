@@ -33,8 +33,9 @@ struct ReadJob {
 // The job file goes as soon as it is read, before any kernel library is loaded: a kernel
 // cannot read its seeds or the nonce from it.
 ReadJob read_job(const std::filesystem::path& file) {
-  ReadJob read{.job = json::parse(read_file(file))};
-  std::filesystem::remove(file);
+  const std::string text = read_file(file);
+  std::filesystem::remove(file);  // malformed or not: nothing of it stays for a kernel to find
+  ReadJob read{.job = json::parse(text)};
   if (read.job.is_object() && read.job.contains("nonce")) {
     read.nonce = read.job.at("nonce").get<std::string>();
     read.job.erase("nonce");
