@@ -4,6 +4,11 @@
 
 namespace kopt {
 
+Clock& steady_clock() {
+  static SteadyClock clock;
+  return clock;
+}
+
 std::string utc_timestamp(const char* format) {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};

@@ -66,9 +66,4 @@ fs::path FixedToolchain::path(Tool tool) {
 
 fs::path find_python() { return SystemToolchain().path(Tool::python); }
 
-Clock& steady_clock() {
-  static SteadyClock clock;
-  return clock;
-}
-
 }  // namespace kopt

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "kopt/core/clock.hpp"
 #include "kopt/core/process.hpp"
 #include "kopt/core/progress_line.hpp"
 
@@ -47,31 +48,6 @@ class FixedToolchain final : public Toolchain {
   std::map<Tool, std::filesystem::path> paths_;
 };
 
-// Elapsed time, for the loop's time accounting; tests advance a ManualClock by hand.
-class Clock {
- public:
-  virtual ~Clock() = default;
-  virtual std::chrono::steady_clock::time_point now() const = 0;
-};
-
-class SteadyClock final : public Clock {
- public:
-  std::chrono::steady_clock::time_point now() const override { return std::chrono::steady_clock::now(); }
-};
-
-class ManualClock final : public Clock {
- public:
-  std::chrono::steady_clock::time_point now() const override { return now_; }
-  void advance(std::chrono::duration<double> by) {
-    now_ += std::chrono::duration_cast<std::chrono::steady_clock::duration>(by);
-  }
-
- private:
-  std::chrono::steady_clock::time_point now_{};
-};
-
-// The clock a process uses when no context names one.
-Clock& steady_clock();
 
 struct Context {
   ProcessRunner& runner;

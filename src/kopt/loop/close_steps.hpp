@@ -62,13 +62,12 @@ std::vector<VariantOutcome> outcomes_of(const nlohmann::json& document);
 // time and the time during which a compile or a GPU worker ran, over `candidates` variants.
 class StepCost {
  public:
-  StepCost(const Lab& lab, const Clock& clock) : lab_(lab), clock_(clock), start_(clock.now()), before_(lab.process_times()) {}
+  StepCost(const Lab& lab, const Clock& clock) : lab_(lab), wall_(clock), before_(lab.process_times()) {}
   nlohmann::json finish(std::size_t candidates) const;
 
  private:
   const Lab& lab_;
-  const Clock& clock_;
-  std::chrono::steady_clock::time_point start_;
+  Stopwatch wall_;
   ProcessTimes before_;
 };
 

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "kopt/build/triton_bridge.hpp"
+#include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/parallel_for.hpp"
@@ -157,15 +158,6 @@ class ServedBy {
   verify::PythonReferenceServer* before_;
 };
 
-// Wall seconds since construction, for BenchPhaseSeconds.
-class SecondsSince {
- public:
-  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
-
- private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-};
-
 std::vector<std::string> flags_of(const VariantReport& v) {
   std::vector<std::string> flags;
   const std::string who = fmt::format("{} (case {})", v.label, v.case_name);
@@ -302,7 +294,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   if (kernels.empty()) throw input_error("nothing to measure: name at least one kernel");
   BenchReport report{.mode = std::string(timing_mode_name(options.settings.mode)), .settings = options.settings};
 
-  const SecondsSince started;
+  const Stopwatch started;
   const auto timing_limit = std::chrono::duration<double>(
       60 + static_cast<double>(timed_cases(kernels.front(), options.timed_cases).size()) *
                (options.settings.stopping.timeout_seconds + 30));
@@ -370,7 +362,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   if (!timing_worker) timing_worker.emplace(kernel_context, timing_limit);
   // The GPU is this process's alone from here to the end: timing, audits, a .py reference.
   const HostLock gpu = run::lock_gpu(report.device, context.worker.device);
-  const SecondsSince timing_started;
+  const Stopwatch timing_started;
   // Named as a check's folder (timed_call_audit.hpp); out of every worker's reach once moved here.
   TempDir kept_outputs("check", context.cache_dir / "tmp");
   TimingOutcome timing = timing_worker->run(job, kept_outputs.path() / "kept", context.worker.confine_writes);
@@ -392,7 +384,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   report.timed_calls_audited = options.audit_timed_calls;
   if (options.audit_timed_calls) {
     std::mt19937_64 audit_choice(secret_seed());
-    const SecondsSince audit_started;
+    const Stopwatch audit_started;
     audit_timed_calls(result.samples, job, report.checks, kernel_context, audit_choice);
     audit_timed_calls_within_tolerance(result.samples, job, kept_outputs.path() / "kept", first, arch, kernel_context,
                                        audit_choice);
@@ -406,7 +398,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   if (options.time_reference && python_reference) {
     spec::Problem timed = first;
     timed.cases = job.cases;
-    const SecondsSince reference_started;
+    const Stopwatch reference_started;
     run::WorkerSettings reference_worker = context.worker;  // the checks' confinement, the bench's limit
     reference_worker.time_limit = timing_limit;
     add_python_reference(report, timed, options, context, reference_worker);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <memory>
 
+#include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/measure/batch_arguments.hpp"
 #include "kopt/measure/call_batch.hpp"
@@ -26,7 +27,6 @@
 namespace kopt::measure {
 namespace fs = std::filesystem;
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
@@ -82,7 +82,7 @@ Sample take_sample(const run::KernelLibrary& library, const std::vector<run::Ker
                    StreamBlocker* blocker, SampleSignals* witness = nullptr) {
   Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, flusher, flush_round)};
   const bool blocked = blocker != nullptr && blocker->hold(library);
-  auto host_start = Clock::now();
+  Stopwatch host;
   // kopt's parent witnesses the same window as the host clock: from when the GPU may start;
   // and, for a held sample, how long solve's calls kept the host before that (work the kernel
   // did then, waited for inside solve, no clock of the sample would see).
@@ -92,13 +92,11 @@ Sample take_sample(const run::KernelLibrary& library, const std::vector<run::Ker
   run::check_cuda(cudaEventRecord(stop.get(), nullptr), "cudaEventRecord");
   if (blocked) {
     if (witness != nullptr) witness->begin(sample.witness_id);
-    const auto released = Clock::now();
-    sample.held_seconds = std::chrono::duration<double>(released - host_start).count();
-    host_start = released;
+    sample.held_seconds = host.lap();  // from here on, the host's time of the sample itself
     blocker->release();
   }
   run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  const auto host_end = Clock::now();
+  sample.host_seconds = host.lap();
   if (witness != nullptr) witness->end(sample.witness_id);
   if (auto error = library.take_launch_error()) throw run::CudaFailure{"a launch in solve", *error};
 
@@ -106,7 +104,6 @@ Sample take_sample(const run::KernelLibrary& library, const std::vector<run::Ker
   float milliseconds = 0;
   run::check_cuda(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
   sample.gpu_seconds = milliseconds * 1e-3;
-  sample.host_seconds = std::chrono::duration<double>(host_end - host_start).count();
   return sample;
 }
 
@@ -122,17 +119,16 @@ Sample take_graph_sample(const run::KernelLibrary& library, const CapturedCalls&
                          Event& start, Event& stop, SampleSignals& witness) {
   Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, nullptr, 0)};
   sample.witness_id = witness.begin();
-  const auto host_start = Clock::now();
+  const Stopwatch host;
   run::check_cuda(cudaEventRecord(start.get(), cudaStreamPerThread), "cudaEventRecord");
   run::check_cuda(cudaGraphLaunch(graph.exec(), cudaStreamPerThread), "cudaGraphLaunch");
   run::check_cuda(cudaEventRecord(stop.get(), cudaStreamPerThread), "cudaEventRecord");
   run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  const auto host_end = Clock::now();
+  sample.host_seconds = host.seconds();
   witness.end(sample.witness_id);
   float milliseconds = 0;
   run::check_cuda(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
   sample.gpu_seconds = milliseconds * 1e-3;
-  sample.host_seconds = std::chrono::duration<double>(host_end - host_start).count();
   return sample;
 }
 
@@ -166,14 +162,6 @@ void stop_holding_slow_host(VariantState& v, const Sample& held) {
                                   held.held_seconds * 1e6));
 }
 
-// Seconds from `mark` to now, moving `mark` to now: one phase of the worker's time ends.
-double lap_seconds(Clock::time_point& mark) {
-  const Clock::time_point now = Clock::now();
-  const double seconds = std::chrono::duration<double>(now - mark).count();
-  mark = now;
-  return seconds;
-}
-
 // What surrounds the calls of every sample, outside the events.
 struct SampleKit {
   const L2Flusher* flush;
@@ -192,12 +180,12 @@ struct SampleKit {
 // argument set, the calls (one per set; a graph replay on the first), every set's digest.
 TimedBatch timed_batch(VariantState& v, const std::vector<run::KernelArguments*>& sets, SampleKit& kit, int round) {
   TimedBatch batch{.calls = v.graph ? v.graph->calls() : static_cast<int>(sets.size())};
-  Clock::time_point mark = Clock::now();
+  Stopwatch mark;  // each lap, one phase of the worker's time
   for (run::KernelArguments* set : sets) {
     batch.seeds.push_back(kit.inputs.next_seed());
     kit.inputs.prepare(*v.library, *set, batch.seeds.back());
   }
-  kit.phases.sampling_inputs += lap_seconds(mark);
+  kit.phases.sampling_inputs += mark.lap();
   const Sample sample = v.graph ? take_graph_sample(*v.library, *v.graph, kit.probe, kit.start, kit.stop, kit.witness)
                                 : take_sample(*v.library, sets, kit.flush, kit.probe, kit.start, kit.stop, round,
                                               v.blocked ? &kit.blocker : nullptr, &kit.witness);
@@ -206,9 +194,9 @@ TimedBatch timed_batch(VariantState& v, const std::vector<run::KernelArguments*>
   batch.host_seconds = sample.host_seconds;
   batch.sm_clock_mhz = sample.sm_clock_mhz;
   batch.witness_id = sample.witness_id;
-  kit.phases.sampling_timed += lap_seconds(mark);
+  kit.phases.sampling_timed += mark.lap();
   batch.digests = kit.digests.take(*v.library, sets);
-  kit.phases.sampling_digests += lap_seconds(mark);
+  kit.phases.sampling_digests += mark.lap();
   return batch;
 }
 
@@ -260,10 +248,10 @@ std::vector<const StoppingCriterion*> criteria_of(const std::vector<VariantState
 
 void measure_case(const BenchJob& job, std::size_t case_index, std::vector<VariantState>& variants,
                   const DeviceTiming& timing, SampleKit& kit, BenchJobResult& result) {
-  Clock::time_point mark = Clock::now();
+  Stopwatch mark;  // each lap, one phase of the worker's time
   const spec::BoundCase& bound_case = job.cases[case_index];
   ArgumentSets sets(bound_case);
-  result.phases.inputs += lap_seconds(mark);
+  result.phases.inputs += mark.lap();
 
   std::vector<bool> budgeted;
   for (std::size_t i = 0; i < variants.size(); ++i) {
@@ -273,7 +261,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     warm_up(job, v, sets.first(), kit);
     budgeted.push_back(job.variants[i].budgeted);
   }
-  result.phases.warmup += lap_seconds(mark);
+  result.phases.warmup += mark.lap();
   const int calls = choose_calls(job, variants, sets);
   const std::vector<run::KernelArguments*> batch_sets = sets.first(calls);
   kit.retention.start_case(case_index, sets.first());  // after the batch's sets: they come first
@@ -283,12 +271,12 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     v.samples.resolution_seconds = timing.tick_seconds / v.samples.calls_per_sample;
     v.criterion = StoppingCriterion(job.settings.stopping, v.samples.resolution_seconds);
   }
-  result.phases.inputs += lap_seconds(mark);
+  result.phases.inputs += mark.lap();
   run::report_progress(fmt::format("case {}: measuring", bound_case.name));
   SampleProgress progress(bound_case.name, variants.size());
   CaseStopping stopping(budgeted);
   RoundOrder order(job.order_seed, case_index, variants.size());
-  const auto began = Clock::now();
+  const Stopwatch began;
   int round = 0;
   for (bool done = false; !done;) {
     for (std::size_t i : order.next()) {
@@ -299,12 +287,12 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
       keep_batch(job, v, batch, timing.max_clock_mhz);
       progress.sampled(v.label, false);
     }
-    done = stopping.update(criteria_of(variants), std::chrono::duration<double>(Clock::now() - began).count());
+    done = stopping.update(criteria_of(variants), began.seconds());
   }
   for (std::size_t i = 0; i < variants.size(); ++i) {
     variants[i].samples.stop_reason = std::string(stop_reason_name(stopping.reason(i)));
   }
-  result.phases.sampling += lap_seconds(mark);
+  result.phases.sampling += mark.lap();
   // One more sample each, taken exactly like a timed one; its last call is audited: a kernel
   // that stopped working after some number of calls is still not working there.
   for (std::size_t i = 0; i < variants.size(); ++i) {
@@ -316,7 +304,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     result.samples.push_back(std::move(v.samples));
   }
   kit.retention.finish_case(sets.first(), std::span(result.samples).last(variants.size()));
-  result.phases.recheck += lap_seconds(mark);
+  result.phases.recheck += mark.lap();
 }
 
 }  // namespace
@@ -350,7 +338,7 @@ std::int64_t l2_flush_bytes(L2Flush flush, std::int64_t l2_bytes) {
 }
 
 BenchJobResult execute_bench_job(const BenchJob& job) {
-  const auto began = Clock::now();
+  const Stopwatch began;
   BenchJobResult result;
   run::DeviceInfo device = run::query_device(job.device);
   result.device = device;
@@ -382,9 +370,9 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   SampleKit kit{.flush = flush ? &*flush : nullptr, .probe = probe, .start = start, .stop = stop, .blocker = blocker,
                 .inputs = inputs, .digests = digests, .witness = witness, .retention = retention,
                 .phases = result.phases};
-  result.phases.setup = std::chrono::duration<double>(Clock::now() - began).count();
+  result.phases.setup = began.seconds();
   for (std::size_t c = 0; c < job.cases.size(); ++c) measure_case(job, c, variants, timing, kit, result);
-  result.wall_seconds = std::chrono::duration<double>(Clock::now() - began).count();
+  result.wall_seconds = began.seconds();
   return result;
 }
 

@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "kopt/build/compiler.hpp"
+#include "kopt/core/clock.hpp"
 #include "kopt/core/embedded_files.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
@@ -34,7 +35,6 @@ std::vector<std::string> tensor_rates_for(int cc) {
   return rates;
 }
 
-std::string utc_now() { return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())); }
 
 build::BuildArtifact build_peaks_library(verify::CheckContext& context, const run::DeviceInfo& device) {
   const fs::path source = context.cache_dir / "runtime" / "kopt_peaks.cu";
@@ -122,7 +122,7 @@ MeasuredPeaks measure_peaks(verify::CheckContext& context, const run::DeviceInfo
 
   const json& r = *outcome.result;
   MeasuredPeaks measured{.uuid = device.uuid, .driver_api_version = device.driver_api_version,
-                         .measured_at = utc_now(), .gemm_size = kGemmSize};
+                         .measured_at = utc_timestamp(), .gemm_size = kGemmSize};
   measured.peaks.name = device.name;
   measured.peaks.source = "measured (kopt doctor --peaks, " + measured.measured_at + ")";
   measured.peaks.dram_bytes_per_second = r.at("dram_bytes_per_second");

@@ -125,12 +125,12 @@ void SampleWitness::read_until_stopped() {
   double last_signal = -kSpinSeconds;
   while (true) {
     const bool stopping = stop_.load();
-    const double before = std::chrono::duration<double>(std::chrono::steady_clock::now() - origin_).count();
+    const double before = origin_.seconds();
     const bool spinning = before - last_signal < kSpinSeconds;
     pollfd fd{read_fd_, POLLIN, 0};
     if (!stopping && !spinning && ::poll(&fd, 1, 50) <= 0) continue;
     const ssize_t n = ::read(read_fd_, buffer, sizeof buffer);
-    const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - origin_).count();
+    const double now = origin_.seconds();
     if (n > 0) {
       parser_.feed(std::string_view(buffer, static_cast<std::size_t>(n)), now);
       last_signal = now;

@@ -33,6 +33,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kopt/measure/bench_job.hpp"
+#include "kopt/core/clock.hpp"
 
 namespace kopt::measure {
 
@@ -118,7 +119,7 @@ class SampleWitness {
  private:
   void read_until_stopped();
   int read_fd_ = -1, write_fd_ = -1;
-  std::chrono::steady_clock::time_point origin_ = std::chrono::steady_clock::now();
+  Stopwatch origin_;  // the signals' times are seconds since the witness began
   std::atomic<bool> stop_{false};
   SignalParser parser_;
   std::thread reader_;

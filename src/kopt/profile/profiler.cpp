@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/profile/profile_job.hpp"
@@ -113,7 +114,7 @@ void read_raw_page(ProfileReport& report, const std::string& csv_text, int top_k
 
 ProfileReport run_profile(const spec::Problem& problem, const ProfileOptions& options, verify::CheckContext& context) {
   spec::refuse_python_kernel(problem.spec.kernel, "profiling");  // its worker is not ncu's yet
-  const auto started = std::chrono::steady_clock::now();
+  const Stopwatch started;
   ProfileReport report{.check = verify::run_check(problem, options.check, context)};
   report.case_name = chosen_case(problem, options.case_name).name;
   report.dtype = spec::first_output_dtype(chosen_case(problem, options.case_name)).name;
@@ -140,7 +141,7 @@ ProfileReport run_profile(const spec::Problem& problem, const ProfileOptions& op
     write_file_atomic(report.csv_file, csv);
     read_raw_page(report, csv, options.top_k);
   }
-  report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  report.wall_seconds = started.seconds();
   return report;
 }
 

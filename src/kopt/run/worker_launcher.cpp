@@ -5,6 +5,7 @@
 #include <thread>
 #include <sstream>
 
+#include "kopt/core/clock.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/secret.hpp"
 #include "kopt/run/device_info.hpp"
@@ -167,9 +168,10 @@ void await_prestarted_job(const fs::path& job, int device) {
     prepare_cuda(device);
   } catch (const std::exception&) {
   }
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(15);
+  constexpr double kGiveUpSeconds = 15 * 60;
+  const Stopwatch waiting;
   while (!fs::exists(job)) {
-    if (std::chrono::steady_clock::now() > give_up) {
+    if (waiting.seconds() > kGiveUpSeconds) {
       std::fprintf(stderr, "kopt worker: no job came to %s\n", job.c_str());
       std::fflush(stderr);
       std::_Exit(1);

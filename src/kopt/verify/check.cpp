@@ -6,6 +6,7 @@
 #include <chrono>
 #include <optional>
 
+#include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
@@ -126,21 +127,6 @@ CheckReport with_compile_failure(CheckReport report, const spec::Problem& proble
   return report;
 }
 
-// Seconds since construction or the last lap, added to one phase.
-class Stopwatch {
- public:
-  void lap(double& phase) {
-    const auto now = std::chrono::steady_clock::now();
-    phase += std::chrono::duration<double>(now - mark_).count();
-    mark_ = now;
-  }
-  double total() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
-
- private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point mark_ = start_;
-};
-
 // More outputs side by side than this cost memory (two copies of each) without saving time:
 // each comparison already spreads over every core (output_comparison.cpp).
 constexpr unsigned kComparisonWidth = 4;
@@ -258,7 +244,7 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
     report.reference = "cached with the check";
     report.sandbox = kept.value("sandbox", "");
     report.from_cache = true;
-    report.phase_seconds.total = clock.total();
+    report.phase_seconds.total = clock.seconds();
     return report;
   }
   if (problem.spec.reference) {
@@ -282,7 +268,7 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
   }
   run::WorkerOutcome outcome = run::run_worker(context.runner, worker, check_job_to_json(job), work.path() / "check");
   clock.lap(report.phase_seconds.kernel_worker);
-  report.phase_seconds.total = clock.total();
+  report.phase_seconds.total = clock.seconds();
   if (!outcome.result) {
     report.failure = failure_from_worker(outcome, context.worker.time_limit);
     return report;
@@ -319,7 +305,7 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
     for (const RunRecord& run : report.runs) kept["runs"].push_back(run_record_to_json(run));
     write_file_atomic(cached, kept.dump());
   }
-  report.phase_seconds.total = clock.total();
+  report.phase_seconds.total = clock.seconds();
   return report;
 }
 

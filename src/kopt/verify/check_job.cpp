@@ -7,6 +7,7 @@
 #include <chrono>
 #include <span>
 
+#include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/run/device_buffer.hpp"
 #include "kopt/run/device_digest.hpp"
@@ -36,11 +37,11 @@ using run::Bytes;
 // seen by the library's own runtime is returned through `launch_error`.
 double call_solve(const run::KernelLibrary& library, const std::vector<run::KernelArgument>& call,
                   std::optional<std::string>& launch_error) {
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch wall;
   library.call(call);
   launch_error = library.take_launch_error();
   run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return wall.seconds();
 }
 
 void check_inputs_unchanged(const std::vector<ArgumentData>& arguments, RunRecord& run) {
@@ -126,19 +127,6 @@ void dump_outputs(const std::vector<ArgumentData>& arguments, const std::vector<
   }
 }
 
-// Seconds since the last lap, added to one phase of the worker's time.
-class PhaseClock {
- public:
-  void lap(double& phase) {
-    const auto now = std::chrono::steady_clock::now();
-    phase += std::chrono::duration<double>(now - mark_).count();
-    mark_ = now;
-  }
-
- private:
-  std::chrono::steady_clock::time_point mark_ = std::chrono::steady_clock::now();
-};
-
 // What one (case, seed) of a check job works with.
 struct SeedRun {
   const CheckJob& job;
@@ -162,7 +150,7 @@ void note_launch_error(const std::optional<std::string>& launch_error, RunRecord
   }
 }
 
-void finish_seed(const SeedRun& s, const std::vector<Bytes>& first, RunRecord& run, PhaseClock& clock) {
+void finish_seed(const SeedRun& s, const std::vector<Bytes>& first, RunRecord& run, Stopwatch& clock) {
   if (!s.job.reference_dirs.empty()) {
     compare_with_reference(s.bound_case(), first, s.job.reference_dirs[s.case_index][s.seed_index], run);
   }
@@ -181,7 +169,7 @@ void finish_seed(const SeedRun& s, const std::vector<Bytes>& first, RunRecord& r
 RunRecord run_one_seed_on_host(const SeedRun& s) {
   std::vector<ArgumentData>& arguments = s.arguments.data();
   RunRecord run = s.record();
-  PhaseClock clock;
+  Stopwatch clock;
   run::report_progress(fmt::format("case {} seed {}: first call", s.bound_case().name, s.seed()));
   s.arguments.generate_inputs(s.seed());
   const std::vector<run::KernelArgument>& call = s.arguments.call();
@@ -239,7 +227,7 @@ std::vector<std::uint64_t> digests_of(run::DeviceDigester& digester, const run::
 RunRecord run_one_seed_on_device(const SeedRun& s, run::DeviceDigester& digester, int blocks) {
   std::vector<ArgumentData>& arguments = s.arguments.data();
   RunRecord run = s.record();
-  PhaseClock clock;
+  Stopwatch clock;
   const auto inputs = device_buffers(arguments, false);
   const auto outputs = device_buffers(arguments, true);
   run::report_progress(fmt::format("case {} seed {}: first call", s.bound_case().name, s.seed()));
@@ -285,7 +273,7 @@ RunRecord run_one_seed_on_device(const SeedRun& s, run::DeviceDigester& digester
 // The audit's call (CheckJob::single_calls): made as a timed call is, digested on the GPU.
 RunRecord run_single_call(const SeedRun& s, run::DeviceDigester& digester, int blocks) {
   RunRecord run = s.record();
-  PhaseClock clock;
+  Stopwatch clock;
   run::report_progress(fmt::format("case {} seed {}: first call", s.bound_case().name, s.seed()));
   s.arguments.regenerate_on_device(s.library, s.seed(), kFirstPoison, blocks);
   run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
@@ -346,7 +334,7 @@ bool has_device_inputs(const run::KernelLibrary& library, run::DeviceDigester& d
 
 CheckJobResult execute_check_job(const CheckJob& job) {
   CheckJobResult result;
-  PhaseClock clock;
+  Stopwatch clock;
   const run::DeviceInfo device = run::query_device(job.device);
   result.device = device;
   run::check_cuda(cudaSetDevice(job.device), "cudaSetDevice");

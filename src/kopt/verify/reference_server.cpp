@@ -4,6 +4,7 @@
 
 #include <thread>
 
+#include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/secret.hpp"
 
@@ -44,7 +45,7 @@ std::optional<RunnerAnswer> PythonReferenceServer::run(const std::vector<fs::pat
   fs::remove(response);  // only the server, asked now, may answer
   json body{{"nonce", nonce}, {"manifests", json::array()}};
   for (const fs::path& manifest : manifests) body["manifests"].push_back(manifest.string());
-  const auto started = std::chrono::steady_clock::now();
+  const Stopwatch started;
   waiting_->store(false);  // the time limit runs while the server works on this request
   write_file_atomic(request, body.dump());
   RunnerAnswer answer;
@@ -54,14 +55,14 @@ std::optional<RunnerAnswer> PythonReferenceServer::run(const std::vector<fs::pat
       broken_ = true;
       const ProcessResult& result = process_.get();
       answer.timed_out = result.timed_out;
-      answer.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      answer.seconds = started.seconds();
       if (!result.timed_out) return std::nullopt;  // it ended some other way: run them one-shot
       return answer;
     }
     std::this_thread::sleep_for(pause);
   }
   waiting_->store(true);
-  answer.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  answer.seconds = started.seconds();
   const json reply = json::parse(read_file(response));
   fs::remove(request);
   fs::remove(response);

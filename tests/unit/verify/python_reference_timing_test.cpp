@@ -5,14 +5,12 @@
 #include "kopt/measure/reference_timing.hpp"
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/verify/reference.hpp"
+#include "verify_test_support.hpp"
 
 namespace kopt::verify {
 namespace {
 
-bool has_numpy(ProcessRunner& runner) {
-  if (!find_program("python3")) return false;
-  return runner.run({.argv = {find_python().string(), "-c", "import numpy"}}).ok();
-}
+using testing_support::has_numpy;
 
 // The real runner on examples/reduction's ref.py: without torch and a GPU it says, per case,
 // that it did not time the reference; with them, it gives the samples.

@@ -9,6 +9,7 @@
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/verify/npy.hpp"
 #include "kopt/verify/reference.hpp"
+#include "verify_test_support.hpp"
 
 namespace kopt::verify {
 namespace {
@@ -16,10 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-bool has_numpy(ProcessRunner& runner) {
-  if (!find_program("python3")) return false;
-  return runner.run({.argv = {find_python().string(), "-c", "import numpy"}}).ok();
-}
+using testing_support::has_numpy;
 
 spec::Problem small(const std::string& folder, std::int64_t n) {
   return spec::load_problem(fs::path(KOPT_SOURCE_DIR) / folder, std::nullopt, {{"N", n}});
