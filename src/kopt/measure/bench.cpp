@@ -13,8 +13,8 @@
 #include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
-#include "kopt/core/parallel_for.hpp"
 #include "kopt/core/secret.hpp"
+#include "kopt/measure/bench_assessment.hpp"
 #include "kopt/measure/call_batch.hpp"
 #include "kopt/measure/timed_call_audit.hpp"
 #include "kopt/measure/tolerance_audit.hpp"
@@ -26,7 +26,6 @@
 #include "kopt/run/device_probe.hpp"
 #include "kopt/run/gpu_lock.hpp"
 #include "kopt/run/triton_worker.hpp"
-#include "kopt/spec/problem_work.hpp"
 #include "kopt/spec/python_kernel.hpp"
 #include "kopt/spec/source_audit.hpp"
 #include "kopt/verify/reference.hpp"
@@ -34,19 +33,6 @@
 namespace kopt::measure {
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-namespace {
-
-// Host time above event time by more than this is work the events did not see. Launch,
-// record and synchronize cost tens of microseconds; a side stream costs the kernel's time.
-// The floor is per sample (the host's costs come once per sample, however many calls it
-// holds), so a batch or graph of n calls compares its per-call gap with floor / n.
-constexpr double kEscapeFloorSeconds = 100e-6;
-constexpr double kEscapeFraction = 0.2;
-// Datasheet peaks are not exact: only a time this far under the floor is called impossible.
-constexpr double kFloorMargin = 0.95;
-
-}  // namespace
 
 std::string kernel_label(const std::vector<spec::Problem>& kernels, std::size_t index, const BenchOptions& options) {
   if (index < options.labels.size() && !options.labels[index].empty()) return options.labels[index];
@@ -109,36 +95,6 @@ bool BenchReport::passed() const {
   return flags.empty() && !variants.empty();
 }
 
-void assess_variant(VariantReport& v, const std::optional<DevicePeaks>& peaks, const spec::DType& dtype,
-                    TimingMode mode, bool allow_tf32) {
-  if (v.samples.gpu_seconds.empty()) return;
-  v.summary = summarize(v.samples.gpu_seconds, v.samples.resolution_seconds);
-  const double median_time = v.summary.median;
-  if (v.flops > 0) v.flops_per_second = v.flops / median_time;
-  if (v.bytes > 0) v.bytes_per_second = v.bytes / median_time;
-  std::vector<double> gaps;
-  for (std::size_t i = 0; i < v.samples.gpu_seconds.size() && i < v.samples.host_seconds.size(); ++i) {
-    gaps.push_back(v.samples.host_seconds[i] - v.samples.gpu_seconds[i]);
-  }
-  if (!gaps.empty()) v.median_host_gap_seconds = median(gaps);
-  const double floor_per_call = kEscapeFloorSeconds / std::max(1, v.samples.calls_per_sample);
-  v.escapes_events = v.median_host_gap_seconds > std::max(floor_per_call, kEscapeFraction * median_time);
-  if (!v.samples.sm_clock_mhz.empty()) v.median_sm_clock_mhz = median(v.samples.sm_clock_mhz);
-  // With the L2 warm, data can legitimately come faster than DRAM allows: no floor then.
-  if (peaks && mode == TimingMode::cold) {
-    v.floor_seconds = roofline_floor_seconds(*peaks, dtype, v.flops, v.bytes, allow_tf32);
-    v.below_floor = v.floor_seconds > 0 && median_time < kFloorMargin * v.floor_seconds;
-  }
-  if (v.samples.recheck && !v.samples.recheck->passed()) v.recheck_failure = v.samples.recheck->findings.front().message;
-  v.timed_calls_unverified = v.samples.recheck && std::ranges::find(v.samples.recheck->notes, kUnverifiableNote) !=
-                                                       v.samples.recheck->notes.end();
-  if (v.timed_calls_unverified) {
-    for (const std::string& note : v.samples.recheck->notes) {
-      if (note.starts_with(kToleranceUnverifiedPrefix)) v.unverified_reason = note;
-    }
-  }
-}
-
 namespace {
 
 // Hands a Python reference server to every check and reference run of the context while it
@@ -157,76 +113,6 @@ class ServedBy {
   verify::CheckContext& context_;
   verify::PythonReferenceServer* before_;
 };
-
-std::vector<std::string> flags_of(const VariantReport& v) {
-  std::vector<std::string> flags;
-  const std::string who = fmt::format("{} (case {})", v.label, v.case_name);
-  if (v.below_floor) {
-    flags.push_back(fmt::format("{}: median {:.4g} s is below the roofline floor {:.4g} s: impossible, so the spec's "
-                                "[work] is wrong or the kernel skips work",
-                                who, v.summary.median, v.floor_seconds));
-  }
-  if (v.escapes_events) {
-    flags.push_back(fmt::format("{}: the host saw {:.4g} s more than the CUDA events per call: solve runs work outside "
-                                "the default stream's events (a non-blocking stream?), so the event times undercount it",
-                                who, v.median_host_gap_seconds));
-  }
-  if (!v.recheck_failure.empty()) {
-    flags.push_back(fmt::format("{}: timed call outputs differ from the verified outputs on the same inputs ({}): "
-                                "work skipped or results reused while timed (solve may cache results across calls)",
-                                who, v.recheck_failure));
-  }
-  return flags;
-}
-
-// Summarizes each variant's samples and records what each is flagged for. The summaries run
-// side by side: their bootstrap intervals are most of kopt's own time in a bench of many
-// variants, and each depends only on its own samples.
-void add_variants(BenchReport& report, const spec::Problem& problem, std::vector<VariantSamples> all, TimingMode mode,
-                  bool interleaved) {
-  std::vector<VariantReport> assessed(all.size());
-  parallel_for(all.size(), [&](std::size_t i) {
-    const spec::BoundCase& bound_case = *problem.find_case(all[i].case_name);  // the worker timed these cases
-    VariantReport& v = assessed[i];
-    v = {.label = all[i].label, .case_name = all[i].case_name, .samples = std::move(all[i]), .interleaved = interleaved};
-    v.flops = spec::work_value(problem.spec.work.flops, bound_case);
-    v.bytes = spec::work_value(problem.spec.work.bytes, bound_case);
-    assess_variant(v, report.peaks, spec::first_output_dtype(bound_case), mode, problem.spec.allow_tf32);
-  });
-  for (VariantReport& v : assessed) {
-    for (std::string& flag : flags_of(v)) report.flags.push_back(std::move(flag));
-    if (v.timed_calls_unverified) {
-      report.warnings.push_back(fmt::format(
-          "{} (case {}): its timed calls are not verified: its outputs are not bitwise reproducible, so they cannot be "
-          "compared by digest{} (docs/integrity.md)",
-          v.label, v.case_name, v.unverified_reason.empty() ? "" : ", and " + v.unverified_reason));
-    }
-    // After the last variant of its case, so the table and the JSON keep cases together.
-    auto after = std::find_if(report.variants.rbegin(), report.variants.rend(),
-                              [&](const VariantReport& other) { return other.case_name == v.case_name; });
-    if (after == report.variants.rend()) report.variants.push_back(std::move(v));
-    else report.variants.insert(after.base(), std::move(v));
-  }
-}
-
-// The parent's witness of the timing worker's samples (sample_witness.hpp): its flags, before
-// the samples move into the report.
-void add_witness_flags(BenchReport& report, const std::vector<VariantSamples>& samples, const WitnessedSpans& spans) {
-  if (!spans.listened) {
-    report.warnings.push_back("kopt could not witness the timing worker's samples (no pipe): its times rest on the "
-                              "worker's clocks alone");
-    return;
-  }
-  for (std::string& flag : witness_flags(samples, spans, sample_witness_rule())) report.flags.push_back(std::move(flag));
-}
-
-// The witness's numbers for each variant the timing worker sampled (bench.json "witness").
-void add_witness_numbers(BenchReport& report, const WitnessedSpans& spans) {
-  if (!spans.listened) return;
-  for (VariantReport& v : report.variants) {
-    if (v.interleaved) v.witness = witness_variant(v.samples, spans, sample_witness_rule());
-  }
-}
 
 // The runner times a .py reference in its own process once the worker is done: the two never
 // share the GPU, and its samples cannot be interleaved with the kernels'.
@@ -263,28 +149,6 @@ void add_python_reference(BenchReport& report, const spec::Problem& problem, con
     else timed.push_back(std::move(timing.samples));
   }
   add_variants(report, problem, std::move(timed), options.settings.mode, false);
-}
-
-// Every variant against `baseline_label`, case by case; the bootstrap ratios side by side.
-void add_verdicts(BenchReport& report, const std::string& baseline_label, const ComparisonSettings& settings) {
-  std::vector<std::pair<const VariantReport*, const VariantReport*>> pairs;
-  for (const VariantReport& baseline : report.variants) {
-    if (baseline.label != baseline_label) continue;
-    for (const VariantReport& other : report.variants) {
-      if (other.case_name == baseline.case_name && other.label != baseline.label) pairs.emplace_back(&baseline, &other);
-    }
-  }
-  std::vector<Comparison> comparisons(pairs.size());
-  parallel_for(pairs.size(), [&](std::size_t i) {
-    const VariantSamples& a = pairs[i].first->samples;
-    const VariantSamples& b = pairs[i].second->samples;
-    comparisons[i] = compare_samples(a.gpu_seconds, b.gpu_seconds, settings, {a.resolution_seconds, b.resolution_seconds});
-  });
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const auto& [baseline, other] = pairs[i];
-    report.verdicts.push_back({baseline->case_name, baseline->label, other->label, comparisons[i],
-                               baseline->interleaved && other->interleaved});
-  }
 }
 
 }  // namespace
