@@ -48,23 +48,13 @@ int run_sass_command(const SassConfig& config) {
   if (!a) return static_cast<int>(ExitCode::kernel_failed);
   const std::vector<catalog::MethodEvidence> methods = catalog::check_kernel_methods(
       a->kernel, config.methods, check_options_of(config.problem).defines, a->profile.functions, catalog::arch_number(a->arch));
-  nlohmann::json document = {{"schema_version", 1}, {"kind", "sass"}, {"kernel", sass::kernel_sass_json(config.target, *a)},
-                             {"methods", methods}};
-  std::string text = report::format_sass_profile(a->profile, a->build.resources) + report::format_method_evidence(methods);
-  if (!config.vs.empty()) {
-    const std::optional<sass::KernelSass> b = disassembled(config.vs, config, context);
-    if (!b) return static_cast<int>(ExitCode::kernel_failed);
-    document["vs"] = sass::kernel_sass_json(config.vs, *b);
-    document["diff"] = nlohmann::json::array();
-    text += fmt::format("\n--vs {}\n", config.vs);
-    for (const auto& [fa, fb] : sass::paired_functions(a->profile, b->profile)) {
-      document["diff"].push_back({{"a", fa->name}, {"b", fb->name}, {"opcodes", sass::diff(fa->opcodes, fb->opcodes)}});
-      text += report::format_sass_diff(*fa, *fb);
-    }
-  }
-  const std::filesystem::path out = config.out.empty() ? a->kernel.parent_path() / "sass.json" : std::filesystem::path(config.out);
-  write_file_atomic(out, document.dump(2) + "\n");
-  std::cout << (config.common.json ? document.dump(2) + "\n" : text + fmt::format("  wrote {}\n", out.string()));
+  std::optional<sass::KernelSass> b;
+  if (!config.vs.empty() && !(b = disassembled(config.vs, config, context))) return static_cast<int>(ExitCode::kernel_failed);
+  const report::SassReport out = report::sass_report(
+      {config.target, *a}, methods, b ? std::optional<report::NamedSass>({config.vs, *b}) : std::nullopt);
+  const std::filesystem::path file = config.out.empty() ? a->kernel.parent_path() / "sass.json" : std::filesystem::path(config.out);
+  write_file_atomic(file, out.document.dump(2) + "\n");
+  std::cout << (config.common.json ? out.document.dump(2) + "\n" : out.text + fmt::format("  wrote {}\n", file.string()));
   return static_cast<int>(ExitCode::ok);
 }
 

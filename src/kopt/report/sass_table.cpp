@@ -91,4 +91,21 @@ std::string format_method_evidence(const std::vector<catalog::MethodEvidence>& m
   return out;
 }
 
+SassReport sass_report(const NamedSass& kernel, const std::vector<catalog::MethodEvidence>& methods,
+                       const std::optional<NamedSass>& vs) {
+  const sass::KernelSass& a = kernel.sass;
+  SassReport out{.document = {{"schema_version", 1}, {"kind", "sass"}, {"kernel", sass::kernel_sass_json(kernel.name, a)},
+                              {"methods", methods}},
+                 .text = format_sass_profile(a.profile, a.build.resources) + format_method_evidence(methods)};
+  if (!vs) return out;
+  out.document["vs"] = sass::kernel_sass_json(vs->name, vs->sass);
+  out.document["diff"] = nlohmann::json::array();
+  out.text += fmt::format("\n--vs {}\n", vs->name);
+  for (const auto& [fa, fb] : sass::paired_functions(a.profile, vs->sass.profile)) {
+    out.document["diff"].push_back({{"a", fa->name}, {"b", fb->name}, {"opcodes", sass::diff(fa->opcodes, fb->opcodes)}});
+    out.text += format_sass_diff(*fa, *fb);
+  }
+  return out;
+}
+
 }  // namespace kopt::report
