@@ -7,16 +7,16 @@
 namespace kopt::measure {
 
 SampleProgress::SampleProgress(std::string case_name, std::size_t variants,
-                               std::function<void(const std::string&)> report, std::function<Clock::time_point()> now)
+                               std::function<void(const std::string&)> report, const Clock& clock)
     : case_name_(std::move(case_name)),
       variants_(variants),
       report_(report ? std::move(report) : run::report_progress),
-      now_(std::move(now)) {}
+      clock_(clock) {}
 
 void SampleProgress::sampled(const std::string& label, bool done) {
   ++samples_[label];
   if (done) done_.insert(label);
-  const Clock::time_point now = now_();
+  const auto now = clock_.now();
   if (last_report_ && now - *last_report_ < kReportInterval) return;
   last_report_ = now;
   report_(line());

@@ -11,17 +11,18 @@
 #include <set>
 #include <string>
 
+#include "kopt/core/clock.hpp"
+
 namespace kopt::measure {
 
 class SampleProgress {
  public:
-  using Clock = std::chrono::steady_clock;
   static constexpr std::chrono::milliseconds kReportInterval{250};
 
   // `report` receives each line (the worker's run::report_progress by default).
   SampleProgress(std::string case_name, std::size_t variants,
                  std::function<void(const std::string&)> report = {},
-                 std::function<Clock::time_point()> now = Clock::now);
+                 const Clock& clock = steady_clock());
 
   // One sample of `label` was taken (kept or discarded as throttled); `done`: the variant has
   // stopped sampling.
@@ -34,10 +35,10 @@ class SampleProgress {
   std::string case_name_;
   std::size_t variants_;
   std::function<void(const std::string&)> report_;
-  std::function<Clock::time_point()> now_;
+  const Clock& clock_;
   std::map<std::string, std::size_t> samples_;
   std::set<std::string> done_;
-  std::optional<Clock::time_point> last_report_;
+  std::optional<std::chrono::steady_clock::time_point> last_report_;
 };
 
 }  // namespace kopt::measure

@@ -11,10 +11,9 @@ using namespace std::chrono_literals;
 
 struct Recorder {
   std::vector<std::string> lines;
-  SampleProgress::Clock::time_point now{};
+  ManualClock clock;
   SampleProgress progress(std::string case_name, std::size_t variants) {
-    return SampleProgress(std::move(case_name), variants, [this](const std::string& l) { lines.push_back(l); },
-                          [this] { return now; });
+    return SampleProgress(std::move(case_name), variants, [this](const std::string& l) { lines.push_back(l); }, clock);
   }
 };
 
@@ -41,7 +40,7 @@ TEST(SampleProgress, ReportsAtMostFourTimesASecond) {
   SampleProgress progress = r.progress("default", 2);
   for (int i = 0; i < 1000; ++i) {  // a sample every millisecond for a second
     progress.sampled(i % 2 == 0 ? "a" : "b", false);
-    r.now += 1ms;
+    r.clock.advance(1ms);
   }
   EXPECT_EQ(r.lines.size(), 4u);
   EXPECT_EQ(r.lines.front(), "case default: measuring 2 variants: 1 samples, 2 still sampling");
