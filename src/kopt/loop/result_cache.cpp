@@ -26,13 +26,9 @@ std::string VariantKey::digest() const {
 
 namespace {
 
-struct DatabaseCloser {
-  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
-};
 struct StatementFinalizer {
   void operator()(sqlite3_stmt* statement) const { sqlite3_finalize(statement); }
 };
-using DatabaseHandle = std::unique_ptr<sqlite3, DatabaseCloser>;
 using StatementHandle = std::unique_ptr<sqlite3_stmt, StatementFinalizer>;
 
 // The statement's first line, for messages that must stay on one line.
@@ -148,7 +144,11 @@ CREATE TABLE IF NOT EXISTS results (
 }  // namespace
 
 struct ResultCache::Connection {
-  DatabaseHandle db;
+  // A member type, not one of the file's anonymous namespace: Connection has linkage.
+  struct Closer {
+    void operator()(sqlite3* handle) const { sqlite3_close_v2(handle); }
+  };
+  std::unique_ptr<sqlite3, Closer> db;
 };
 
 ResultCache::ResultCache(const std::filesystem::path& file, std::chrono::milliseconds busy_timeout)

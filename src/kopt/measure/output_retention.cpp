@@ -33,10 +33,6 @@ ReservoirChoice reservoir_choice(std::size_t offered_before, std::size_t capacit
 
 namespace {
 
-struct DeviceFree {
-  void operator()(void* p) const { cudaFree(p); }
-};
-
 // The outputs of a case, in argument order: what one kept call is made of.
 std::vector<const run::ArgumentData*> outputs_of(const run::KernelArguments& arguments) {
   std::vector<const run::ArgumentData*> outputs;
@@ -56,6 +52,10 @@ std::size_t bytes_per_call(const run::KernelArguments& arguments) {
 
 // One variant's kept calls on the current case: `capacity` slots of every output's bytes.
 struct OutputRetention::Store {
+  // A member type, not one of the file's anonymous namespace: Store has linkage.
+  struct DeviceFree {
+    void operator()(void* p) const { cudaFree(p); }
+  };
   std::unique_ptr<void, DeviceFree> memory;
   std::size_t capacity = 0;
   std::size_t slot_bytes = 0;
