@@ -30,11 +30,9 @@ Command init_command() {
             return [config] {
               const loop::InitRequest request = init_request(config->target);
               Context kopt_context = context_of(config->loop.common);
-              const std::unique_ptr<ResultCache> cache = open_result_cache(config->loop);
-              loop::LoopContext context = progress_hooks(config->loop.common, request.run_dir);
-              context.cache = cache.get();
+              LoopSession session = loop_session(config->loop, request.run_dir);
               std::unique_ptr<loop::Lab> lab = make_lab(config->loop, provisional_state(request), kopt_context);
-              const loop::RunState state = loop::init_run(*lab, request, context);
+              const loop::RunState state = loop::init_run(*lab, request, session.context);
               const loop::RunFolder run(request.run_dir);
               const nlohmann::json next = with_loop_flags(loop::next_step(run, state), config->loop);
               if (config->loop.common.json) {

@@ -58,10 +58,8 @@ Command optimize_command() {
               // The tuner's question is asked before any run folder exists.
               if (!request.generator && !run.exists()) loop::tunable_space(start.kernel, start.spec);
               std::unique_ptr<loop::Lab> lab = make_lab(config->loop, start, kopt_context);
-              const std::unique_ptr<ResultCache> cache = open_result_cache(config->loop);
-              loop::LoopContext context = progress_hooks(config->loop.common, run.root());
-              context.cache = cache.get();
-              loop::optimize(*lab, kopt_context.runner, request, context);
+              LoopSession session = loop_session(config->loop, run.root());
+              loop::optimize(*lab, kopt_context.runner, request, session.context);
               return finalize_run(config->loop, run.root().string(), true);
             };
           }};

@@ -2,7 +2,6 @@
 // found in its source (no GPU), and the compile-options axis; --save writes those -D can set
 // as [tune] into the problem's kopt.toml.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <iostream>
 
@@ -11,6 +10,7 @@
 #include "kopt/discover/launch_limits.hpp"
 #include "kopt/discover/settable_source.hpp"
 #include "kopt/discover/tune_space.hpp"
+#include "kopt/report/tune_space_table.hpp"
 #include "kopt/spec/problem_spec.hpp"
 
 namespace kopt::cli {
@@ -22,29 +22,12 @@ struct TuneSpaceConfig {
   bool save = false;
 };
 
-std::string candidate_line(const discover::Candidate& candidate) {
-  return fmt::format("  {:<28} {:>6}  line {:<4} {:<48} {}: {}\n", candidate.name, candidate.value, candidate.line,
-                     discover::kind_text(candidate.kind), candidate.ladder, fmt::join(candidate.proposed, ", "));
-}
-
-std::string compile_option_line(const discover::CompileOption& option) {
-  return fmt::format("  {:<32} {}{}\n", fmt::format("{}", fmt::join(option.flags, " ")), option.why,
-                     option.tolerance_dependent ? " (tolerance-dependent: kept only where every case stays within "
-                                                  "tolerance)"
-                                                : "");
-}
-
 int run_tune_space_command(const TuneSpaceConfig& config) {
   const spec::ProblemSpec problem = spec::locate_problem(config.target);
   const discover::TuneSpace space = discover::discover_tune_space(problem.kernel);
-  std::string out = fmt::format("tune space of {}: {} candidate(s)\n", problem.kernel.filename().string(),
-                                space.candidates.size());
-  for (const discover::Candidate& candidate : space.candidates) out += candidate_line(candidate);
-  if (!space.declared.empty()) out += fmt::format("  already declared (kopt:param): {}\n", fmt::join(space.declared, ", "));
-  out += discover::restrictions_text(discover::discovered_restrictions(read_file(problem.kernel), problem.kernel.string()));
-  out += "compile options (each tried alone):\n";
-  for (const discover::CompileOption& option : space.compile_options) out += compile_option_line(option);
-  out += discover::search_verdict(space);
+  std::string out = report::format_tune_space(
+      problem.kernel.filename().string(), space,
+      discover::discovered_restrictions(read_file(problem.kernel), problem.kernel.string()));
   if (config.save) {
     const fs::path spec_file = problem.spec_file.value_or(problem.kernel.parent_path() / "kopt.toml");
     discover::save_tune_table(space, spec_file);

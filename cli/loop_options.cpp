@@ -63,6 +63,12 @@ loop::LoopContext progress_hooks(const CommonOptions& common, const std::filesys
   return hooks;
 }
 
+LoopSession loop_session(const LoopOptions& options, const std::filesystem::path& run_dir) {
+  LoopSession session{.cache = open_result_cache(options), .context = progress_hooks(options.common, run_dir)};
+  session.context.cache = session.cache.get();
+  return session;
+}
+
 nlohmann::json with_loop_flags(nlohmann::json next, const LoopOptions& options) {
   std::vector<std::string> flags;
   if (!options.simulate.empty()) flags = {"--simulate", fs::absolute(options.simulate).string()};

@@ -39,6 +39,14 @@ nlohmann::json with_loop_flags(nlohmann::json next, const LoopOptions& options);
 // live progress line) when it is a terminal and --json is not given.
 loop::LoopContext progress_hooks(const CommonOptions& common, const std::filesystem::path& run_dir);
 
+// What init, close and optimize hand the loop: its progress hooks (progress_hooks) and the
+// result cache they point at (open_result_cache), which lives as long as the session.
+struct LoopSession {
+  std::unique_ptr<ResultCache> cache;
+  loop::LoopContext context;
+};
+LoopSession loop_session(const LoopOptions& options, const std::filesystem::path& run_dir);
+
 // What `init` and `optimize` start a run from.
 struct RunTarget {
   std::string target = ".";
