@@ -46,12 +46,14 @@ except ImportError:  # jsonschema before 4.18
         resolver = jsonschema.RefResolver.from_schema(schemas[name], store=store)
         return jsonschema.Draft202012Validator(schemas[name], resolver=resolver)
 
-# The schema of a document that names its own: "schema" (kopt.profile/1) or "kind" (check).
+# The schema of a document that names its own: "schema" (kopt.profile/1), or in an older file "kind" (check).
 BY_SCHEMA = {"kopt.profile/1": "profile", "kopt.ncu_top/1": "ncu_top", "kopt.roofline/1": "roofline",
              "kopt.peaks/1": "peaks", "kopt.state/1": "state", "kopt.next/1": "next", "kopt.iteration/1": "iteration",
              "kopt.summary/1": "summary", "kopt.generator_context/1": "generator_context",
              "kopt.methods_check/1": "methods_check",
-             "kopt.system_evidence/1": "system_evidence", "kopt.audit/1": "audit", "kopt.frozen/1": "frozen"}
+             "kopt.system_evidence/1": "system_evidence", "kopt.audit/1": "audit", "kopt.frozen/1": "frozen",
+             "kopt.check/1": "check", "kopt.bench/1": "bench", "kopt.sass/1": "sass", "kopt.doctor/1": "doctor"}
+# Files written before every output said "schema" (schema_version 1 and a "kind"): still read.
 BY_KIND = {"check": "check", "bench": "bench", "sass": "sass", "doctor": "doctor"}
 
 # The files of a run folder (docs/loop.md) by name; bench.json and sass.json by where they are.

@@ -156,7 +156,7 @@ Survey survey_machine(Context& context, const SurveyOptions& options, const GpuP
 }
 
 nlohmann::json survey_json(const Survey& survey) {
-  nlohmann::json document = {{"schema_version", 1}, {"kind", "doctor"}, {"can_check", survey.can_check}};
+  nlohmann::json document = {{"schema", "kopt.doctor/1"}, {"can_check", survey.can_check}};
   for (const Finding& f : survey.findings) document[f.what] = {{"ok", f.ok}, {"detail", f.detail}, {"data", f.data}};
   return document;
 }

@@ -73,8 +73,7 @@ json bench_report_to_json(const BenchReport& report) {
              {"measured", report.peaks->measured}};
   }
   const StoppingSettings& s = report.settings.stopping;
-  return {{"schema_version", 1},
-          {"kind", "bench"},
+  return {{"schema", "kopt.bench/1"},
           {"kopt_version", KOPT_VERSION},
           {"device", report.device},
           {"settings",

@@ -94,7 +94,7 @@ std::string format_method_evidence(const std::vector<catalog::MethodEvidence>& m
 SassReport sass_report(const NamedSass& kernel, const std::vector<catalog::MethodEvidence>& methods,
                        const std::optional<NamedSass>& vs) {
   const sass::KernelSass& a = kernel.sass;
-  SassReport out{.document = {{"schema_version", 1}, {"kind", "sass"}, {"kernel", sass::kernel_sass_json(kernel.name, a)},
+  SassReport out{.document = {{"schema", "kopt.sass/1"}, {"kernel", sass::kernel_sass_json(kernel.name, a)},
                               {"methods", methods}},
                  .text = format_sass_profile(a.profile, a.build.resources) + format_method_evidence(methods)};
   if (!vs) return out;

@@ -350,8 +350,7 @@ json check_report_to_json(const CheckReport& report) {
   if (report.failure) {
     failure = {{"kind", report.failure->kind}, {"message", report.failure->message}, {"detail", report.failure->detail}};
   }
-  json document = {{"schema_version", 1},
-          {"kind", "check"},
+  json document = {{"schema", "kopt.check/1"},
           {"kernel", report.kernel.string()},
           {"problem", report.problem_name},
           {"entry", report.entry},

@@ -92,8 +92,7 @@ TEST_F(SurveyTest, AMissingNvccIsAFindingNotAnError) {
 TEST_F(SurveyTest, TheDocumentHasOneEntryPerFinding) {
   const Survey survey = survey_machine(context, {}, no_gpu());
   const nlohmann::json document = survey_json(survey);
-  EXPECT_EQ(document.at("kind"), "doctor");
-  EXPECT_EQ(document.at("schema_version"), 1);
+  EXPECT_EQ(document.at("schema"), "kopt.doctor/1");
   EXPECT_FALSE(document.at("can_check").get<bool>());
   for (const Finding& f : survey.findings) EXPECT_EQ(document.at(f.what).at("ok").get<bool>(), f.ok) << f.what;
 }
