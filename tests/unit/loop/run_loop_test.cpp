@@ -116,7 +116,7 @@ TEST_F(RunLoop, CloseChoosesTheChampionAblatesAndClassifiesItsMethods) {
   EXPECT_TRUE(fs::exists(run.champion(1) / "kernel.cu"));
   // The simulated lab leaves the bench reports a GPU would, with every drawn sample.
   const json screen_bench = read_json(run.iteration(1) / "screen_bench.json");
-  EXPECT_EQ(screen_bench["kind"], "bench");
+  EXPECT_EQ(screen_bench["schema"], "kopt.bench/1");
   EXPECT_EQ(screen_bench["variants"][0]["samples_seconds"].size(), 40u);  // the model's sample count
   EXPECT_EQ(screen_bench["verdicts"].size(), screen_bench["variants"].size() - 1);
   EXPECT_TRUE(fs::exists(run.iteration(1) / "finals_bench.json"));

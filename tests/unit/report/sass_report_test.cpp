@@ -20,7 +20,7 @@ sass::KernelSass fixture_sass() {
 TEST(SassReport, OneKernelIsItsProfileAndItsMethods) {
   const sass::KernelSass k = fixture_sass();
   const SassReport out = sass_report({"examples/sgemm_naive", k}, {}, std::nullopt);
-  EXPECT_EQ(out.document.at("kind"), "sass");
+  EXPECT_EQ(out.document.at("schema"), "kopt.sass/1");
   EXPECT_EQ(out.document.at("kernel").at("kernel"), "examples/sgemm_naive");
   EXPECT_FALSE(out.document.contains("vs"));
   EXPECT_EQ(out.text.find("--vs"), std::string::npos);
