@@ -49,7 +49,10 @@ int run_sass_command(const SassConfig& config) {
   const std::vector<catalog::MethodEvidence> methods = catalog::check_kernel_methods(
       a->kernel, config.methods, check_options_of(config.problem).defines, a->profile.functions, catalog::arch_number(a->arch));
   std::optional<sass::KernelSass> b;
-  if (!config.vs.empty() && !(b = disassembled(config.vs, config, context))) return static_cast<int>(ExitCode::kernel_failed);
+  if (!config.vs.empty()) {
+    b = disassembled(config.vs, config, context);
+    if (!b) return static_cast<int>(ExitCode::kernel_failed);
+  }
   const report::SassReport out = report::sass_report(
       {config.target, *a}, methods, b ? std::optional<report::NamedSass>({config.vs, *b}) : std::nullopt);
   const std::filesystem::path file = config.out.empty() ? a->kernel.parent_path() / "sass.json" : std::filesystem::path(config.out);
