@@ -81,12 +81,7 @@ json ci_of_median(const loop::RunFolder& run, const loop::RunState& state, doubl
     }
   }
   for (const fs::path& file : files) {
-    const json doc = file_or_null(file);
-    if (doc.is_null()) continue;
-    const json outcomes = doc.contains("outcomes") ? doc["outcomes"] : json::array({doc});
-    for (const json& o : outcomes) {
-      if (o.value("median_s", -1.0) == median_s) return o.value("median_ci_s", json());
-    }
+    if (const std::optional<json> o = outcome_with_median(file, median_s)) return o->value("median_ci_s", json());
   }
   return nullptr;
 }
@@ -123,6 +118,16 @@ json audit_summary(const loop::RunFolder& run, const loop::RunState& state) {
 }
 
 }  // namespace
+
+std::optional<json> outcome_with_median(const fs::path& file, double median_s) {
+  const json doc = file_or_null(file);
+  if (doc.is_null()) return std::nullopt;
+  const json outcomes = doc.contains("outcomes") ? doc["outcomes"] : json::array({doc});
+  for (const json& o : outcomes) {
+    if (o.value("median_s", -1.0) == median_s) return o;
+  }
+  return std::nullopt;
+}
 
 std::string format_us(double seconds) { return fmt::format("{:.2f} µs", seconds * 1e6); }
 

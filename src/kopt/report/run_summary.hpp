@@ -4,6 +4,8 @@
 // branches that passed but did not win, and what was rejected and why. Everything is read
 // from the run's files; nothing is measured here.
 
+#include <filesystem>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +27,10 @@ std::string audit_headline(const nlohmann::json& summary);
 // A time as summary.md writes it ("3181.66 µs"): every page that repeats one of its numbers
 // writes it the same way.
 std::string format_us(double seconds);
+
+// The outcome in `file` (a bench.json's one outcome, or a document of "outcomes") whose median
+// is `median_s`: which measurement gave a median. Nothing when the file is absent or holds none.
+std::optional<nlohmann::json> outcome_with_median(const std::filesystem::path& file, double median_s);
 
 // Writes RUN/summary.md and RUN/summary.json; returns the summary.
 nlohmann::json write_run_summary(const loop::RunFolder& run);

@@ -44,42 +44,31 @@ SampleDistribution from_summary(std::string label, const json& median, const jso
   return d;
 }
 
-// The label of the outcome in `file` whose median is `median_s` (a bench.json holds one
-// outcome, an ablation.json several), or nothing when none of them is that measurement.
-std::optional<std::string> label_with_median(const fs::path& file, double median_s) {
-  if (!fs::exists(file)) return std::nullopt;
-  const json doc = loop::read_json(file);
-  const json outcomes = doc.contains("outcomes") ? doc["outcomes"] : json::array({doc});
-  for (const json& o : outcomes) {
-    if (o.value("median_s", -1.0) == median_s && o.contains("label")) return o.at("label").get<std::string>();
-  }
-  return std::nullopt;
-}
-
 // The samples of the measurement that gave the median (the first source whose outcome holds
 // it), or why there are none. Samples whose median is not the one the summary shows are not
 // drawn: the chart would contradict it.
 void load_samples(SampleDistribution& d, const loop::RunFolder& run, const std::vector<SampleSource>& sources) {
   try {
     for (const SampleSource& source : sources) {
-      const std::optional<std::string> label = label_with_median(source.outcome, d.median_s);
-      if (!label) continue;
+      const std::optional<json> outcome = outcome_with_median(source.outcome, d.median_s);
+      if (!outcome || !outcome->contains("label")) continue;
+      const std::string label = outcome->at("label").get<std::string>();
       const std::string report_name = run.relative(source.report).string();
       if (!fs::exists(source.report)) {
         d.missing = "no " + report_name;
         return;
       }
       for (const json& variant : loop::read_json(source.report).value("variants", json::array())) {
-        if (variant.value("label", "") != *label) continue;
+        if (variant.value("label", "") != label) continue;
         std::vector<double> samples = variant.at("samples_seconds").get<std::vector<double>>();
         if (samples.empty() || std::abs(measure::median(samples) - d.median_s) > 1e-9 * d.median_s) {
-          d.missing = fmt::format("the samples of {} in {} do not give the summary's median", *label, report_name);
+          d.missing = fmt::format("the samples of {} in {} do not give the summary's median", label, report_name);
           return;
         }
         d.samples_s = std::move(samples);
         return;
       }
-      d.missing = fmt::format("{} holds no samples of {}", report_name, *label);
+      d.missing = fmt::format("{} holds no samples of {}", report_name, label);
       return;
     }
     std::vector<std::string> names;
