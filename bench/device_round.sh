@@ -21,6 +21,14 @@ work=/tmp/kopt-round; rm -rf "$work"; mkdir -p "$work"
 finish() { tar czf "$OUT/round.tgz" --exclude='*.ncu-rep' --exclude='*.tgz' -C "$work" . 2>/dev/null; }
 trap finish EXIT
 regex=$1; shift
+# ctest's gtest discovery includes GoogleTestAddTests.cmake from the cmake that configured the
+# build; the GPU machine's cmake is another version: point it at the copy carried in build/.
+for inc in build/tests/*_include.cmake; do
+  module=$(grep -o '/[^ "]*GoogleTestAddTests.cmake' "$inc" | head -1)
+  if [ -n "$module" ] && [ ! -f "$module" ] && [ -f build/GoogleTestAddTests.cmake ]; then
+    sed -i "s#$module#$PWD/build/GoogleTestAddTests.cmake#" "$inc"
+  fi
+done
 if [ -n "$regex" ]; then
   timeout ${CTEST_LIMIT:-250} ctest --test-dir build -L gpu -R "$regex" ${CTEST_EXCLUDE:+-E "$CTEST_EXCLUDE"} -j "${CTEST_JOBS:-4}" --output-on-failure \
       --timeout 250 > "$work/ctest.log" 2>&1
