@@ -21,7 +21,9 @@ SimulatedLab::SimulatedLab(const fs::path& model_file) {
     if (model.value("schema", "") != "kopt.lab_model/1") {
       throw input_error("{}: not a lab model (schema kopt.lab_model/1)", model_file.string());
     }
-    environment_ = model.value("environment", json{{"device", {{"name", "simulated GPU"}}}, {"simulated", true}});
+    environment_ = model.value("environment", json{{"device", {{"name", "simulated GPU"}}}});
+    // Whatever the model says of itself: a reader must never take its figures for measured ones.
+    if (environment_.is_object()) environment_["simulated"] = true;
     base_seconds_ = model.at("base_seconds").get<double>();
     relative_noise_ = model.value("relative_noise", relative_noise_);
     samples_ = model.value("samples", samples_);

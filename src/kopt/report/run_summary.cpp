@@ -144,6 +144,7 @@ json run_summary(const loop::RunFolder& run) {
                   {"run", run.root().string()},
                   {"kernel", state.kernel.string()},
                   {"device", device_name(env)},
+                  {"simulated", env.is_object() && env.value("simulated", false)},
                   {"environment", run_environment(run, env)},
                   {"created", state.created},
                   {"finished", state.finished},
@@ -283,6 +284,11 @@ std::string format_run_summary(const json& s) {
                     s.at("device").get<std::string>().empty() ? "an unnamed device" : s.at("device").get<std::string>(),
                     s.at("created").get<std::string>(),
                     s.at("finished").get<bool>() ? "finished (" + s.at("stop_reason").get<std::string>() + ")" : "in progress");
+  // A dry run's figures look like measured ones; the reader is told before the first of them.
+  if (s.value("simulated", false)) {
+    md += "**Simulated:** every time, profile and verdict below came from a lab model (`--simulate`), not from a "
+          "GPU. The same loop, statistics and files as a real run; none of its numbers is a measurement.\n\n";
+  }
   md += audit_headline(s) + "\n\n";
   md += fmt::format("Medians of separate measurements (the baseline's at init, the best's where it won): {} → {} "
                     "({:.2f}×, per `solve` call)",

@@ -21,6 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const fs::path kFixtureModel = fs::path(KOPT_FIXTURES_DIR) / "loop" / "sgemm_tiled_model.json";
 
@@ -174,6 +175,29 @@ TEST_F(AgentRun, EachBranchMayClaimItsOwnMethodsAndIsLabelledByThemAndItsContent
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("iter2/methods.json: missing"));
   }
+}
+
+TEST_F(AgentRun, ASimulatedRunSaysSoBeforeItsFirstFigureAndARealOneDoesNot) {
+  SimulatedLab lab(kFixtureModel);
+  const RunFolder run = start(lab);
+  const json summary = report::run_summary(run);
+  EXPECT_TRUE(summary.at("simulated").get<bool>());
+  const std::string text = report::format_run_summary(summary);
+  ASSERT_THAT(text, HasSubstr("**Simulated:**"));
+  EXPECT_LT(text.find("**Simulated:**"), text.find("Medians of separate measurements"));
+
+  // A model that leaves the mark out is marked all the same.
+  SimulatedLab unmarked(model("unmarked.json", [](json& m) { m["environment"].erase("simulated"); }));
+  const RunFolder dry = start(unmarked, kKernel, "dry");
+  EXPECT_TRUE(report::run_summary(dry).at("simulated").get<bool>());
+
+  // A GPU lab's env.json carries no mark: no banner.
+  json env = json::parse(read_file(dry.root() / "env.json"));
+  env.erase("simulated");
+  write_file_atomic(dry.root() / "env.json", env.dump());
+  const json real_summary = report::run_summary(dry);
+  EXPECT_FALSE(real_summary.at("simulated").get<bool>());
+  EXPECT_THAT(report::format_run_summary(real_summary), Not(HasSubstr("Simulated")));
 }
 
 TEST_F(AgentRun, NextJsonCarriesTheBaselineAndTheBestTimes) {
