@@ -28,15 +28,11 @@ struct SassConfig {
 
 std::optional<sass::KernelSass> disassembled(const std::string& target, const SassConfig& config, Context& context) {
   const spec::Problem problem = load_problem_with(target, config.problem);
-  const std::optional<std::string> option = config.problem.arch.empty() ? std::nullopt : std::optional(config.problem.arch);
-  const std::string arch = sass::target_arch(problem.spec.build.arch, option, [&] {
-    return sass::probe_arch(context, worker_settings_of(config.common));
-  });
-  sass::KernelSassOutcome outcome = sass::kernel_sass(
-      context, {problem.spec.kernel, problem.spec.build.flags, check_options_of(config.problem).defines, arch});
+  sass::KernelSassOutcome outcome = sass::problem_sass(
+      context, problem, check_options_of(config.problem).defines,
+      config.problem.arch.empty() ? std::nullopt : std::optional(config.problem.arch), worker_settings_of(config.common));
   if (!outcome.ok()) {
-    std::cerr << fmt::format("FAIL: {} does not compile: {}\n", problem.spec.kernel.filename().string(),
-                             outcome.compile_error);
+    std::cerr << fmt::format("FAIL: {} does not compile: {}\n", problem.spec.kernel.filename().string(), outcome.compile_error);
   }
   return std::move(outcome.sass);
 }
@@ -48,11 +44,8 @@ int run_sass_command(const SassConfig& config) {
   if (!a) return static_cast<int>(ExitCode::kernel_failed);
   const std::vector<catalog::MethodEvidence> methods = catalog::check_kernel_methods(
       a->kernel, config.methods, check_options_of(config.problem).defines, a->profile.functions, catalog::arch_number(a->arch));
-  std::optional<sass::KernelSass> b;
-  if (!config.vs.empty()) {
-    b = disassembled(config.vs, config, context);
-    if (!b) return static_cast<int>(ExitCode::kernel_failed);
-  }
+  const std::optional<sass::KernelSass> b = config.vs.empty() ? std::nullopt : disassembled(config.vs, config, context);
+  if (!config.vs.empty() && !b) return static_cast<int>(ExitCode::kernel_failed);
   const report::SassReport out = report::sass_report(
       {config.target, *a}, methods, b ? std::optional<report::NamedSass>({config.vs, *b}) : std::nullopt);
   const std::filesystem::path file = config.out.empty() ? a->kernel.parent_path() / "sass.json" : std::filesystem::path(config.out);

@@ -3,10 +3,11 @@
 #include <fmt/format.h>
 
 #include <ctime>
-#include <fstream>
 #include <iostream>
 
 #include "kopt/core/clock.hpp"
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
 #include "kopt/loop/final_audit.hpp"
 #include "kopt/loop/gpu_lab.hpp"
 #include "kopt/loop/simulated_lab.hpp"
@@ -57,8 +58,12 @@ loop::LoopContext progress_hooks(const CommonOptions& common, const std::filesys
   hooks.progress = [terminal = progress_line_of(common), log = run_dir / "kopt.log"](const std::string& line) {
     if (!terminal->quiet()) terminal->print_above("kopt: " + line);
     // The log is the one file appended to, not replaced: a record of what ran, and when.
-    std::ofstream out(log, std::ios::app);
-    out << utc_timestamp() << " " << line << "\n";
+    // Best effort: before init has made the run folder there is no log yet, and a line that
+    // cannot be written is no reason to stop the loop.
+    try {
+      append_to_file(log, utc_timestamp() + " " + line + "\n");
+    } catch (const Error&) {
+    }
   };
   return hooks;
 }

@@ -174,7 +174,7 @@ fs::path Compiler::shim_object(const std::string& arch) {
     throw environment_error("nvcc could not compile kopt's runtime shim ({}): {}", result.outcome(),
                             result.output_tail(3));
   }
-  fs::rename(work.path() / "shim.o", object);
+  move_path(work.path() / "shim.o", object);
   return object;
 }
 
@@ -206,7 +206,7 @@ BuildOutcome Compiler::compile(const CompileRequest& original) {
     return {.artifact = artifact};
   }
 
-  fs::create_directories(cache_dir_ / "build");
+  create_folders(cache_dir_ / "build");
   TempDir work("compile", cache_dir_ / "build");
   std::vector<std::string> argv{nvcc_.string()};
   argv.insert(argv.end(), kDefaultFlags.begin(), kDefaultFlags.end());
@@ -239,9 +239,7 @@ BuildOutcome Compiler::compile(const CompileRequest& original) {
   write_file_atomic(work.path() / "build.json", recorded.dump(2));
   // Publish the whole entry with one rename; a concurrent compile of the same key may have
   // won the race, in which case its entry is as good as ours.
-  std::error_code ec;
-  fs::rename(work.path(), entry, ec);
-  if (!ec) work.keep();
+  if (try_move_path(work.path(), entry)) work.keep();
   return {.artifact = BuildArtifact{.library = entry / "lib.so",
                                     .key = key,
                                     .command = command,

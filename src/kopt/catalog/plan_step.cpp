@@ -3,6 +3,7 @@
 #include "kopt/catalog/evidence.hpp"
 #include "kopt/catalog/planner.hpp"
 #include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
 
 namespace kopt::catalog {
 
@@ -42,6 +43,19 @@ MethodsCheck check_methods_file(const std::filesystem::path& file, const MethodC
 
 nlohmann::json methods_check_json(const MethodsCheck& check, const std::string& file) {
   return {{"schema", "kopt.methods_check/1"}, {"file", file}, {"ok", check.ok()}, {"violations", check.violations}};
+}
+
+PlanInputs plan_request_inputs(const PlanRequest& request) {
+  return read_plan_inputs(plan_evidence_files(request.dir, request.files), request.overrides);
+}
+
+WrittenPlan write_plan(const MethodCatalog& methods, const PlanRequest& request) {
+  WrittenPlan written{.plan = plan_methods(methods, plan_request_inputs(request)),
+                      .file = !request.out.empty()   ? request.out
+                              : !request.dir.empty() ? request.dir / "plan.json"
+                                                     : std::filesystem::path("plan.json")};
+  write_file_atomic(written.file, nlohmann::json(written.plan).dump(2) + "\n");
+  return written;
 }
 
 nlohmann::json plan_document(const MethodCatalog& methods, const std::optional<PlanInputs>& inputs) {

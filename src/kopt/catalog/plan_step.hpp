@@ -14,6 +14,7 @@
 #include "kopt/catalog/method_catalog.hpp"
 #include "kopt/catalog/methods_validator.hpp"
 #include "kopt/catalog/plan_inputs.hpp"
+#include "kopt/catalog/planner.hpp"
 
 namespace kopt::catalog {
 
@@ -35,6 +36,23 @@ MethodsCheck check_methods_file(const std::filesystem::path& file, const MethodC
 
 // `kopt plan --validate --json`'s document (kopt.methods_check/1).
 nlohmann::json methods_check_json(const MethodsCheck& check, const std::string& file);
+
+// `kopt plan`'s request: the evidence folder, files given one by one (each empty: the
+// folder's), the overrides, and where plan.json goes (empty: DIR/plan.json, else ./plan.json).
+struct PlanRequest {
+  std::filesystem::path dir;
+  PlanEvidenceFiles files;
+  PlanOverrides overrides;
+  std::filesystem::path out;
+};
+PlanInputs plan_request_inputs(const PlanRequest& request);
+
+// Plans from the request's evidence and writes plan.json; returns the plan and where it went.
+struct WrittenPlan {
+  Plan plan;
+  std::filesystem::path file;
+};
+WrittenPlan write_plan(const MethodCatalog& methods, const PlanRequest& request);
 
 // plan.json: the methods the evidence calls for; without evidence, an empty plan that says so.
 nlohmann::json plan_document(const MethodCatalog& methods, const std::optional<PlanInputs>& inputs);

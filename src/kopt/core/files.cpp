@@ -156,6 +156,54 @@ void create_folders(const fs::path& dir) {
   }
 }
 
+bool remove_file(const fs::path& path) {
+  std::error_code error;
+  const bool removed = fs::remove(path, error);
+  if (error) throw input_error("cannot remove {}: {}", path.string(), error.message());
+  return removed;
+}
+
+void remove_folder(const fs::path& dir) {
+  std::error_code error;
+  fs::remove_all(dir, error);
+  if (error) throw input_error("cannot remove {}: {}", dir.string(), error.message());
+}
+
+bool try_move_path(const fs::path& from, const fs::path& to) {
+  std::error_code error;
+  fs::rename(from, to, error);
+  return !error;
+}
+
+void move_path(const fs::path& from, const fs::path& to) {
+  std::error_code error;
+  fs::rename(from, to, error);
+  if (error) throw input_error("cannot move {} to {}: {}", from.string(), to.string(), error.message());
+}
+
+void append_to_file(const fs::path& path, std::string_view text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw unwritable(path, errno);
+  const FdCloser closer{fd};
+  // One write per call: with O_APPEND, lines of concurrent writers do not interleave.
+  if (::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) throw unwritable(path, errno);
+}
+
+std::size_t read_file_bytes(const fs::path& path, std::uintmax_t offset, std::span<char> into) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw unreadable(path, errno);
+  const FdCloser closer{fd};
+  std::size_t done = 0;
+  while (done < into.size()) {
+    const ssize_t got = ::pread(fd, into.data() + done, into.size() - done, static_cast<off_t>(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw unreadable(path, errno);
+    if (got == 0) break;
+    done += static_cast<std::size_t>(got);
+  }
+  return done;
+}
+
 void write_file_atomic(const fs::path& path, std::string_view content) {
   write_file_atomic(path, {content}, Durability::synced);
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -48,6 +49,26 @@ void write_file_atomic(const std::filesystem::path& path, std::initializer_list<
 // Creates `dir` and its missing parents, or throws input_error naming the part that is in
 // the way (a file, a read-only folder).
 void create_folders(const std::filesystem::path& dir);
+
+// Removes the file (or empty folder) `path` where it exists; returns whether it did. A
+// failure is an input_error naming the path and the system's reason.
+bool remove_file(const std::filesystem::path& path);
+// Removes `dir` with everything under it, where it exists; failures as above.
+void remove_folder(const std::filesystem::path& dir);
+// Renames `from` to `to` on one file system (an atomic publication); throws naming both and
+// the reason. try_move_path says false instead, for a caller with a fallback (a concurrent
+// writer that published first).
+void move_path(const std::filesystem::path& from, const std::filesystem::path& to);
+bool try_move_path(const std::filesystem::path& from, const std::filesystem::path& to);
+
+// Appends `text` to `path`, created where absent (its folder is not): the one kind of file
+// kopt extends rather than replaces (a run's log). Throws naming the path when it cannot.
+void append_to_file(const std::filesystem::path& path, std::string_view text);
+
+// Up to `into.size()` bytes of `path` from `offset`; returns how many were read (fewer at
+// the end of the file). For formats read in parts (a header, then a large body straight into
+// its array). Throws input_error naming the path when it cannot be opened or read.
+std::size_t read_file_bytes(const std::filesystem::path& path, std::uintmax_t offset, std::span<char> into);
 
 // Checks, before any work, that kopt will be able to write the file `path` (an --out):
 // require_writable_path, and the nearest existing folder above it is a folder kopt may

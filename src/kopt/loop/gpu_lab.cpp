@@ -339,15 +339,14 @@ std::vector<MethodSass> GpuLab::sass(const Variant& variant, const std::vector<s
   const spec::Problem problem = load(variant, true);
   std::vector<std::pair<std::string, std::string>> defines = settings_.bench.check.defines;
   for (const auto& define : variant.defines) defines.push_back(define);
-  const std::string arch = !arch_.empty() ? arch_ : sass::target_arch(problem.spec.build.arch, settings_.bench.check.arch, [&] {
-    return arch_ = sass::probe_arch(context_, settings_.worker);
-  });
-  const sass::KernelSassOutcome outcome =
-      sass::kernel_sass(context_, {problem.spec.kernel, problem.spec.build.flags, defines, arch});
+  // The GPU's arch is asked once: arch_ holds it from the first check or SASS step on.
+  const sass::KernelSassOutcome outcome = sass::problem_sass(
+      context_, problem, defines, !arch_.empty() ? std::optional(arch_) : settings_.bench.check.arch, settings_.worker);
   if (!outcome.ok()) return method_sass_rows(methods, {}, "does not compile");
+  if (arch_.empty() && !settings_.bench.check.arch && problem.spec.build.arch.empty()) arch_ = outcome.sass->arch;
   return method_sass_rows(methods, catalog::check_kernel_methods(problem.spec.kernel, methods, defines,
                                                                  outcome.sass->profile.functions,
-                                                                 catalog::arch_number(arch)),
+                                                                 catalog::arch_number(outcome.sass->arch)),
                           "");
 }
 

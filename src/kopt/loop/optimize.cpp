@@ -50,11 +50,11 @@ json screen_failures(const fs::path& screen_file) {
 void reopen_after_failure(const RunFolder& run, int i, const json& state_before, int attempt) {
   const fs::path dir = run.iteration(i);
   const fs::path aside = dir / fmt::format("attempt{}", attempt);
-  fs::create_directories(aside);
+  create_folders(aside);
   for (const char* name : {"branches", "methods.json", "screen.json", "screen_bench.json", "finals.json", "iteration.json"}) {
-    if (fs::exists(dir / name)) fs::rename(dir / name, aside / name);
+    if (fs::exists(dir / name)) move_path(dir / name, aside / name);
   }
-  fs::remove_all(run.iteration(i + 1));
+  remove_folder(run.iteration(i + 1));
   write_json(run.state_file(), state_before);
 }
 

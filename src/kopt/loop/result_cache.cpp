@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
 
 namespace kopt {
@@ -153,11 +154,7 @@ struct ResultCache::Connection {
 
 ResultCache::ResultCache(const std::filesystem::path& file, std::chrono::milliseconds busy_timeout)
     : file_(file), connection_(std::make_unique<Connection>()) {
-  std::error_code error;
-  if (file_.has_parent_path()) std::filesystem::create_directories(file_.parent_path(), error);
-  if (error) {
-    throw environment_error("result cache {}: cannot create its folder: {}", file_.string(), error.message());
-  }
+  if (file_.has_parent_path()) create_folders(file_.parent_path());
   sqlite3* raw = nullptr;
   int code = sqlite3_open_v2(file_.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   connection_->db.reset(raw);

@@ -202,7 +202,7 @@ int write_tuner_branches(const RunFolder& run, const RunState& state, const Tune
   const SearchSpace space = tunable_space(kernel, state.spec);
   const int i = state.current;
   // Branches a killed write left behind are replaced, not added to.
-  fs::remove_all(run.branches(i));
+  remove_folder(run.branches(i));
   SearchRequest search{.centre = space.configuration(state.best.defines),
                        .observed = observed_configurations(run, state, space),
                        .count = state.settings.branches,

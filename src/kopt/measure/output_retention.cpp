@@ -134,7 +134,7 @@ void OutputRetention::finish_case(const run::KernelArguments& arguments, std::sp
     const Store& store = *stores_[v];
     for (std::size_t s = 0; s < store.seeds.size(); ++s) {
       const fs::path dir = job_.retention_dir / kept_call_dir(v, case_index_, store.seeds[s]);
-      fs::create_directories(dir);
+      create_folders(dir);
       const std::byte* from = store.slot(s);
       for (const run::ArgumentData* output : outputs_of(arguments)) {
         run::Bytes host(output->device->size());

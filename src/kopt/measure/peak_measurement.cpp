@@ -38,7 +38,7 @@ std::vector<std::string> tensor_rates_for(int cc) {
 
 build::BuildArtifact build_peaks_library(verify::CheckContext& context, const run::DeviceInfo& device) {
   const fs::path source = context.cache_dir / "runtime" / "kopt_peaks.cu";
-  fs::create_directories(source.parent_path());
+  create_folders(source.parent_path());
   write_file_atomic(source, data_file("runtime/kopt_peaks.cu"));
   const fs::path nvcc = build::find_nvcc();
   build::Compiler compiler(context.runner, nvcc, context.cache_dir);
@@ -130,7 +130,7 @@ MeasuredPeaks measure_peaks(verify::CheckContext& context, const run::DeviceInfo
   measured.failures = r.at("failures").get<std::map<std::string, std::string>>();
   measured.peaks.measured = rates_reached(measured.peaks);
   const fs::path path = measured_peaks_path(context.cache_dir, device);
-  fs::create_directories(path.parent_path());
+  create_folders(path.parent_path());
   write_file_atomic(path, measured_peaks_to_json(measured).dump(2));
   return measured;
 }

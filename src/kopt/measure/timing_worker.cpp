@@ -1,6 +1,7 @@
 #include "kopt/measure/timing_worker.hpp"
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
 
 namespace kopt::measure {
 namespace fs = std::filesystem;
@@ -20,10 +21,8 @@ TimingOutcome TimingWorker::run(BenchJob job, const fs::path& kept_dir, bool con
   job.retention_dir = work_->path() / "kept";
   TimingOutcome outcome{.worker = process_->run(bench_job_to_json(job), confine_writes)};
   process_.reset();
-  std::error_code moved;
-  if (fs::exists(job.retention_dir)) fs::rename(job.retention_dir, kept_dir, moved);
-  if (moved) {
-    throw environment_error("cannot move the kept timed outputs out of {}: {}", work_->path().string(), moved.message());
+  if (fs::exists(job.retention_dir) && !try_move_path(job.retention_dir, kept_dir)) {
+    throw environment_error("cannot move the kept timed outputs out of {}", work_->path().string());
   }
   work_.reset();
   outcome.spans = witness_.finish();

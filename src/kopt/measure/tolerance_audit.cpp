@@ -191,7 +191,7 @@ void compare_case(std::vector<PendingAudit>& pending, const std::string& case_na
   one_case.cases = {bound_case};
   // Secret seeds: their references are this command's own, never cached.
   TempDir references("tolerance-reference", context.cache_dir / "tmp");
-  fs::create_directories(references.path() / "tmp");
+  create_folders(references.path() / "tmp");
   verify::ReferenceContext reference_context{context.runner, references.path(), context.worker, true};
   reference_context.python_server = context.python_server;
   std::optional<build::Compiler> compiler;

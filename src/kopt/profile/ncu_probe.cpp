@@ -25,7 +25,7 @@ constexpr std::string_view kProbeMetric = "gpu__time_duration.sum";
 
 fs::path build_probe_library(verify::CheckContext& context, const run::DeviceInfo& device) {
   const fs::path source = context.cache_dir / "runtime" / "kopt_ncu_probe.cu";
-  fs::create_directories(source.parent_path());
+  create_folders(source.parent_path());
   write_file_atomic(source, data_file("runtime/kopt_ncu_probe.cu"));
   build::Compiler compiler(context.runner, build::find_nvcc(), context.cache_dir);
   build::BuildOutcome outcome = compiler.compile({.source = source, .arch = device.arch()});

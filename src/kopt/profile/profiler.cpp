@@ -132,10 +132,10 @@ ProfileReport run_profile(const spec::Problem& problem, const ProfileOptions& op
     degrade(report, e.what());
     return report;
   }
-  fs::create_directories(options.out_dir);
+  create_folders(options.out_dir);
   report.report_file = options.out_dir / "profile.ncu-rep";
   report.csv_file = options.out_dir / "raw.csv";
-  fs::remove(report.report_file);  // a stale report must never pass for this one
+  remove_file(report.report_file);  // a stale report must never pass for this one
   if (profile_in_worker(report, problem, options, context, ncu)) {
     const std::string csv = export_raw_csv(context.runner, ncu, report.report_file);
     write_file_atomic(report.csv_file, csv);
@@ -237,7 +237,7 @@ json ncu_top_document(const ProfileReport& report) {
 }
 
 void write_profile_files(const ProfileReport& report, const fs::path& dir) {
-  fs::create_directories(dir);
+  create_folders(dir);
   write_file_atomic(dir / "profile.json", profile_report_to_json(report).dump(2));
   if (report.evidence()) write_file_atomic(dir / "ncu_top.json", ncu_top_document(report).dump(2));
 }

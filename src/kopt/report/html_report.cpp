@@ -247,7 +247,7 @@ std::string html_page(const std::string& title, const std::string& body) {
 
 json write_html_report(const loop::RunFolder& run, const std::filesystem::path& out_dir) {
   const json summary = run_summary(run);
-  std::filesystem::create_directories(out_dir);
+  create_folders(out_dir);
   write_file_atomic(out_dir / "report.html", render_html_report(summary, kept_sample_distributions(run, summary)));
   return summary;
 }

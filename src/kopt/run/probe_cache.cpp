@@ -110,8 +110,12 @@ CachedProbe probe_device_cached(ProcessRunner& runner, const WorkerSettings& set
 
 void forget_probe(const fs::path& cache_dir, const WorkerSettings& settings, const ProbeFacts& facts) {
   const fs::path file = probe_cache_file(cache_dir, settings, facts);
-  std::error_code ignored;
-  if (!file.empty()) fs::remove(file, ignored);
+  // Forgetting is best effort: a file that cannot go is probed again next time anyway.
+  if (file.empty()) return;
+  try {
+    remove_file(file);
+  } catch (const Error&) {
+  }
 }
 
 }  // namespace kopt::run

@@ -98,10 +98,10 @@ WorkerOutcome outcome_of(const ProcessResult& process, const fs::path& result_pa
 
 WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, const nlohmann::json& job,
                          const fs::path& work_dir) {
-  fs::create_directories(work_dir);
+  create_folders(work_dir);
   const fs::path job_path = work_dir / "job.json";
   const fs::path result_path = work_dir / "result.json";
-  fs::remove(result_path);
+  remove_file(result_path);
   // The nonce proves that the result was written by kopt's worker code: the worker reads it
   // with the job and deletes the job file before any kernel library is loaded, so a kernel
   // that writes a result of its own does not know it (docs/integrity.md).
@@ -122,9 +122,9 @@ WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, 
 
 PrestartedWorker::PrestartedWorker(ProcessRunner& runner, WorkerSettings settings, fs::path work_dir)
     : runner_(runner), settings_(std::move(settings)), work_dir_(std::move(work_dir)) {
-  fs::create_directories(work_dir_);
-  fs::remove(work_dir_ / "job.json");
-  fs::remove(work_dir_ / "result.json");
+  create_folders(work_dir_);
+  remove_file(work_dir_ / "job.json");
+  remove_file(work_dir_ / "result.json");
   ProcessSpec spec = worker_process(settings_, {"worker", "--await-device", std::to_string(settings_.device),
                                                 (work_dir_ / "job.json").string(), (work_dir_ / "result.json").string()});
   // Its time limit runs from when the job is given, as a worker started then would see it.

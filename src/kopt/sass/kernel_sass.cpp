@@ -30,6 +30,13 @@ KernelSassOutcome kernel_sass(Context& context, const KernelSassRequest& request
   return {.sass = KernelSass{request.kernel, request.arch, *build.artifact, std::move(dump), std::move(profile)}};
 }
 
+KernelSassOutcome problem_sass(Context& context, const spec::Problem& problem,
+                               const std::vector<std::pair<std::string, std::string>>& defines,
+                               const std::optional<std::string>& arch, const run::WorkerSettings& worker) {
+  const std::string target = target_arch(problem.spec.build.arch, arch, [&] { return probe_arch(context, worker); });
+  return kernel_sass(context, {problem.spec.kernel, problem.spec.build.flags, defines, target});
+}
+
 nlohmann::json kernel_sass_json(const std::string& target, const KernelSass& sass) {
   return {{"kernel", target},
           {"library", sass.build.library.string()},

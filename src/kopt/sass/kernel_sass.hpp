@@ -16,6 +16,7 @@
 #include "kopt/run/worker_launcher.hpp"
 #include "kopt/sass/sass_parser.hpp"
 #include "kopt/sass/sass_profile.hpp"
+#include "kopt/spec/problem_spec.hpp"
 
 namespace kopt::sass {
 
@@ -50,6 +51,13 @@ std::string probe_arch(Context& context, const run::WorkerSettings& worker);
 
 // Compiles (through the compile cache) and disassembles with the context's cuobjdump.
 KernelSassOutcome kernel_sass(Context& context, const KernelSassRequest& request);
+
+// `kopt sass`'s and the loop's step for a loaded problem: its kernel compiled with the spec's
+// flags and `defines` for target_arch (the spec's, else `arch`, else the GPU's through a
+// worker), and disassembled.
+KernelSassOutcome problem_sass(Context& context, const spec::Problem& problem,
+                               const std::vector<std::pair<std::string, std::string>>& defines,
+                               const std::optional<std::string>& arch, const run::WorkerSettings& worker);
 
 // sass.json's entry for one kernel: its library, nvcc command, resources and functions.
 nlohmann::json kernel_sass_json(const std::string& target, const KernelSass& sass);

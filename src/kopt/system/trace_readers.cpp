@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <memory>
 
 #include "kopt/core/error.hpp"
@@ -165,7 +164,7 @@ SystemTrace read_torch_trace(const fs::path& file) {
 SystemTrace read_system_trace(const fs::path& file) {
   if (!fs::is_regular_file(file)) read_file(file);  // its one line: missing, a folder, a FIFO
   std::string head(16, '\0');
-  std::ifstream(file, std::ios::binary).read(head.data(), 16);
+  head.resize(read_file_bytes(file, 0, head));
   if (head == std::string("SQLite format 3\0", 16)) return read_nsys_sqlite(file);
   return read_torch_trace(file);
 }

@@ -81,7 +81,7 @@ std::vector<std::vector<fs::path>> output_dirs(const fs::path& root, std::size_t
   for (std::size_t c = 0; c < cases; ++c) {
     for (std::size_t s = 0; s < seeds; ++s) {
       dirs[c].push_back(root / fmt::format("case{}-seed{}", c, s));
-      fs::create_directories(dirs[c].back());
+      create_folders(dirs[c].back());
     }
   }
   return dirs;
@@ -166,7 +166,7 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
                      .seeds = seeds_of(options),
                      .cases = problem.cases};
   Stopwatch clock;
-  fs::create_directories(context.cache_dir / "tmp");
+  create_folders(context.cache_dir / "tmp");
 
   // The kernel runs first and alone: its reference outputs do not exist yet while its code
   // runs, and they are compared here, in kopt's own process. Secret seeds' references are
@@ -177,7 +177,7 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
   const bool secret = options.first_seed == 0;
   TempDir work("check", context.cache_dir / "tmp");
   const fs::path private_references = work.path() / "reference-cache";
-  fs::create_directories(private_references / "tmp");
+  create_folders(private_references / "tmp");
   const bool python_reference = problem.spec.reference && is_python_reference(*problem.spec.reference);
 
   // With the target known up front, compile errors come before the GPU is needed.

@@ -1,7 +1,6 @@
 #include "kopt/verify/npy.hpp"
 
 #include <cstring>
-#include <fstream>
 #include <regex>
 
 #include "kopt/core/error.hpp"
@@ -43,12 +42,14 @@ void write_npy(const fs::path& path, const std::string& descr, std::int64_t elem
 // 128 MiB, and reading it through a string cost three copies.
 NpyArray read_npy(const fs::path& path) {
   auto bad = [&](const std::string& why) { return input_error("{} is not a usable .npy file: {}", path.string(), why); };
-  std::ifstream in(path, std::ios::binary);
   std::error_code size_error;
   const std::uintmax_t file_bytes = fs::file_size(path, size_error);
-  if (!in || size_error) throw input_error("{} {}", path.string(), fs::exists(path) ? "cannot be read" : "does not exist");
+  if (size_error) throw input_error("{} {}", path.string(), fs::exists(path) ? "cannot be read" : "does not exist");
+  std::uintmax_t read_so_far = 0;
   auto read_exactly = [&](char* into, std::size_t bytes) {
-    return static_cast<bool>(in.read(into, static_cast<std::streamsize>(bytes)));
+    const std::size_t got = read_file_bytes(path, read_so_far, {into, bytes});
+    read_so_far += got;
+    return got == bytes;
   };
 
   char preamble[12] = {};

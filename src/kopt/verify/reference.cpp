@@ -166,7 +166,7 @@ std::unique_ptr<PythonReferenceServer> serve_python_reference(const spec::Proble
                                                               const fs::path& cache_dir,
                                                               std::chrono::duration<double> time_limit) {
   if (!problem.spec.reference || !is_python_reference(*problem.spec.reference)) return nullptr;
-  fs::create_directories(cache_dir / "tmp");
+  create_folders(cache_dir / "tmp");
   return std::make_unique<PythonReferenceServer>(runner, find_python(), runner_script(cache_dir), cache_dir, time_limit);
 }
 
@@ -187,8 +187,8 @@ ReferenceOutputs python_reference_outputs(const spec::Problem& problem, const st
         continue;
       }
       fs::path input_dir = inputs.path() / fmt::format("case{}-seed{}", c, seed);
-      fs::create_directories(input_dir);
-      fs::create_directories(dir);
+      create_folders(input_dir);
+      create_folders(dir);
       json manifest = write_manifest(problem, problem.cases[c], seed, input_dir, dir);
       manifests.push_back(input_dir / "manifest.json");
       write_file_atomic(manifests.back(), manifest.dump(2));
@@ -221,7 +221,7 @@ std::vector<json> python_reference_timings(const spec::Problem& problem, std::ui
   std::vector<fs::path> manifests;
   for (std::size_t c = 0; c < problem.cases.size(); ++c) {
     fs::path dir = work.path() / fmt::format("case{}", c);
-    fs::create_directories(dir / "out");
+    create_folders(dir / "out");
     json manifest = write_manifest(problem, problem.cases[c], seed, dir, dir / "out");
     manifest["time"] = time;
     manifest["cuda_device"] = context.worker.device;  // the GPU the kernels were timed on

@@ -7,6 +7,7 @@
 #include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/secret.hpp"
+#include "kopt/core/files.hpp"
 
 namespace kopt::verify {
 namespace fs = std::filesystem;
@@ -42,7 +43,7 @@ std::optional<RunnerAnswer> PythonReferenceServer::run(const std::vector<fs::pat
   const fs::path request = dir_.path() / fmt::format("request-{}.json", number);
   const fs::path response = dir_.path() / fmt::format("response-{}.json", number);
   const std::string nonce = fmt::format("{:016x}", secret_seed());
-  fs::remove(response);  // only the server, asked now, may answer
+  remove_file(response);  // only the server, asked now, may answer
   json body{{"nonce", nonce}, {"manifests", json::array()}};
   for (const fs::path& manifest : manifests) body["manifests"].push_back(manifest.string());
   const Stopwatch started;
@@ -64,8 +65,8 @@ std::optional<RunnerAnswer> PythonReferenceServer::run(const std::vector<fs::pat
   waiting_->store(true);
   answer.seconds = started.seconds();
   const json reply = json::parse(read_file(response));
-  fs::remove(request);
-  fs::remove(response);
+  remove_file(request);
+  remove_file(response);
   if (reply.value("nonce", std::string()) != nonce) {
     broken_ = true;
     throw environment_error("the reference runner's answer {} does not carry its request's nonce", response.string());

@@ -34,7 +34,7 @@ struct ReadJob {
 // cannot read its seeds or the nonce from it.
 ReadJob read_job(const std::filesystem::path& file) {
   const std::string text = read_file(file);
-  std::filesystem::remove(file);  // malformed or not: nothing of it stays for a kernel to find
+  remove_file(file);  // malformed or not: nothing of it stays for a kernel to find
   ReadJob read{.job = json::parse(text)};
   if (read.job.is_object() && read.job.contains("nonce")) {
     read.nonce = read.job.at("nonce").get<std::string>();

@@ -33,6 +33,41 @@ TEST(Files, AtomicWriteOfPartsJoinsThemWhetherSyncedOrScratch) {
   EXPECT_EQ(entries, 2);  // no temporary left beside them
 }
 
+TEST(Files, RemovingMovingAndAppendingNameThePathWhenTheyFail) {
+  TempDir dir("files-test");
+  const auto a = dir.path() / "a.txt";
+  append_to_file(a, "one\n");
+  append_to_file(a, "two\n");
+  EXPECT_EQ(read_file(a), "one\ntwo\n");
+  EXPECT_THAT([&] { append_to_file(dir.path() / "no-folder" / "log", "x"); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("no-folder")));
+
+  move_path(a, dir.path() / "b.txt");
+  EXPECT_FALSE(std::filesystem::exists(a));
+  EXPECT_FALSE(try_move_path(a, dir.path() / "c.txt"));
+  EXPECT_THAT([&] { move_path(a, dir.path() / "c.txt"); }, ::testing::ThrowsMessage<Error>(::testing::HasSubstr("a.txt")));
+
+  EXPECT_TRUE(remove_file(dir.path() / "b.txt"));
+  EXPECT_FALSE(remove_file(dir.path() / "b.txt"));  // absent: nothing to do, no error
+  write_file_atomic(dir.path() / "tree" / "x" / "y", "z");
+  EXPECT_THAT([&] { remove_file(dir.path() / "tree"); }, ::testing::ThrowsMessage<Error>(::testing::HasSubstr("tree")));
+  remove_folder(dir.path() / "tree");
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "tree"));
+  remove_folder(dir.path() / "tree");  // absent: nothing to do
+}
+
+TEST(Files, BytesAreReadFromAnOffsetAndFewerAtTheEnd) {
+  TempDir dir("files-test");
+  write_file_atomic(dir.path() / "f", "0123456789");
+  std::string part(4, '\0');
+  EXPECT_EQ(read_file_bytes(dir.path() / "f", 3, part), 4u);
+  EXPECT_EQ(part, "3456");
+  EXPECT_EQ(read_file_bytes(dir.path() / "f", 8, part), 2u);
+  EXPECT_EQ(part.substr(0, 2), "89");
+  EXPECT_THAT([&] { read_file_bytes(dir.path() / "missing", 0, part); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("does not exist")));
+}
+
 TEST(Files, ReadingAMissingFileNamesIt) {
   try {
     read_file("/no/such/kopt/file.cu");
