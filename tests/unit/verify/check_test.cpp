@@ -1,0 +1,152 @@
+// verify::run_check, the gate of every command, on a fake machine: nvcc and the worker are
+// played by one ProcessRunner, so the order of its steps, what it hands the worker and how it
+// records a failure are tested without a GPU.
+#include "kopt/verify/check.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+#include "kopt/run/device_info.hpp"
+#include "kopt/spec/problem_spec.hpp"
+
+namespace kopt::verify {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using ::testing::HasSubstr;
+
+// nvcc and `kopt worker` as they answer: nvcc writes its -o file (and fails on a source that
+// says "syntax error"); the worker answers a probe with an H200 and a check with one passing
+// run per case and seed. Every process is recorded as "nvcc", "probe" or "check".
+class FakeGpuMachine final : public ProcessRunner {
+ public:
+  std::vector<std::string> steps;
+  std::vector<json> check_jobs;
+  int check_exit_status = 0;  // not 0: the check's worker dies without a result
+
+  ProcessResult run(const ProcessSpec& spec) override {
+    const auto worker = std::ranges::find(spec.argv, "worker");
+    if (worker == spec.argv.end()) return nvcc(spec.argv);
+    const std::string job_file = *(worker + 1), result_file = *(worker + 2);
+    const json job = json::parse(read_file(job_file));
+    steps.push_back(job.at("kind"));
+    if (job.at("kind") == "probe") {
+      const run::DeviceInfo device{.name = "NVIDIA H200", .uuid = "GPU-fake", .cc_major = 9, .sm_count = 132};
+      write_file_atomic(result_file, json{{"kind", "probe"}, {"device", device}, {"device_count", 1},
+                                          {"sandbox", {{"works", false}, {"description", "none here"}}},
+                                          {"nonce", job.at("nonce")}}.dump());
+      return {.started = true, .exit_status = 0};
+    }
+    check_jobs.push_back(job);
+    if (check_exit_status != 0) return {.started = true, .exit_status = check_exit_status, .err = "Segmentation fault\n"};
+    json runs = json::array();
+    const std::size_t cases = job.at("cases").size();
+    for (std::size_t c = 0; c < cases; ++c) {
+      for (std::uint64_t seed : job.at("seeds").get<std::vector<std::uint64_t>>()) {
+        RunRecord record{.case_name = job.at("cases")[c].at("name"), .case_index = static_cast<int>(c), .seed = seed};
+        record.output_digest = seed * 10 + c;
+        runs.push_back(run_record_to_json(record));
+      }
+    }
+    write_file_atomic(result_file, json{{"kind", "check"}, {"device", {{"uuid", "GPU-fake"}}}, {"runs", runs},
+                                        {"fatal", nullptr}, {"nonce", job.at("nonce")}}.dump());
+    return {.started = true, .exit_status = 0};
+  }
+
+ private:
+  ProcessResult nvcc(const std::vector<std::string>& argv) {
+    ProcessResult result{.started = true, .exit_status = 0};
+    if (argv.size() == 2 && argv[1] == "--version") {
+      result.out = "Cuda compilation tools, release 13.0, V13.0.88\n";
+      return result;
+    }
+    steps.push_back("nvcc");
+    for (const std::string& arg : argv) {
+      if (arg.ends_with(".cu") && fs::exists(arg) && read_file(arg).find("syntax error") != std::string::npos) {
+        result.exit_status = 2;
+        result.err = arg + "(1): error: expected a \";\"\n";
+        return result;
+      }
+    }
+    const auto out = std::ranges::find(argv, "-o");
+    if (out != argv.end()) write_file_atomic(*(out + 1), "ELF");
+    return result;
+  }
+};
+
+class RunCheck : public ::testing::Test {
+ protected:
+  spec::Problem problem(const std::string& source, const std::string& build = "") {
+    write_file_atomic(dir.path() / "k" / "kernel.cu", source);
+    write_file_atomic(dir.path() / "k" / "kopt.toml",
+                      "kernel = \"kernel.cu\"\n" + build + "[dims]\nn = 1024\n[[cases]]\nn = 7\n[buffers.x]\nshape = \"n\"\n");
+    return spec::load_problem(dir.path() / "k", std::nullopt, {});
+  }
+  CheckReport check(const spec::Problem& p, CheckOptions options = {.seed_count = 2, .first_seed = 5}) {
+    CheckContext context{machine, dir.path() / "cache", {.executable = "/usr/bin/kopt"}};
+    return run_check(p, options, context);
+  }
+
+  TempDir dir{"run-check"};
+  FakeGpuMachine machine;
+};
+
+constexpr const char* kKernel = "extern \"C\" void solve(const float* x, float* y, int n) {}\n";
+
+TEST_F(RunCheck, TheDeviceIsProbedBeforeTheKernelIsCompiledForItsArchThenEveryCaseAndSeedRunsInOneWorker) {
+  const CheckReport report = check(problem(kKernel));
+  ASSERT_TRUE(report.passed()) << report.cause();
+  EXPECT_EQ(report.arch, "sm_90");  // the probed H200's, not an assumed one
+  EXPECT_EQ(report.device.value("uuid", ""), "GPU-fake");
+  EXPECT_EQ(report.reference, "none");
+  ASSERT_EQ(machine.check_jobs.size(), 1u);
+  EXPECT_EQ(machine.check_jobs[0].at("seeds"), json({5, 6}));
+  EXPECT_EQ(machine.check_jobs[0].at("cases").size(), 2u);
+  ASSERT_TRUE(report.build.has_value());
+  EXPECT_EQ(machine.check_jobs[0].at("library"), report.build->library.string());
+  EXPECT_EQ(report.runs.size(), 4u);  // 2 cases x 2 seeds
+  const auto probe = std::ranges::find(machine.steps, "probe");
+  const auto compile = std::ranges::find(machine.steps, "nvcc");
+  ASSERT_NE(probe, machine.steps.end());
+  ASSERT_NE(compile, machine.steps.end());
+  EXPECT_LT(probe, compile);
+  EXPECT_EQ(machine.steps.back(), "check");
+}
+
+TEST_F(RunCheck, WithItsArchKnownACompileErrorComesFirstAndNoWorkerStarts) {
+  const CheckReport report = check(problem("syntax error\n" + std::string(kKernel), "[build]\narch = \"sm_90\"\n"));
+  EXPECT_FALSE(report.passed());
+  ASSERT_TRUE(report.failure.has_value());
+  EXPECT_EQ(report.failure->kind, "compile_error");
+  EXPECT_THAT(machine.steps, ::testing::Each(std::string("nvcc")));
+}
+
+TEST_F(RunCheck, AWorkerThatDiesIsARecordedFailureNotAnException) {
+  machine.check_exit_status = 139;
+  CheckReport report;
+  ASSERT_NO_THROW(report = check(problem(kKernel)));
+  EXPECT_FALSE(report.passed());
+  ASSERT_TRUE(report.failure.has_value());
+  EXPECT_FALSE(report.failure->message.empty());
+  EXPECT_TRUE(report.runs.empty());
+}
+
+TEST_F(RunCheck, UnderStrictASourceFindingStopsItBeforeAnythingRuns) {
+  const std::string side_stream =
+      "#include <cuda_runtime.h>\nextern \"C\" void solve(const float* x, float* y, int n) {\n"
+      "  cudaStream_t s; cudaStreamCreate(&s);\n}\n";
+  const CheckReport report = check(problem(side_stream), {.seed_count = 2, .first_seed = 5, .strict = true});
+  EXPECT_FALSE(report.passed());
+  EXPECT_FALSE(report.source_findings.empty());
+  EXPECT_TRUE(machine.steps.empty());
+}
+
+}  // namespace
+}  // namespace kopt::verify
