@@ -20,6 +20,7 @@ struct Command {
 
 Command check_command();
 Command worker_command();
+Command lab_job_command();
 Command doctor_command();
 Command bench_command();
 Command compare_command();
@@ -45,7 +46,7 @@ inline std::vector<Command> all_commands() {
   return {doctor_command(), check_command(),  bench_command(),    compare_command(),  profile_command(),
           roofline_command(), sass_command(), plan_command(),     catalog_command(),  evidence_command(),     init_command(),     close_command(),
           status_command(),  finalize_command(), handoff_command(), optimize_command(), report_command(),  import_command(),
-          tune_space_command(), skill_command(), worker_command()};
+          tune_space_command(), skill_command(), worker_command(), lab_job_command()};
 }
 
 }  // namespace kopt::cli

@@ -11,6 +11,8 @@
 #include "kopt/loop/final_audit.hpp"
 #include "kopt/loop/gpu_lab.hpp"
 #include "kopt/loop/simulated_lab.hpp"
+#include "kopt/loop/slurm_lab.hpp"
+#include "kopt/run/worker_launcher.hpp"
 #include "kopt/report/run_summary.hpp"
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/spec/tool_arguments.hpp"
@@ -31,6 +33,19 @@ void add_loop_options(CLI::App& app, LoopOptions& options) {
                  "Answer every measurement from this lab model (kopt.lab_model/1) instead of the GPU: for tests and "
                  "dry runs of a driver")
       ->envname("KOPT_SIMULATE");
+  SlurmOptions& slurm = options.slurm;
+  app.add_option("--executor", slurm.executor, "Where measurements run: local (this machine's GPU), or slurm (array jobs)")
+      ->check(CLI::IsMember({"local", "slurm"}));
+  app.add_option("--slurm-partition", slurm.partition, "The Slurm partition (default: the cluster's)");
+  app.add_option("--slurm-gpus", slurm.gpus, "GPUs per Slurm task (--gres=gpu:N; 0: none, for the simulated lab)")
+      ->check(CLI::Range(0, 64));
+  app.add_option("--slurm-time", slurm.minutes, "Minutes a measurement's tasks may take, queue included; then cancelled")
+      ->check(number_between(0.05, 10080));
+  app.add_option("--slurm-stage", slurm.stage, "A folder the nodes see at the same path, for the tasks' files")
+      ->check(output_folder());
+  app.add_option("--slurm-variants-per-task", slurm.variants_per_task,
+                 "Variants per task besides the best, which every task measures too (default: 4)")
+      ->check(CLI::Range(1, 256));
 }
 
 std::unique_ptr<ResultCache> open_result_cache(const LoopOptions& options) {
@@ -38,7 +53,38 @@ std::unique_ptr<ResultCache> open_result_cache(const LoopOptions& options) {
   return std::make_unique<ResultCache>(cache_dir_of(options.common) / "results.sqlite3");
 }
 
+namespace {
+
+std::unique_ptr<loop::Lab> on_slurm(std::unique_ptr<loop::Lab> local, const LoopOptions& options,
+                                    const loop::RunState& run, Context& context) {
+  const SlurmOptions& slurm = options.slurm;
+  nlohmann::json lab = options.simulate.empty()
+                           ? nlohmann::json{{"state", run}, {"cache_dir", fs::absolute(cache_dir_of(options.common)).string()}}
+                           : nlohmann::json{{"simulate", fs::absolute(options.simulate).string()}};
+  return std::make_unique<loop::SlurmLab>(
+      std::move(local), context.runner,
+      loop::SlurmSettings{.partition = slurm.partition,
+                          .gpus_per_task = slurm.gpus,
+                          .wait = std::chrono::seconds(static_cast<long long>(slurm.minutes * 60)),
+                          .variants_per_task = slurm.variants_per_task,
+                          .stage = slurm.stage,
+                          .kopt = run::current_executable(),
+                          .lab = std::move(lab)});
+}
+
+std::unique_ptr<loop::Lab> local_lab(const LoopOptions& options, const loop::RunState& run, Context& context);
+
+}  // namespace
+
 std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunState& run, Context& context) {
+  std::unique_ptr<loop::Lab> lab = local_lab(options, run, context);
+  if (options.slurm.executor != "slurm") return lab;
+  return on_slurm(std::move(lab), options, run, context);
+}
+
+namespace {
+
+std::unique_ptr<loop::Lab> local_lab(const LoopOptions& options, const loop::RunState& run, Context& context) {
   if (!options.simulate.empty()) return std::make_unique<loop::SimulatedLab>(options.simulate);
   loop::require_inputs(run);
   loop::GpuLabSettings settings{.spec = run.spec,
@@ -52,6 +98,8 @@ std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunS
   settings.bench.settings.stopping.target_half_width = measure::half_width_for_min_effect(run.settings.min_effect);
   return std::make_unique<loop::GpuLab>(context, std::move(settings));
 }
+
+}  // namespace
 
 loop::LoopContext progress_hooks(const CommonOptions& common, const std::filesystem::path& run_dir) {
   loop::LoopContext hooks;
@@ -79,6 +127,13 @@ nlohmann::json with_loop_flags(nlohmann::json next, const LoopOptions& options) 
   if (!options.simulate.empty()) flags = {"--simulate", fs::absolute(options.simulate).string()};
   if (!options.common.cache_dir.empty()) {
     flags.insert(flags.end(), {"--cache-dir", fs::absolute(options.common.cache_dir).string()});
+  }
+  if (options.slurm.executor == "slurm") {
+    const SlurmOptions& s = options.slurm;
+    flags.insert(flags.end(), {"--executor", "slurm", "--slurm-stage", fs::absolute(s.stage).string(), "--slurm-time",
+                               fmt::format("{}", s.minutes), "--slurm-gpus", std::to_string(s.gpus),
+                               "--slurm-variants-per-task", std::to_string(s.variants_per_task)});
+    if (!s.partition.empty()) flags.insert(flags.end(), {"--slurm-partition", s.partition});
   }
   if (!flags.empty()) next["command"] = next.at("command").get<std::string>() + " " + shell_quote_command(flags);
   return next;

@@ -16,9 +16,20 @@
 
 namespace kopt::cli {
 
+// --executor slurm: where the measurements run (docs/scale-out.md).
+struct SlurmOptions {
+  std::string executor = "local";  // local | slurm
+  std::string partition;
+  int gpus = 0;
+  double minutes = 60;
+  std::string stage;
+  std::size_t variants_per_task = 4;
+};
+
 struct LoopOptions {
   CommonOptions common;
   std::string simulate;  // a kopt.lab_model/1 file: answer from it instead of the GPU
+  SlurmOptions slurm;
 };
 
 void add_loop_options(CLI::App& app, LoopOptions& options);
@@ -27,7 +38,8 @@ void add_loop_options(CLI::App& app, LoopOptions& options);
 // (a model's answers are not measurements).
 std::unique_ptr<ResultCache> open_result_cache(const LoopOptions& options);
 
-// The lab for a run with these settings (the spec, dims and case the run was created with).
+// The lab for a run with these settings (the spec, dims and case the run was created with);
+// with --executor slurm its measurements run as Slurm tasks (loop/slurm_lab.hpp).
 std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunState& run, Context& context);
 
 // The next step with the flags it needs typed into its command: a run measured on a simulated
