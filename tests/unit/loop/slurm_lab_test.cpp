@@ -1,0 +1,148 @@
+// The Slurm executor without a cluster: sbatch is played by a ProcessRunner that runs each
+// array task's `kopt lab-job` in-process on the simulated lab. tests/slurm/ runs the same
+// against a real slurmctld and slurmd.
+#include "kopt/loop/slurm_lab.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
+#include "kopt/loop/simulated_lab.hpp"
+#include "loop_fixtures.hpp"
+
+namespace kopt::loop {
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using ::testing::HasSubstr;
+
+const fs::path kModel = fs::path(KOPT_FIXTURES_DIR) / "loop" / "sgemm_tiled_model.json";
+const fs::path kSource = kKernel / "sgemm_tiled.cu";
+
+// sbatch --wait: runs the tasks --array names, each as its node would (run_lab_job on a lab of
+// its own), except those in `lost` (cancelled, their node gone). Records every command.
+class FakeSbatch final : public ProcessRunner {
+ public:
+  std::set<std::size_t> lost;
+  bool never_ends = false;  // the tasks stay queued: sbatch is killed at its time limit
+  std::vector<std::vector<std::string>> commands;
+
+  ProcessResult run(const ProcessSpec& spec) override {
+    commands.push_back(spec.argv);
+    if (spec.argv.front() == "scancel") return {.started = true, .exit_status = 0};
+    if (never_ends) return {.started = true, .exit_status = -1, .timed_out = true};
+    const std::string array = option("--array=");
+    const fs::path dir = fs::path(option("--output=")).parent_path();
+    for (std::size_t begin = 0; begin < array.size();) {
+      const std::size_t comma = array.find(',', begin);
+      const std::size_t task = std::stoul(array.substr(begin, comma - begin));
+      begin = comma == std::string::npos ? array.size() : comma + 1;
+      if (lost.contains(task)) continue;
+      SimulatedLab node(kModel);
+      const json job = json::parse(read_file(dir / ("part_" + std::to_string(task) + ".json")));
+      write_file_atomic(dir / ("part_" + std::to_string(task) + ".result.json"), run_lab_job(node, job).dump());
+      write_file_atomic(dir / ("part_" + std::to_string(task) + ".log"), "done\n");
+    }
+    return {.started = true, .exit_status = lost.empty() ? 0 : 1};
+  }
+
+  std::string option(const std::string& prefix) const {
+    for (const std::string& arg : commands.back()) {
+      if (arg.starts_with(prefix)) return arg.substr(prefix.size());
+    }
+    return "";
+  }
+};
+
+class SlurmLabTest : public ::testing::Test {
+ protected:
+  SlurmLab lab() {
+    return SlurmLab(std::make_unique<SimulatedLab>(kModel), sbatch,
+                    {.wait = std::chrono::seconds(90), .variants_per_task = 2, .stage = dir.path() / "stage",
+                     .kopt = "/usr/bin/kopt", .lab = {{"simulate", kModel.string()}}});
+  }
+  MeasureRequest request(int branches) const {
+    MeasureRequest r{.variants = {{.label = "best", .kernel = kSource}}};
+    for (int b = 1; b <= branches; ++b) {
+      r.variants.push_back({.label = "b" + std::to_string(b), .kernel = kSource, .defines = {{"BM", std::to_string(16 << b)}}});
+    }
+    return r;
+  }
+
+  TempDir dir{"slurm-lab"};
+  FakeSbatch sbatch;
+};
+
+TEST(SplitRequest, EveryPartStartsWithTheFirstAndTheOthersKeepTheirOrder) {
+  MeasureRequest r{.variants = {{.label = "best"}, {.label = "a"}, {.label = "b"}, {.label = "c"}}, .witness_ncu = true};
+  const std::vector<MeasureRequest> parts = split_request(r, 2);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0].variants.size(), 3u);
+  EXPECT_EQ(parts[1].variants.at(0).label, "best");
+  EXPECT_EQ(parts[1].variants.at(1).label, "c");
+  EXPECT_TRUE(parts[1].witness_ncu);
+  EXPECT_EQ(split_request({.variants = {{.label = "baseline"}}}, 2).size(), 1u);  // init's lone baseline: one task
+}
+
+TEST(SbatchCommand, NamesTheTasksTheirLimitsAndTheNodesCommand) {
+  const std::vector<std::string> argv =
+      sbatch_command({.partition = "gpu", .gpus_per_task = 2, .wait = std::chrono::seconds(90), .kopt = "/opt/kopt"},
+                     "/shared/stage/measure-1", "kopt-1", {0, 2});
+  EXPECT_THAT(argv, ::testing::IsSupersetOf({"sbatch", "--wait", "--array=0,2", "--partition=gpu", "--gres=gpu:2",
+                                             "--time=1:30", "--output=/shared/stage/measure-1/part_%a.log"}));
+  EXPECT_THAT(argv.back(), HasSubstr("/opt/kopt"));
+  EXPECT_THAT(argv.back(), HasSubstr("lab-job"));
+  EXPECT_THAT(argv.back(), HasSubstr("part_${SLURM_ARRAY_TASK_ID}.json"));
+}
+
+TEST_F(SlurmLabTest, TheTasksOutcomesJoinedAreTheOnesOneMachineGives) {
+  SlurmLab on_slurm = lab();
+  const Measurement joined = on_slurm.measure(request(5));
+  SimulatedLab here(kModel);
+  const Measurement direct = here.measure(request(5));
+  ASSERT_EQ(joined.outcomes.size(), 6u);
+  for (std::size_t i = 0; i < joined.outcomes.size(); ++i) {
+    EXPECT_EQ(joined.outcomes[i].label, direct.outcomes[i].label);
+    EXPECT_DOUBLE_EQ(joined.outcomes[i].median, direct.outcomes[i].median) << joined.outcomes[i].label;
+  }
+  ASSERT_EQ(sbatch.commands.size(), 1u);
+  EXPECT_EQ(sbatch.option("--array="), "0,1,2");  // 5 branches, 2 a task: 3 tasks
+  // One bench report of every variant, as the loop's readers expect (screen_bench.json).
+  EXPECT_EQ(joined.detail.at("variants").size(), 6u);
+  EXPECT_EQ(joined.detail.at("slurm").at("tasks"), 3);
+}
+
+TEST_F(SlurmLabTest, ALostTaskIsNamedTheOthersAreKeptAndARerunSubmitsOnlyIt) {
+  sbatch.lost = {1};
+  SlurmLab on_slurm = lab();
+  EXPECT_THAT([&] { on_slurm.measure(request(5)); },
+              ::testing::ThrowsMessage<Error>(::testing::AllOf(HasSubstr("1 of 3 Slurm tasks"), HasSubstr("task 1 (no log"),
+                                                               HasSubstr("run the same command again"))));
+  sbatch.lost.clear();
+  const Measurement joined = on_slurm.measure(request(5));
+  EXPECT_EQ(joined.outcomes.size(), 6u);
+  EXPECT_EQ(sbatch.option("--array="), "1");
+  on_slurm.measure(request(5));  // everything is there: nothing is submitted
+  EXPECT_EQ(sbatch.commands.size(), 2u);
+}
+
+TEST_F(SlurmLabTest, TasksStillQueuedAtTheTimeLimitAreCancelledAndSaidSo) {
+  sbatch.never_ends = true;
+  SlurmLab on_slurm = lab();
+  EXPECT_THAT([&] { on_slurm.first_look(request(2)); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("not done within --slurm-time (90 s): cancelled")));
+  ASSERT_EQ(sbatch.commands.back().front(), "scancel");
+  EXPECT_THAT(sbatch.commands.back().back(), HasSubstr("--name=kopt-"));
+}
+
+TEST(SlurmLab, WithoutAStageFolderItRefusesInOneLine) {
+  FakeSbatch sbatch;
+  EXPECT_THAT([&] { SlurmLab(std::make_unique<SimulatedLab>(kModel), sbatch, {}); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("--slurm-stage")));
+}
+
+}  // namespace
+}  // namespace kopt::loop
