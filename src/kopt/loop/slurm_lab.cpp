@@ -19,6 +19,7 @@ std::vector<MeasureRequest> split_request(const MeasureRequest& request, std::si
   for (std::size_t begin = 1; begin < request.variants.size() || parts.empty(); begin += per_task) {
     MeasureRequest part = request;
     part.variants = {request.variants.front()};
+    part.time_reference = request.time_reference && parts.empty();  // the reference is timed once, by the first task
     const std::size_t end = std::min(request.variants.size(), begin + per_task);
     for (std::size_t i = begin; i < end; ++i) part.variants.push_back(request.variants[i]);
     parts.push_back(std::move(part));

@@ -77,13 +77,17 @@ class SlurmLabTest : public ::testing::Test {
 };
 
 TEST(SplitRequest, EveryPartStartsWithTheFirstAndTheOthersKeepTheirOrder) {
-  MeasureRequest r{.variants = {{.label = "best"}, {.label = "a"}, {.label = "b"}, {.label = "c"}}, .witness_ncu = true};
+  MeasureRequest r{.variants = {{.label = "best"}, {.label = "a"}, {.label = "b"}, {.label = "c"}},
+                   .time_reference = true,
+                   .witness_ncu = true};
   const std::vector<MeasureRequest> parts = split_request(r, 2);
   ASSERT_EQ(parts.size(), 2u);
   EXPECT_EQ(parts[0].variants.size(), 3u);
   EXPECT_EQ(parts[1].variants.at(0).label, "best");
   EXPECT_EQ(parts[1].variants.at(1).label, "c");
   EXPECT_TRUE(parts[1].witness_ncu);
+  EXPECT_TRUE(parts[0].time_reference);
+  EXPECT_FALSE(parts[1].time_reference);  // the reference is timed once
   EXPECT_EQ(split_request({.variants = {{.label = "baseline"}}}, 2).size(), 1u);  // init's lone baseline: one task
 }
 
