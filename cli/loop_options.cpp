@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <ctime>
+#include <map>
+#include <sstream>
 #include <iostream>
 
 #include "kopt/core/clock.hpp"
@@ -11,7 +13,7 @@
 #include "kopt/loop/final_audit.hpp"
 #include "kopt/loop/gpu_lab.hpp"
 #include "kopt/loop/simulated_lab.hpp"
-#include "kopt/loop/slurm_lab.hpp"
+#include "kopt/loop/spread_lab.hpp"
 #include "kopt/run/worker_launcher.hpp"
 #include "kopt/report/run_summary.hpp"
 #include "kopt/spec/problem_spec.hpp"
@@ -41,11 +43,17 @@ void add_loop_options(CLI::App& app, LoopOptions& options) {
       ->check(CLI::Range(0, 64));
   app.add_option("--slurm-time", slurm.minutes, "Minutes a measurement's tasks may take, queue included; then cancelled")
       ->check(number_between(0.05, 10080));
-  app.add_option("--slurm-stage", slurm.stage, "A folder the nodes see at the same path, for the tasks' files")
+  app.add_option("--slurm-stage,--stage", slurm.stage,
+                 "The tasks' folder: on Slurm one the nodes see at the same path (required); with --devices, "
+                 "default CACHE/spread")
       ->check(output_folder());
-  app.add_option("--slurm-variants-per-task", slurm.variants_per_task,
-                 "Variants per task besides the best, which every task measures too (default: 4)")
+  app.add_option("--slurm-variants-per-task,--variants-per-task", slurm.variants_per_task,
+                 "Variants per task (a GPU's share of a screen, or a Slurm task's) besides the best, which every task "
+                 "measures too (default: 4)")
       ->check(CLI::Range(1, 256));
+  app.add_option("--devices", slurm.devices,
+                 "Spread each screen over these GPUs of this host: all, or indices such as 0,1 (one GPU of one model "
+                 "per task; finals, ablation and audit stay on the first)");
 }
 
 std::unique_ptr<ResultCache> open_result_cache(const LoopOptions& options) {
@@ -55,21 +63,65 @@ std::unique_ptr<ResultCache> open_result_cache(const LoopOptions& options) {
 
 namespace {
 
-std::unique_ptr<loop::Lab> on_slurm(std::unique_ptr<loop::Lab> local, const LoopOptions& options,
-                                    const loop::RunState& run, Context& context) {
+// How a task makes its lab: the same model, or the run's state with this cache folder.
+nlohmann::json task_lab(const LoopOptions& options, const loop::RunState& run) {
+  if (!options.simulate.empty()) return {{"simulate", fs::absolute(options.simulate).string()}};
+  return {{"state", run}, {"cache_dir", fs::absolute(cache_dir_of(options.common)).string()}};
+}
+
+// --devices all|0,1, checked: this host's GPUs, one model (nvidia-smi names them; a simulated
+// lab's GPUs are taken as named).
+std::vector<int> chosen_devices(const LoopOptions& options, Context& context) {
+  const std::string& list = options.slurm.devices;
+  if (!options.simulate.empty()) {
+    if (list == "all") throw input_error("--devices all with --simulate: name the GPUs (0,1)");
+    return loop::parse_devices(list);
+  }
+  const ProcessResult smi = context.runner.run({.argv = {"nvidia-smi", "--query-gpu=index,name", "--format=csv,noheader"},
+                                                .time_limit = std::chrono::seconds(30)});
+  if (!smi.ok()) throw environment_error("--devices: nvidia-smi could not list this host's GPUs ({})", smi.outcome());
+  std::map<int, std::string> names;
+  std::istringstream lines(smi.out);
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t comma = line.find(',');
+    if (comma != std::string::npos) names[std::stoi(line.substr(0, comma))] = line.substr(line.find_first_not_of(' ', comma + 1));
+  }
+  std::vector<int> devices;
+  if (list == "all") {
+    for (const auto& [index, name] : names) devices.push_back(index);
+  } else {
+    devices = loop::parse_devices(list);
+  }
+  std::vector<std::string> models;
+  for (int d : devices) {
+    if (!names.contains(d)) throw input_error("--devices {}: this host has no GPU {}", list, d);
+    models.push_back(names[d]);
+  }
+  loop::require_one_model(devices, models);
+  return devices;
+}
+
+std::unique_ptr<loop::Lab> spread_lab(std::unique_ptr<loop::Lab> local, const LoopOptions& options,
+                                      const loop::RunState& run, Context& context) {
   const SlurmOptions& slurm = options.slurm;
-  nlohmann::json lab = options.simulate.empty()
-                           ? nlohmann::json{{"state", run}, {"cache_dir", fs::absolute(cache_dir_of(options.common)).string()}}
-                           : nlohmann::json{{"simulate", fs::absolute(options.simulate).string()}};
-  return std::make_unique<loop::SlurmLab>(
-      std::move(local), context.runner,
-      loop::SlurmSettings{.partition = slurm.partition,
-                          .gpus_per_task = slurm.gpus,
-                          .wait = std::chrono::seconds(static_cast<long long>(slurm.minutes * 60)),
-                          .variants_per_task = slurm.variants_per_task,
-                          .stage = slurm.stage,
-                          .kopt = run::current_executable(),
-                          .lab = std::move(lab)});
+  std::unique_ptr<loop::TaskExecutor> executor;
+  fs::path stage = slurm.stage;
+  if (slurm.executor == "slurm") {
+    if (stage.empty()) throw input_error("--executor slurm needs a stage folder the nodes can read (--slurm-stage)");
+    executor = std::make_unique<loop::SlurmExecutor>(
+        context.runner, loop::SlurmSettings{.partition = slurm.partition,
+                                            .gpus_per_task = slurm.gpus,
+                                            .wait = std::chrono::seconds(static_cast<long long>(slurm.minutes * 60)),
+                                            .kopt = run::current_executable()});
+  } else {
+    // Each task is one GPU's share of a screen: hours would mean a hung kopt.
+    executor = std::make_unique<loop::DeviceExecutor>(context.runner, chosen_devices(options, context),
+                                                      run::current_executable(), std::chrono::hours(2));
+    if (stage.empty()) stage = cache_dir_of(options.common) / "spread";
+  }
+  return std::make_unique<loop::SpreadLab>(
+      std::move(local), std::move(executor),
+      loop::SpreadSettings{.variants_per_task = slurm.variants_per_task, .stage = stage, .lab = task_lab(options, run)});
 }
 
 std::unique_ptr<loop::Lab> local_lab(const LoopOptions& options, const loop::RunState& run, Context& context);
@@ -78,8 +130,11 @@ std::unique_ptr<loop::Lab> local_lab(const LoopOptions& options, const loop::Run
 
 std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunState& run, Context& context) {
   std::unique_ptr<loop::Lab> lab = local_lab(options, run, context);
-  if (options.slurm.executor != "slurm") return lab;
-  return on_slurm(std::move(lab), options, run, context);
+  if (options.slurm.executor != "slurm" && options.slurm.devices.empty()) return lab;
+  if (options.slurm.executor == "slurm" && !options.slurm.devices.empty()) {
+    throw input_error("--devices is for this host's GPUs; on Slurm, --slurm-gpus sets a task's");
+  }
+  return spread_lab(std::move(lab), options, run, context);
 }
 
 namespace {
@@ -134,6 +189,11 @@ nlohmann::json with_loop_flags(nlohmann::json next, const LoopOptions& options) 
                                fmt::format("{}", s.minutes), "--slurm-gpus", std::to_string(s.gpus),
                                "--slurm-variants-per-task", std::to_string(s.variants_per_task)});
     if (!s.partition.empty()) flags.insert(flags.end(), {"--slurm-partition", s.partition});
+  }
+  if (!options.slurm.devices.empty()) {
+    flags.insert(flags.end(), {"--devices", options.slurm.devices, "--variants-per-task",
+                               std::to_string(options.slurm.variants_per_task)});
+    if (!options.slurm.stage.empty()) flags.insert(flags.end(), {"--stage", fs::absolute(options.slurm.stage).string()});
   }
   if (!flags.empty()) next["command"] = next.at("command").get<std::string>() + " " + shell_quote_command(flags);
   return next;

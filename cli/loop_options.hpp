@@ -16,7 +16,7 @@
 
 namespace kopt::cli {
 
-// --executor slurm: where the measurements run (docs/scale-out.md).
+// --executor slurm, --devices: where the measurements run (docs/scale-out.md).
 struct SlurmOptions {
   std::string executor = "local";  // local | slurm
   std::string partition;
@@ -24,6 +24,7 @@ struct SlurmOptions {
   double minutes = 60;
   std::string stage;
   std::size_t variants_per_task = 4;
+  std::string devices;  // --devices all|0,1: the screen spread over this host's GPUs
 };
 
 struct LoopOptions {
@@ -39,7 +40,8 @@ void add_loop_options(CLI::App& app, LoopOptions& options);
 std::unique_ptr<ResultCache> open_result_cache(const LoopOptions& options);
 
 // The lab for a run with these settings (the spec, dims and case the run was created with);
-// with --executor slurm its measurements run as Slurm tasks (loop/slurm_lab.hpp).
+// with --executor slurm its measurements run as Slurm tasks, with --devices its screens on
+// several GPUs of this host (loop/spread_lab.hpp).
 std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunState& run, Context& context);
 
 // The next step with the flags it needs typed into its command: a run measured on a simulated

@@ -55,7 +55,7 @@ json first_look(Lab& lab, const RunFolder& run, int i, const Variant& best, cons
   const StepCost cost(lab, *context.clock);
   std::vector<Variant> variants = {best};
   for (std::size_t k : fresh) variants.push_back(branches[k].variant);
-  const Measurement m = lab.first_look({.variants = resolved(run, variants)});
+  const Measurement m = lab.first_look({.variants = resolved(run, variants), .spread = true});
   if (!m.detail.is_null()) write_json(run.iteration(i) / "first_look_bench.json", m.detail);
   json document = measurement_json(variants, m);
   document["cost"] = cost.finish(fresh.size());
@@ -142,7 +142,7 @@ json screen_branches(Lab& lab, const RunFolder& run, int i, const RunState& stat
   for (std::size_t k : full) measured.push_back(branches[k].variant);
   // Nothing promising: the best's first look is all this screen has to say about it.
   const Measurement m = full.empty() && look.best ? Measurement{.outcomes = {*look.best}}
-                                                    : lab.measure({.variants = resolved(run, measured)});
+                                                    : lab.measure({.variants = resolved(run, measured), .spread = true});
   if (!m.detail.is_null()) write_json(run.iteration(i) / "screen_bench.json", m.detail);
 
   std::vector<Variant> variants = {best};

@@ -71,6 +71,10 @@ struct MeasureRequest {
   // witnesses"): asked for the finals (the best so far and every finalist), whose times the
   // loop's verdicts stand on; a variant ncu disagrees with fails.
   bool witness_ncu = false;
+  // The screen's measurements (first look and full screen) may be spread over several GPUs or
+  // cluster tasks, each measuring the first variant again beside its share (spread_lab.hpp);
+  // every other measurement (the baseline, the finals, the ablation, the audit) runs on one.
+  bool spread = false;
 };
 
 class Lab {

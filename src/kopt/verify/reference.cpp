@@ -81,7 +81,8 @@ json write_manifest(const spec::Problem& problem, const spec::BoundCase& bound_c
       std::vector<std::byte> data(static_cast<std::size_t>(b.bytes()));
       run::fill_buffer(data, *b.dtype, *b.init, seed, b.name);
       fs::path path = input_dir / (b.name + ".npy");
-      write_npy(path, b.dtype->numpy_descr, b.elements, data);
+      // Read once by the runner this command starts, from a temporary folder: no wait for the disk.
+      write_npy(path, b.dtype->numpy_descr, b.elements, data, Durability::scratch);
       param["path"] = path.string();
     }
     if (b.is_output) param["output_path"] = (output_dir / (b.name + ".npy")).string();

@@ -1,12 +1,15 @@
-#include "kopt/loop/slurm_lab.hpp"
+#include "kopt/loop/spread_lab.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <mutex>
+#include <set>
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
+#include "kopt/core/parallel_for.hpp"
 
 namespace kopt::loop {
 namespace fs = std::filesystem;
@@ -14,7 +17,8 @@ using json = nlohmann::json;
 
 std::vector<MeasureRequest> split_request(const MeasureRequest& request, std::size_t variants_per_task) {
   if (request.variants.empty()) throw std::logic_error("split_request: nothing to measure");
-  const std::size_t per_task = std::max<std::size_t>(variants_per_task, 1);
+  // Only the screen's measurements are spread; the others compare on one GPU.
+  const std::size_t per_task = request.spread ? std::max<std::size_t>(variants_per_task, 1) : request.variants.size();
   std::vector<MeasureRequest> parts;
   for (std::size_t begin = 1; begin < request.variants.size() || parts.empty(); begin += per_task) {
     MeasureRequest part = request;
@@ -43,7 +47,7 @@ json joined_detail(const std::vector<Measurement>& parts, const json& gpus) {
       for (std::size_t i = static_cast<std::size_t>(skip); i < other[list].size(); ++i) joined[list].push_back(other[list][i]);
     }
   }
-  joined["slurm"] = {{"tasks", parts.size()}, {"gpus", gpus}};
+  joined["spread"] = {{"tasks", parts.size()}, {"gpus", gpus}};
   return joined;
 }
 
@@ -66,13 +70,15 @@ Measurement join_measurements(const MeasureRequest& request, const std::vector<M
 }
 
 json measure_request_to_json(const MeasureRequest& request) {
-  return {{"variants", request.variants}, {"time_reference", request.time_reference}, {"witness_ncu", request.witness_ncu}};
+  return {{"variants", request.variants}, {"time_reference", request.time_reference}, {"witness_ncu", request.witness_ncu},
+          {"spread", request.spread}};
 }
 
 MeasureRequest measure_request_from_json(const json& in) {
   return {.variants = in.at("variants").get<std::vector<Variant>>(),
           .time_reference = in.value("time_reference", false),
-          .witness_ncu = in.value("witness_ncu", false)};
+          .witness_ncu = in.value("witness_ncu", false),
+          .spread = in.value("spread", false)};
 }
 
 json measurement_to_json(const Measurement& m) {
@@ -135,12 +141,78 @@ std::vector<std::string> sbatch_command(const SlurmSettings& settings, const fs:
   return argv;
 }
 
-SlurmLab::SlurmLab(std::unique_ptr<Lab> local, ProcessRunner& runner, SlurmSettings settings)
-    : local_(std::move(local)), runner_(runner), settings_(std::move(settings)) {
-  if (settings_.stage.empty()) throw input_error("--executor slurm needs a stage folder the nodes can read (--slurm-stage)");
+std::string SlurmExecutor::run(const fs::path& dir, const std::string& job_name, const std::vector<std::size_t>& tasks) {
+  ProcessResult sbatch = runner_.run({.argv = sbatch_command(settings_, dir, job_name, tasks),
+                                      .time_limit = settings_.wait + std::chrono::seconds(5)});
+  if (!sbatch.started) throw environment_error("sbatch could not be started: is Slurm installed here? ({})", sbatch.err);
+  if (sbatch.timed_out) {
+    runner_.run({.argv = {"scancel", "--name=" + job_name}, .time_limit = std::chrono::seconds(30)});
+    return fmt::format("not done within --slurm-time ({} s): cancelled", settings_.wait.count());
+  }
+  return sbatch.ok() ? "" : fmt::format("sbatch: {}", sbatch.output_tail(2));
 }
 
-Measurement SlurmLab::on_cluster(const std::string& kind, const MeasureRequest& request) {
+DeviceExecutor::DeviceExecutor(ProcessRunner& runner, std::vector<int> devices, fs::path kopt, std::chrono::seconds limit)
+    : runner_(runner), devices_(std::move(devices)), kopt_(std::move(kopt)), limit_(limit) {
+  if (devices_.empty()) throw input_error("--devices names no GPU");
+}
+
+std::string DeviceExecutor::run(const fs::path& dir, const std::string&, const std::vector<std::size_t>& tasks) {
+  // One thread per GPU takes the tasks dealt to it in turn: never two tasks on one GPU at once.
+  std::mutex ended_mutex;
+  std::string ended;
+  parallel_for(
+      devices_.size(),
+      [&](std::size_t d) {
+        for (std::size_t k = d; k < tasks.size(); k += devices_.size()) {
+          const std::size_t t = tasks[k];
+          const ProcessResult r = runner_.run(
+              {.argv = {kopt_.string(), "lab-job", job_file(dir, t).string(), result_file(dir, t).string(), "--device",
+                        std::to_string(devices_[d])},
+               .time_limit = limit_});
+          write_file_atomic(log_file(dir, t), r.out + r.err);
+          if (r.timed_out) {
+            const std::lock_guard lock(ended_mutex);
+            ended = fmt::format("a task ran past {} s and was stopped", limit_.count());
+          }
+        }
+      },
+      static_cast<unsigned>(devices_.size()));
+  return ended;
+}
+
+std::vector<int> parse_devices(const std::string& list) {
+  std::vector<int> devices;
+  std::set<int> seen;
+  for (std::size_t begin = 0; begin <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', begin), list.size());
+    const std::string item = list.substr(begin, comma - begin);
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 3) {
+      throw input_error("--devices {}: expected GPU indices such as 0,1 (or all)", list);
+    }
+    const int device = std::stoi(item);
+    if (!seen.insert(device).second) throw input_error("--devices {}: GPU {} is named twice", list, device);
+    devices.push_back(device);
+    begin = comma + 1;
+  }
+  return devices;
+}
+
+void require_one_model(const std::vector<int>& devices, const std::vector<std::string>& names) {
+  for (std::size_t i = 1; i < names.size(); ++i) {
+    if (names[i] != names[0]) {
+      throw input_error("--devices: GPU {} is a {} and GPU {} a {}: one run compares times on one model of GPU only",
+                        devices.at(0), names[0], devices.at(i), names[i]);
+    }
+  }
+}
+
+SpreadLab::SpreadLab(std::unique_ptr<Lab> local, std::unique_ptr<TaskExecutor> executor, SpreadSettings settings)
+    : local_(std::move(local)), executor_(std::move(executor)), settings_(std::move(settings)) {
+  if (settings_.stage.empty()) throw input_error("spread measurements need a stage folder for their tasks' files");
+}
+
+Measurement SpreadLab::spread(const std::string& kind, const MeasureRequest& request) {
   const std::vector<MeasureRequest> parts = split_request(request, settings_.variants_per_task);
   std::vector<json> jobs;
   ContentHasher key;
@@ -158,19 +230,7 @@ Measurement SlurmLab::on_cluster(const std::string& kind, const MeasureRequest& 
     remove_file(log_file(dir, t));
     missing.push_back(t);
   }
-  std::string how_it_ended;
-  if (!missing.empty()) {
-    const std::string job_name = "kopt-" + hash;
-    ProcessResult sbatch = runner_.run({.argv = sbatch_command(settings_, dir, job_name, missing),
-                                        .time_limit = settings_.wait + std::chrono::seconds(5)});
-    if (!sbatch.started) throw environment_error("sbatch could not be started: is Slurm installed here? ({})", sbatch.err);
-    if (sbatch.timed_out) {
-      runner_.run({.argv = {"scancel", "--name=" + job_name}, .time_limit = std::chrono::seconds(30)});
-      how_it_ended = fmt::format("not done within --slurm-time ({} s): cancelled", settings_.wait.count());
-    } else if (!sbatch.ok()) {
-      how_it_ended = fmt::format("sbatch: {}", sbatch.output_tail(2));
-    }
-  }
+  const std::string how_it_ended = missing.empty() ? "" : executor_->run(dir, "kopt-" + hash, missing);
   std::vector<Measurement> measured;
   std::vector<std::string> lost;
   for (std::size_t t = 0; t < parts.size(); ++t) {
@@ -180,8 +240,8 @@ Measurement SlurmLab::on_cluster(const std::string& kind, const MeasureRequest& 
   if (!lost.empty()) {
     std::string list;
     for (const std::string& l : lost) list += (list.empty() ? "" : "; ") + l;
-    throw environment_error("{} of {} Slurm tasks of this {} ended without a result{}: {}. The others' results are kept "
-                            "in {}: run the same command again to submit only those",
+    throw environment_error("{} of {} tasks of this {} ended without a result{}: {}. The others' results are kept "
+                            "in {}: run the same command again to run only those",
                             lost.size(), parts.size(), kind, how_it_ended.empty() ? "" : " (" + how_it_ended + ")", list,
                             dir.string());
   }
