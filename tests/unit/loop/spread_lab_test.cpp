@@ -23,7 +23,6 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 using ::testing::HasSubstr;
 
-const fs::path kModel = fs::path(KOPT_FIXTURES_DIR) / "loop" / "sgemm_tiled_model.json";
 const fs::path kSource = kKernel / "sgemm_tiled.cu";
 
 // sbatch --wait: runs the tasks --array names, each as its node would (run_lab_job on a lab of
