@@ -35,23 +35,23 @@ void add_loop_options(CLI::App& app, LoopOptions& options) {
                  "Answer every measurement from this lab model (kopt.lab_model/1) instead of the GPU: for tests and "
                  "dry runs of a driver")
       ->envname("KOPT_SIMULATE");
-  SlurmOptions& slurm = options.slurm;
-  app.add_option("--executor", slurm.executor, "Where measurements run: local (this machine's GPU), or slurm (array jobs)")
+  SpreadOptions& spread = options.spread;
+  app.add_option("--executor", spread.executor, "Where measurements run: local (this machine's GPU), or slurm (array jobs)")
       ->check(CLI::IsMember({"local", "slurm"}));
-  app.add_option("--slurm-partition", slurm.partition, "The Slurm partition (default: the cluster's)");
-  app.add_option("--slurm-gpus", slurm.gpus, "GPUs per Slurm task (--gres=gpu:N; 0: none, for the simulated lab)")
+  app.add_option("--slurm-partition", spread.partition, "The Slurm partition (default: the cluster's)");
+  app.add_option("--slurm-gpus", spread.gpus, "GPUs per Slurm task (--gres=gpu:N; 0: none, for the simulated lab)")
       ->check(CLI::Range(0, 64));
-  app.add_option("--slurm-time", slurm.minutes, "Minutes a measurement's tasks may take, queue included; then cancelled")
+  app.add_option("--slurm-time", spread.minutes, "Minutes a measurement's tasks may take, queue included; then cancelled")
       ->check(number_between(0.05, 10080));
-  app.add_option("--slurm-stage,--stage", slurm.stage,
+  app.add_option("--slurm-stage,--stage", spread.stage,
                  "The tasks' folder: on Slurm one the nodes see at the same path (required); with --devices, "
                  "default CACHE/spread")
       ->check(output_folder());
-  app.add_option("--slurm-variants-per-task,--variants-per-task", slurm.variants_per_task,
+  app.add_option("--slurm-variants-per-task,--variants-per-task", spread.variants_per_task,
                  "Variants per task (a GPU's share of a screen, or a Slurm task's) besides the best, which every task "
                  "measures too (default: 4)")
       ->check(CLI::Range(1, 256));
-  app.add_option("--devices", slurm.devices,
+  app.add_option("--devices", spread.devices,
                  "Spread each screen over these GPUs of this host: all, or indices such as 0,1 (one GPU of one model "
                  "per task; finals, ablation and audit stay on the first)");
 }
@@ -72,7 +72,7 @@ nlohmann::json task_lab(const LoopOptions& options, const loop::RunState& run) {
 // --devices all|0,1, checked: this host's GPUs, one model (nvidia-smi names them; a simulated
 // lab's GPUs are taken as named).
 std::vector<int> chosen_devices(const LoopOptions& options, Context& context) {
-  const std::string& list = options.slurm.devices;
+  const std::string& list = options.spread.devices;
   if (!options.simulate.empty()) {
     if (list == "all") throw input_error("--devices all with --simulate: name the GPUs (0,1)");
     return loop::parse_devices(list);
@@ -103,15 +103,15 @@ std::vector<int> chosen_devices(const LoopOptions& options, Context& context) {
 
 std::unique_ptr<loop::Lab> spread_lab(std::unique_ptr<loop::Lab> local, const LoopOptions& options,
                                       const loop::RunState& run, Context& context) {
-  const SlurmOptions& slurm = options.slurm;
+  const SpreadOptions& spread = options.spread;
   std::unique_ptr<loop::TaskExecutor> executor;
-  fs::path stage = slurm.stage;
-  if (slurm.executor == "slurm") {
+  fs::path stage = spread.stage;
+  if (spread.executor == "slurm") {
     if (stage.empty()) throw input_error("--executor slurm needs a stage folder the nodes can read (--slurm-stage)");
     executor = std::make_unique<loop::SlurmExecutor>(
-        context.runner, loop::SlurmSettings{.partition = slurm.partition,
-                                            .gpus_per_task = slurm.gpus,
-                                            .wait = std::chrono::seconds(static_cast<long long>(slurm.minutes * 60)),
+        context.runner, loop::SlurmSettings{.partition = spread.partition,
+                                            .gpus_per_task = spread.gpus,
+                                            .wait = std::chrono::seconds(static_cast<long long>(spread.minutes * 60)),
                                             .kopt = run::current_executable()});
   } else {
     // Each task is one GPU's share of a screen: hours would mean a hung kopt.
@@ -121,7 +121,7 @@ std::unique_ptr<loop::Lab> spread_lab(std::unique_ptr<loop::Lab> local, const Lo
   }
   return std::make_unique<loop::SpreadLab>(
       std::move(local), std::move(executor),
-      loop::SpreadSettings{.variants_per_task = slurm.variants_per_task, .stage = stage, .lab = task_lab(options, run)});
+      loop::SpreadSettings{.variants_per_task = spread.variants_per_task, .stage = stage, .lab = task_lab(options, run)});
 }
 
 std::unique_ptr<loop::Lab> local_lab(const LoopOptions& options, const loop::RunState& run, Context& context);
@@ -130,8 +130,8 @@ std::unique_ptr<loop::Lab> local_lab(const LoopOptions& options, const loop::Run
 
 std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunState& run, Context& context) {
   std::unique_ptr<loop::Lab> lab = local_lab(options, run, context);
-  if (options.slurm.executor != "slurm" && options.slurm.devices.empty()) return lab;
-  if (options.slurm.executor == "slurm" && !options.slurm.devices.empty()) {
+  if (options.spread.executor != "slurm" && options.spread.devices.empty()) return lab;
+  if (options.spread.executor == "slurm" && !options.spread.devices.empty()) {
     throw input_error("--devices is for this host's GPUs; on Slurm, --slurm-gpus sets a task's");
   }
   return spread_lab(std::move(lab), options, run, context);
@@ -183,17 +183,17 @@ nlohmann::json with_loop_flags(nlohmann::json next, const LoopOptions& options) 
   if (!options.common.cache_dir.empty()) {
     flags.insert(flags.end(), {"--cache-dir", fs::absolute(options.common.cache_dir).string()});
   }
-  if (options.slurm.executor == "slurm") {
-    const SlurmOptions& s = options.slurm;
+  if (options.spread.executor == "slurm") {
+    const SpreadOptions& s = options.spread;
     flags.insert(flags.end(), {"--executor", "slurm", "--slurm-stage", fs::absolute(s.stage).string(), "--slurm-time",
                                fmt::format("{}", s.minutes), "--slurm-gpus", std::to_string(s.gpus),
                                "--slurm-variants-per-task", std::to_string(s.variants_per_task)});
     if (!s.partition.empty()) flags.insert(flags.end(), {"--slurm-partition", s.partition});
   }
-  if (!options.slurm.devices.empty()) {
-    flags.insert(flags.end(), {"--devices", options.slurm.devices, "--variants-per-task",
-                               std::to_string(options.slurm.variants_per_task)});
-    if (!options.slurm.stage.empty()) flags.insert(flags.end(), {"--stage", fs::absolute(options.slurm.stage).string()});
+  if (!options.spread.devices.empty()) {
+    flags.insert(flags.end(), {"--devices", options.spread.devices, "--variants-per-task",
+                               std::to_string(options.spread.variants_per_task)});
+    if (!options.spread.stage.empty()) flags.insert(flags.end(), {"--stage", fs::absolute(options.spread.stage).string()});
   }
   if (!flags.empty()) next["command"] = next.at("command").get<std::string>() + " " + shell_quote_command(flags);
   return next;

@@ -17,7 +17,7 @@
 namespace kopt::cli {
 
 // --executor slurm, --devices: where the measurements run (docs/scale-out.md).
-struct SlurmOptions {
+struct SpreadOptions {
   std::string executor = "local";  // local | slurm
   std::string partition;
   int gpus = 0;
@@ -30,7 +30,7 @@ struct SlurmOptions {
 struct LoopOptions {
   CommonOptions common;
   std::string simulate;  // a kopt.lab_model/1 file: answer from it instead of the GPU
-  SlurmOptions slurm;
+  SpreadOptions spread;
 };
 
 void add_loop_options(CLI::App& app, LoopOptions& options);
