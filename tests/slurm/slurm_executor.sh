@@ -118,6 +118,8 @@ rc=$?
 [ "$rc" -eq 3 ] || fail "with the node down kopt exited $rc (expected 3)"
 grep -q "not done within --slurm-time (12 s): cancelled" "$t/node_down.err" \
   || fail "no line says the tasks were cancelled: $(tail -1 "$t/node_down.err")"
+# scancel is asynchronous: the cancelled tasks leave the queue within seconds.
+for _ in $(seq 40); do squeue -h -o %j | grep -q '^kopt-' || break; sleep 0.25; done
 squeue -h -o %j | grep -q '^kopt-' && fail "kopt left its tasks queued"
 scontrol update NodeName="$host" State=RESUME
 for _ in $(seq 40); do [ "$(sinfo -h -o %T)" = idle ] && break; sleep 0.25; done
