@@ -1,6 +1,7 @@
 #include "kopt/core/files.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -234,6 +235,51 @@ void write_file_atomic(const fs::path& path, std::initializer_list<std::string_v
   // mkstemp creates 0600; kopt's outputs are ordinary files.
   ::fchmod(fd, 0644);
   if (durability == Durability::synced && ::fsync(fd) != 0 && errno != EINVAL) throw fail(errno);
+  ::close(fd);
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    int saved = errno;
+    ::unlink(temp.c_str());
+    untrack_temporary(temp);
+    throw unwritable(path, saved);
+  }
+  untrack_temporary(temp);
+}
+
+void write_file_atomic_in_place(const fs::path& path, std::string_view header, std::size_t body_bytes,
+                                const std::function<void(std::span<std::byte>)>& fill) {
+  require_writable_path(path);
+  if (path.has_parent_path()) create_folders(path.parent_path());
+  std::string temp = path.string() + ".tmp.XXXXXX";
+  int fd = make_tracked_temporary_file(temp);
+  if (fd < 0) throw unwritable(path, errno);
+  auto fail = [&](int error) {
+    ::close(fd);
+    ::unlink(temp.c_str());
+    untrack_temporary(temp);
+    return unwritable(path, error);
+  };
+  const std::size_t total = header.size() + body_bytes;
+  // posix_fallocate, not ftruncate: a full disk is an error here, not a SIGBUS in `fill`.
+  if (total > 0) {
+    if (const int error = ::posix_fallocate(fd, 0, static_cast<off_t>(total)); error != 0) throw fail(error);
+  }
+  if (total > 0) {
+    void* map = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) throw fail(errno);
+    std::byte* bytes = static_cast<std::byte*>(map);
+    std::memcpy(bytes, header.data(), header.size());
+    try {
+      fill({bytes + header.size(), body_bytes});
+    } catch (...) {
+      ::munmap(map, total);
+      ::close(fd);
+      ::unlink(temp.c_str());
+      untrack_temporary(temp);
+      throw;
+    }
+    if (::munmap(map, total) != 0) throw fail(errno);
+  }
+  ::fchmod(fd, 0644);
   ::close(fd);
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     int saved = errno;

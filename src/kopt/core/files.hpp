@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -45,6 +46,12 @@ enum class Durability { synced, scratch };
 // into one copy first).
 void write_file_atomic(const std::filesystem::path& path, std::initializer_list<std::string_view> parts,
                        Durability durability);
+
+// The same for a large scratch file whose body is made rather than copied: `header`, then
+// `body_bytes` that `fill` writes in place, into a memory map of the temporary file (no
+// buffer of the body's size, no copy of it into the page cache). Durability::scratch.
+void write_file_atomic_in_place(const std::filesystem::path& path, std::string_view header, std::size_t body_bytes,
+                                const std::function<void(std::span<std::byte>)>& fill);
 
 // Creates `dir` and its missing parents, or throws input_error naming the part that is in
 // the way (a file, a read-only folder).

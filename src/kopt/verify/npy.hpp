@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -24,6 +25,11 @@ struct NpyArray {
 // Writes atomically; `scratch` skips the wait for the disk (core/files.hpp).
 void write_npy(const std::filesystem::path& path, const std::string& descr, std::int64_t elements,
                std::span<const std::byte> data, Durability durability = Durability::synced);
+
+// Writes a scratch .npy whose data `fill` writes in place (core's write_file_atomic_in_place):
+// for inputs generated straight into the file.
+void write_npy_in_place(const std::filesystem::path& path, const std::string& descr, std::int64_t elements,
+                        std::size_t bytes, const std::function<void(std::span<std::byte>)>& fill);
 
 // Throws input_error naming the file when it is not a 1-D (or 0-D/N-D C-order, read flat)
 // little-endian .npy.

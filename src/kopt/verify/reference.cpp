@@ -78,11 +78,11 @@ json write_manifest(const spec::Problem& problem, const spec::BoundCase& bound_c
     if (b.starts_at_zero()) {
       param["init"] = "zeros";  // the runner makes the zeros; no .npy of an output's size
     } else if (b.init) {
-      std::vector<std::byte> data(static_cast<std::size_t>(b.bytes()));
-      run::fill_buffer(data, *b.dtype, *b.init, seed, b.name);
       fs::path path = input_dir / (b.name + ".npy");
-      // Read once by the runner this command starts, from a temporary folder: no wait for the disk.
-      write_npy(path, b.dtype->numpy_descr, b.elements, data, Durability::scratch);
+      // Read once by the runner this command starts, from a temporary folder: generated straight
+      // into the file (no buffer of its size, no copy), and no wait for the disk.
+      write_npy_in_place(path, b.dtype->numpy_descr, b.elements, static_cast<std::size_t>(b.bytes()),
+                         [&](std::span<std::byte> data) { run::fill_buffer(data, *b.dtype, *b.init, seed, b.name); });
       param["path"] = path.string();
     }
     if (b.is_output) param["output_path"] = (output_dir / (b.name + ".npy")).string();

@@ -56,6 +56,20 @@ TEST(Files, RemovingMovingAndAppendingNameThePathWhenTheyFail) {
   remove_folder(dir.path() / "tree");  // absent: nothing to do
 }
 
+TEST(Files, ABodyWrittenInPlaceFollowsItsHeaderAndAFailedFillLeavesNothing) {
+  TempDir dir("files-test");
+  write_file_atomic_in_place(dir.path() / "x.npy", "HEAD|", 6, [](std::span<std::byte> body) {
+    for (std::size_t i = 0; i < body.size(); ++i) body[i] = static_cast<std::byte>('a' + i);
+  });
+  EXPECT_EQ(read_file(dir.path() / "x.npy"), "HEAD|abcdef");
+  EXPECT_THROW(write_file_atomic_in_place(dir.path() / "y.npy", "H", 4096,
+                                          [](std::span<std::byte>) { throw input_error("no values"); }),
+               Error);
+  int entries = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 1);  // x.npy alone: neither y.npy nor a temporary
+}
+
 TEST(Files, BytesAreReadFromAnOffsetAndFewerAtTheEnd) {
   TempDir dir("files-test");
   write_file_atomic(dir.path() / "f", "0123456789");
