@@ -209,85 +209,86 @@ void write_file_atomic(const fs::path& path, std::string_view content) {
   write_file_atomic(path, {content}, Durability::synced);
 }
 
+namespace {
+
+// The temporary file beside `path` that an atomic write fills and then renames over it;
+// removed (and forgotten by the interrupt handler) unless published.
+class AtomicTemporary {
+ public:
+  explicit AtomicTemporary(const fs::path& path) : path_(path), temp_(path.string() + ".tmp.XXXXXX") {
+    require_writable_path(path);
+    if (path.has_parent_path()) create_folders(path.parent_path());
+    fd_ = make_tracked_temporary_file(temp_);
+    if (fd_ < 0) throw unwritable(path, errno);
+  }
+  ~AtomicTemporary() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!published_) {
+      ::unlink(temp_.c_str());
+      untrack_temporary(temp_);
+    }
+  }
+  AtomicTemporary(const AtomicTemporary&) = delete;
+  AtomicTemporary& operator=(const AtomicTemporary&) = delete;
+
+  int fd() const { return fd_; }
+  Error failure(int error) const { return unwritable(path_, error); }
+
+  // mkstemp creates 0600; kopt's outputs are ordinary files.
+  void publish(Durability durability) {
+    ::fchmod(fd_, 0644);
+    if (durability == Durability::synced && ::fsync(fd_) != 0 && errno != EINVAL) throw failure(errno);
+    ::close(fd_);
+    fd_ = -1;
+    if (::rename(temp_.c_str(), path_.c_str()) != 0) throw failure(errno);
+    published_ = true;
+    untrack_temporary(temp_);
+  }
+
+ private:
+  fs::path path_;
+  std::string temp_;
+  int fd_ = -1;
+  bool published_ = false;
+};
+
+}  // namespace
+
 void write_file_atomic(const fs::path& path, std::initializer_list<std::string_view> parts, Durability durability) {
-  require_writable_path(path);
-  if (path.has_parent_path()) create_folders(path.parent_path());
-  std::string temp = path.string() + ".tmp.XXXXXX";
-  int fd = make_tracked_temporary_file(temp);
-  if (fd < 0) throw unwritable(path, errno);
-  auto fail = [&](int error) {
-    ::close(fd);
-    ::unlink(temp.c_str());
-    untrack_temporary(temp);
-    return unwritable(path, error);
-  };
+  AtomicTemporary file(path);
   for (std::string_view content : parts) {
     const char* data = content.data();
     std::size_t left = content.size();
     while (left > 0) {
-      ssize_t written = ::write(fd, data, left);
+      ssize_t written = ::write(file.fd(), data, left);
       if (written < 0 && errno == EINTR) continue;
-      if (written <= 0) throw fail(written < 0 ? errno : EIO);
+      if (written <= 0) throw file.failure(written < 0 ? errno : EIO);
       data += written;
       left -= static_cast<std::size_t>(written);
     }
   }
-  // mkstemp creates 0600; kopt's outputs are ordinary files.
-  ::fchmod(fd, 0644);
-  if (durability == Durability::synced && ::fsync(fd) != 0 && errno != EINVAL) throw fail(errno);
-  ::close(fd);
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    int saved = errno;
-    ::unlink(temp.c_str());
-    untrack_temporary(temp);
-    throw unwritable(path, saved);
-  }
-  untrack_temporary(temp);
+  file.publish(durability);
 }
 
 void write_file_atomic_in_place(const fs::path& path, std::string_view header, std::size_t body_bytes,
                                 const std::function<void(std::span<std::byte>)>& fill) {
-  require_writable_path(path);
-  if (path.has_parent_path()) create_folders(path.parent_path());
-  std::string temp = path.string() + ".tmp.XXXXXX";
-  int fd = make_tracked_temporary_file(temp);
-  if (fd < 0) throw unwritable(path, errno);
-  auto fail = [&](int error) {
-    ::close(fd);
-    ::unlink(temp.c_str());
-    untrack_temporary(temp);
-    return unwritable(path, error);
-  };
+  AtomicTemporary file(path);
   const std::size_t total = header.size() + body_bytes;
-  // posix_fallocate, not ftruncate: a full disk is an error here, not a SIGBUS in `fill`.
   if (total > 0) {
-    if (const int error = ::posix_fallocate(fd, 0, static_cast<off_t>(total)); error != 0) throw fail(error);
-  }
-  if (total > 0) {
-    void* map = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (map == MAP_FAILED) throw fail(errno);
+    // posix_fallocate, not ftruncate: a full disk is an error here, not a SIGBUS in `fill`.
+    if (const int error = ::posix_fallocate(file.fd(), 0, static_cast<off_t>(total)); error != 0) throw file.failure(error);
+    void* map = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, file.fd(), 0);
+    if (map == MAP_FAILED) throw file.failure(errno);
+    struct Unmap {
+      void* map;
+      std::size_t bytes;
+      ~Unmap() { ::munmap(map, bytes); }
+    } unmap{map, total};
     std::byte* bytes = static_cast<std::byte*>(map);
     std::memcpy(bytes, header.data(), header.size());
-    try {
-      fill({bytes + header.size(), body_bytes});
-    } catch (...) {
-      ::munmap(map, total);
-      ::close(fd);
-      ::unlink(temp.c_str());
-      untrack_temporary(temp);
-      throw;
-    }
-    if (::munmap(map, total) != 0) throw fail(errno);
+    fill({bytes + header.size(), body_bytes});
   }
-  ::fchmod(fd, 0644);
-  ::close(fd);
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    int saved = errno;
-    ::unlink(temp.c_str());
-    untrack_temporary(temp);
-    throw unwritable(path, saved);
-  }
-  untrack_temporary(temp);
+  file.publish(Durability::scratch);
 }
 
 int remove_stale_temporaries(const fs::path& dir) {
