@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include <ctime>
-#include <map>
-#include <sstream>
 #include <iostream>
 
 #include "kopt/core/clock.hpp"
@@ -77,28 +75,7 @@ std::vector<int> chosen_devices(const LoopOptions& options, Context& context) {
     if (list == "all") throw input_error("--devices all with --simulate: name the GPUs (0,1)");
     return loop::parse_devices(list);
   }
-  const ProcessResult smi = context.runner.run({.argv = {"nvidia-smi", "--query-gpu=index,name", "--format=csv,noheader"},
-                                                .time_limit = std::chrono::seconds(30)});
-  if (!smi.ok()) throw environment_error("--devices: nvidia-smi could not list this host's GPUs ({})", smi.outcome());
-  std::map<int, std::string> names;
-  std::istringstream lines(smi.out);
-  for (std::string line; std::getline(lines, line);) {
-    const std::size_t comma = line.find(',');
-    if (comma != std::string::npos) names[std::stoi(line.substr(0, comma))] = line.substr(line.find_first_not_of(' ', comma + 1));
-  }
-  std::vector<int> devices;
-  if (list == "all") {
-    for (const auto& [index, name] : names) devices.push_back(index);
-  } else {
-    devices = loop::parse_devices(list);
-  }
-  std::vector<std::string> models;
-  for (int d : devices) {
-    if (!names.contains(d)) throw input_error("--devices {}: this host has no GPU {}", list, d);
-    models.push_back(names[d]);
-  }
-  loop::require_one_model(devices, models);
-  return devices;
+  return loop::host_devices(context.runner, list);
 }
 
 std::unique_ptr<loop::Lab> spread_lab(std::unique_ptr<loop::Lab> local, const LoopOptions& options,

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <mutex>
 #include <set>
+#include <sstream>
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
@@ -57,13 +59,13 @@ Measurement join_measurements(const MeasureRequest& request, const std::vector<M
   Measurement joined{.gpu = parts.front().gpu, .reference_median = parts.front().reference_median};
   json gpus = json::array();
   for (const Measurement& part : parts) {
-    if (part.outcomes.empty()) throw environment_error("a Slurm task's measurement has no outcome");
+    if (part.outcomes.empty()) throw environment_error("a task's measurement has no outcome");
     if (joined.outcomes.empty()) joined.outcomes.push_back(part.outcomes.front());
     for (std::size_t i = 1; i < part.outcomes.size(); ++i) joined.outcomes.push_back(part.outcomes[i]);
     gpus.push_back(part.gpu);
   }
   if (joined.outcomes.size() != request.variants.size()) {
-    throw environment_error("the Slurm tasks measured {} variants of {}", joined.outcomes.size(), request.variants.size());
+    throw environment_error("the tasks measured {} variants of {}", joined.outcomes.size(), request.variants.size());
   }
   joined.detail = joined_detail(parts, gpus);
   return joined;
@@ -205,6 +207,31 @@ void require_one_model(const std::vector<int>& devices, const std::vector<std::s
                         devices.at(0), names[0], devices.at(i), names[i]);
     }
   }
+}
+
+std::vector<int> host_devices(ProcessRunner& runner, const std::string& list) {
+  const ProcessResult smi = runner.run({.argv = {"nvidia-smi", "--query-gpu=index,name", "--format=csv,noheader"},
+                                        .time_limit = std::chrono::seconds(30)});
+  if (!smi.ok()) throw environment_error("--devices: nvidia-smi could not list this host's GPUs ({})", smi.outcome());
+  std::map<int, std::string> names;  // "0, NVIDIA H200" per line
+  std::istringstream lines(smi.out);
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t comma = line.find(',');
+    if (comma != std::string::npos) names[std::stoi(line.substr(0, comma))] = line.substr(line.find_first_not_of(' ', comma + 1));
+  }
+  std::vector<int> devices;
+  if (list == "all") {
+    for (const auto& [index, name] : names) devices.push_back(index);
+  } else {
+    devices = parse_devices(list);
+  }
+  std::vector<std::string> models;
+  for (int d : devices) {
+    if (!names.contains(d)) throw input_error("--devices {}: this host has no GPU {}", list, d);
+    models.push_back(names[d]);
+  }
+  require_one_model(devices, models);
+  return devices;
 }
 
 SpreadLab::SpreadLab(std::unique_ptr<Lab> local, std::unique_ptr<TaskExecutor> executor, SpreadSettings settings)

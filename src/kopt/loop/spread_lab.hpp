@@ -96,6 +96,10 @@ std::vector<int> parse_devices(const std::string& list);
 // not be compared. `names` is nvidia-smi's name per index of `devices`.
 void require_one_model(const std::vector<int>& devices, const std::vector<std::string>& names);
 
+// A --devices list ("all" or "0,1") as this host's GPUs, asked of nvidia-smi: each must exist,
+// and all be of one model (require_one_model).
+std::vector<int> host_devices(ProcessRunner& runner, const std::string& list);
+
 struct SpreadSettings {
   std::size_t variants_per_task = 4;  // besides the first, which every task measures
   std::filesystem::path stage;        // the stage folder (on a cluster: shared with the nodes)
