@@ -1,16 +1,8 @@
 // kopt optimize KERNEL: the whole loop unattended — branches from the built-in tuner (declared
 // parameters) or from --generator CMD — then the final audit and summary.md. An existing --run is resumed.
-#include <fmt/format.h>
-
-#include <iostream>
-
 #include "command.hpp"
 #include "loop_options.hpp"
-#include "kopt/core/files.hpp"
 #include "kopt/loop/builtin_generators.hpp"
-#include "kopt/loop/frozen_inputs.hpp"
-#include "kopt/loop/optimize.hpp"
-#include "kopt/loop/tuner.hpp"
 
 namespace kopt::cli {
 namespace {
@@ -51,16 +43,7 @@ Command optimize_command() {
                                             .seed = config->seed,
                                             .strategy = config->strategy};
               if (!config->generator.empty()) request.generator = loop::checked_generator(config->generator);
-              request.init.run_dir = loop::run_folder_to_use(request.init.run_dir, config->new_run_on_change);
-              Context kopt_context = context_of(config->loop.common);
-              const loop::RunFolder run(request.init.run_dir);
-              const loop::RunState start = run.exists() ? run.load() : provisional_state(request.init);
-              // The tuner's question is asked before any run folder exists.
-              if (!request.generator && !run.exists()) loop::tunable_space(start.kernel, start.spec);
-              std::unique_ptr<loop::Lab> lab = make_lab(config->loop, start, kopt_context);
-              LoopSession session = loop_session(config->loop, run.root());
-              loop::optimize(*lab, kopt_context.runner, request, session.context);
-              return finalize_run(config->loop, run.root().string(), true);
+              return run_unattended(config->loop, std::move(request), config->new_run_on_change);
             };
           }};
 }

@@ -9,9 +9,11 @@
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/loop/final_audit.hpp"
+#include "kopt/loop/frozen_inputs.hpp"
 #include "kopt/loop/gpu_lab.hpp"
 #include "kopt/loop/simulated_lab.hpp"
 #include "kopt/loop/spread_lab.hpp"
+#include "kopt/loop/tuner.hpp"
 #include "kopt/run/worker_launcher.hpp"
 #include "kopt/report/run_summary.hpp"
 #include "kopt/spec/problem_spec.hpp"
@@ -259,6 +261,19 @@ int finalize_run(const LoopOptions& options, const std::string& run_dir, bool au
     loop::final_audit(run, lab_for_case, progress_hooks(options.common, run.root()));
   }
   return write_summary(run_dir, options.common.json);
+}
+
+int run_unattended(const LoopOptions& options, loop::OptimizeRequest request, bool new_run_on_change) {
+  request.init.run_dir = loop::run_folder_to_use(request.init.run_dir, new_run_on_change);
+  Context kopt_context = context_of(options.common);
+  const loop::RunFolder run(request.init.run_dir);
+  const loop::RunState start = run.exists() ? run.load() : provisional_state(request.init);
+  // The tuner's question is asked before any run folder exists.
+  if (!request.generator && !run.exists()) loop::tunable_space(start.kernel, start.spec);
+  std::unique_ptr<loop::Lab> lab = make_lab(options, start, kopt_context);
+  LoopSession session = loop_session(options, run.root());
+  loop::optimize(*lab, kopt_context.runner, request, session.context);
+  return finalize_run(options, run.root().string(), true);
 }
 
 }  // namespace kopt::cli

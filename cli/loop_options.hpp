@@ -11,6 +11,7 @@
 #include "common_options.hpp"
 #include "kopt/core/process.hpp"
 #include "kopt/loop/lab.hpp"
+#include "kopt/loop/optimize.hpp"
 #include "kopt/loop/result_cache.hpp"
 #include "kopt/loop/run_loop.hpp"
 
@@ -85,6 +86,10 @@ int write_summary(const std::string& run_dir, bool json);
 // `finalize` and the end of `optimize`: the final audit (audit.json: the champion against the
 // baseline, interleaved, on every case; skipped with `audit` false), then summary.md.
 int finalize_run(const LoopOptions& options, const std::string& run_dir, bool audit);
+
+// `optimize` after its options: the run folder chosen (resumed, refused, or a new one beside it with
+// `new_run_on_change`), the tuner's space checked before any folder exists, the loop run, then finalize.
+int run_unattended(const LoopOptions& options, loop::OptimizeRequest request, bool new_run_on_change);
 
 // The next step, for people.
 std::string format_next_step(const nlohmann::json& next);

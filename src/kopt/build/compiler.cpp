@@ -10,6 +10,7 @@
 #include "kopt/core/embedded_files.hpp"
 #include "kopt/core/context.hpp"
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
 #include "kopt/spec/tool_arguments.hpp"
@@ -59,9 +60,8 @@ void collect_includes(const fs::path& file, const std::vector<fs::path>& include
     std::vector<fs::path> candidates{file.parent_path() / match[1].str()};
     for (const fs::path& dir : include_dirs) candidates.push_back(dir / match[1].str());
     for (const fs::path& candidate : candidates) {
-      std::error_code ec;
-      if (!fs::is_regular_file(candidate, ec)) continue;
-      fs::path canonical = fs::weakly_canonical(candidate);
+      if (!is_file(candidate)) continue;
+      fs::path canonical = resolved_path(candidate);
       if (found.insert(canonical).second) collect_includes(canonical, include_dirs, found);
       break;
     }
@@ -80,8 +80,7 @@ std::vector<fs::path> include_dirs_of(const std::vector<std::string>& flags) {
 // CUTLASS's include folder is thousands of headers: hashing the ones a kernel reaches would
 // cost seconds per variant, and its version.h names the release they belong to.
 std::optional<fs::path> cutlass_version_header(const fs::path& dir) {
-  std::error_code ec;
-  if (fs::is_regular_file(dir / "cutlass" / "cutlass.h", ec) && fs::is_regular_file(dir / "cutlass" / "version.h", ec)) {
+  if (is_file(dir / "cutlass" / "cutlass.h") && is_file(dir / "cutlass" / "version.h")) {
     return dir / "cutlass" / "version.h";
   }
   return std::nullopt;
@@ -162,7 +161,7 @@ fs::path Compiler::shim_object(const std::string& arch) {
   const std::string key =
       ContentHasher().add(kCacheVersion).add(nvcc_version()).add(arch).add(source).add(generator).hex();
   fs::path object = cache_dir_ / "build" / ("shim-" + key + ".o");
-  if (fs::exists(object)) return object;
+  if (path_exists(object)) return object;
   TempDir work("shim", cache_dir_ / "build");
   write_file_atomic(work.path() / "kopt_shim.cu", source);
   write_file_atomic(work.path() / "kopt_input_generator.h", generator);
@@ -195,7 +194,7 @@ BuildOutcome Compiler::compile(const CompileRequest& original) {
   for (const auto& [name, value] : request.defines) spec::check_define(name, value, "-D");
   const std::string key = cache_key(request);
   const fs::path entry = cache_dir_ / "build" / key;
-  if (fs::exists(entry / "build.json") && fs::exists(entry / "lib.so")) {
+  if (path_exists(entry / "build.json") && path_exists(entry / "lib.so")) {
     json recorded = json::parse(read_file(entry / "build.json"));
     BuildArtifact artifact{.library = entry / "lib.so",
                            .key = key,

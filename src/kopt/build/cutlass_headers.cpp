@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 
 namespace kopt::build {
@@ -13,8 +14,7 @@ namespace fs = std::filesystem;
 namespace {
 
 bool holds_cutlass(const fs::path& dir) {
-  std::error_code ec;
-  return fs::is_regular_file(dir / "cutlass" / "cutlass.h", ec);
+  return is_file(dir / "cutlass" / "cutlass.h");
 }
 
 bool file_includes_cutlass(const fs::path& file) {
@@ -43,14 +43,13 @@ std::vector<std::string> as_flags(const std::vector<fs::path>& dirs) {
 std::vector<fs::path> cutlass_include_dirs(const fs::path& root) {
   for (const fs::path& base : {root, root / "source"}) {
     if (!holds_cutlass(base / "include")) continue;
-    std::vector<fs::path> dirs{fs::weakly_canonical(base / "include")};
-    std::error_code ec;
-    if (fs::is_directory(base / "tools" / "util" / "include", ec)) {
-      dirs.push_back(fs::weakly_canonical(base / "tools" / "util" / "include"));
+    std::vector<fs::path> dirs{resolved_path(base / "include")};
+    if (is_folder(base / "tools" / "util" / "include")) {
+      dirs.push_back(resolved_path(base / "tools" / "util" / "include"));
     }
     return dirs;
   }
-  if (holds_cutlass(root)) return {fs::weakly_canonical(root)};
+  if (holds_cutlass(root)) return {resolved_path(root)};
   return {};
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "kopt/core/embedded_files.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
 #include "kopt/spec/python_kernel.hpp"
@@ -41,7 +42,7 @@ std::filesystem::path write_triton_bridge(const std::filesystem::path& cache_dir
                                           const spec::KernelSignature& signature) {
   const std::string source = triton_bridge_source(signature, content_hash(read_file(kernel)));
   const std::filesystem::path path = cache_dir / "triton" / ("bridge-" + content_hash(source).substr(0, 16) + ".cu");
-  if (!std::filesystem::exists(path)) write_file_atomic(path, source);
+  if (!path_exists(path)) write_file_atomic(path, source);
   return path;
 }
 

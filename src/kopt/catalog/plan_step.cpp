@@ -3,6 +3,7 @@
 #include "kopt/catalog/evidence.hpp"
 #include "kopt/catalog/planner.hpp"
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 
 namespace kopt::catalog {
@@ -23,7 +24,7 @@ PlanEvidenceFiles plan_evidence_files(const std::filesystem::path& dir, const Pl
   PlanEvidenceFiles files{.profile = given_or_in(given.profile, dir, "profile.json"),
                           .roofline = given_or_in(given.roofline, dir, "roofline.json"),
                           .history = given.history};
-  if (!files.history && !dir.empty() && std::filesystem::exists(dir / "history.json")) files.history = dir / "history.json";
+  if (!files.history && !dir.empty() && path_exists(dir / "history.json")) files.history = dir / "history.json";
   return files;
 }
 

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <optional>
 
+#include "kopt/core/file_queries.hpp"
 #include "kopt/spec/data_file.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
@@ -287,8 +288,7 @@ void save_tune_table(const TuneSpace& space, const fs::path& spec_path) {
     throw input_error("nothing to save: no constant that -D can set (a #define under #ifndef); the others need a "
                       "source rewrite");
   }
-  std::error_code error;
-  if (!fs::is_regular_file(spec_path, error)) {
+  if (!is_file(spec_path)) {
     throw input_error("{}: no kopt.toml to save [tune] in (write one, or kopt import the problem)", spec_path.string());
   }
   const std::string text = read_file(spec_path);

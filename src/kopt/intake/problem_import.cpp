@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include "kopt/core/file_queries.hpp"
 #include "kopt/spec/toml.hpp"
 
 #include <sstream>
@@ -192,8 +193,7 @@ ImportedProblem import_problem(const fs::path& file, ProblemFormat format) {
 
 void write_imported_problem(const ImportedProblem& problem, const fs::path& folder) {
   const fs::path spec = folder / "kopt.toml";
-  std::error_code error;
-  if (fs::exists(spec, error)) throw input_error("{} exists; import into another --out folder", spec.string());
+  if (path_exists(spec)) throw input_error("{} exists; import into another --out folder", spec.string());
   create_folders(folder);
   write_file_atomic(folder / "ref.py", problem.reference_source);
   for (const auto& [name, text] : problem.extra_files) write_file_atomic(folder / name, text);

@@ -1,3 +1,4 @@
+#include "kopt/core/file_queries.hpp"
 #include "kopt/loop/close_steps.hpp"
 
 #include <fmt/format.h>
@@ -60,21 +61,21 @@ std::vector<Branch> read_branches(const RunFolder& run, int i, const RunState& s
   const fs::path shared_file = run.iteration(i) / kMethodsFile;
   const catalog::MethodCatalog catalog = catalog::load_method_catalog();  // read once, not per branch
   std::optional<catalog::MethodsCheck> shared;
-  if (fs::exists(shared_file)) shared = checked_methods(shared_file, catalog, inputs);
+  if (path_exists(shared_file)) shared = checked_methods(shared_file, catalog, inputs);
   std::vector<Branch> branches;
   for (const std::string& name : branch_names(run, i)) {
     const fs::path dir = run.branches(i) / name;
-    Branch b{.name = name, .own_kernel = fs::exists(dir / "kernel.cu")};
+    Branch b{.name = name, .own_kernel = path_exists(dir / "kernel.cu")};
     b.variant.label = iter_name(i) + "/" + name;
     b.variant.kernel = b.own_kernel ? run.relative(dir / "kernel.cu") : state.best.kernel;
     // A branch without its own kernel is the best kernel with its defines changed.
     if (!b.own_kernel) b.variant.defines = state.best.defines;
-    if (fs::exists(dir / "variant.json")) {
+    if (path_exists(dir / "variant.json")) {
       for (const auto& [define, value] : read_defines(dir / "variant.json")) b.variant.defines[define] = value;
     } else if (!b.own_kernel) {
       throw input_error("{}: a branch needs kernel.cu or variant.json", dir.string());
     }
-    b.own_methods = fs::exists(dir / kMethodsFile);
+    b.own_methods = path_exists(dir / kMethodsFile);
     const std::optional<catalog::MethodsCheck> claims =
         b.own_methods ? std::optional(checked_methods(dir / kMethodsFile, catalog, inputs)) : shared;
     if (!claims) {

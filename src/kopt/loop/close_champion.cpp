@@ -1,3 +1,4 @@
+#include "kopt/core/file_queries.hpp"
 #include "kopt/loop/close_steps.hpp"
 
 #include <fmt/format.h>
@@ -32,7 +33,7 @@ json ablate(Lab& lab, const RunFolder& run, int i, const Variant& champion, cons
     v.label = "without " + id;
     const fs::path written = run.iteration(i) / "ablation" / id / "kernel.cu";
     const auto sw = std::ranges::find(on, id, &spec::MethodSwitch::method_id);
-    if (fs::exists(written)) {
+    if (path_exists(written)) {
       v.kernel = run.relative(written);
       how[id] = "the driver's kernel " + run.relative(written).string();
     } else if (sw != on.end()) {

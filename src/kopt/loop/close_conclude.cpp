@@ -1,3 +1,4 @@
+#include "kopt/core/file_queries.hpp"
 #include "kopt/loop/close_steps.hpp"
 
 #include <fmt/format.h>
@@ -9,7 +10,7 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 json evidence_summary(const fs::path& dir) {
-  if (!fs::exists(dir / "roofline.json")) return nullptr;
+  if (!path_exists(dir / "roofline.json")) return nullptr;
   const json r = read_json(dir / "roofline.json");
   return {{"bound", r.value("bound", "")}, {"gaps", r.value("gaps", json::object())},
           {"near_peak", r.value("near_peak", false)}, {"degraded", r.value("degraded", false)}};
@@ -43,7 +44,7 @@ json switch_off_harmful(const RunFolder& run, const json& ablation, double champ
     const fs::path written = run.absolute(best.kernel).parent_path().parent_path() / "ablation" / id / "kernel.cu";
     if (sw != on.end()) {
       best.defines[sw->macro] = "0";
-    } else if (harmful.size() == 1 && fs::exists(written)) {
+    } else if (harmful.size() == 1 && path_exists(written)) {
       best.kernel = run.relative(written);
     } else {
       continue;
@@ -70,7 +71,7 @@ json stage_costs(const RunFolder& run, int i, const json& screen, const json& fi
     stages[name] = std::move(cost);
   };
   const fs::path look = run.iteration(i) / "first_look.json";
-  if (fs::exists(look)) add("first_look", read_json(look));
+  if (path_exists(look)) add("first_look", read_json(look));
   add("full_check", screen);
   add("finals", finals);
   add("ablation", ablation);

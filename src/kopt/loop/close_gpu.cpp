@@ -1,3 +1,4 @@
+#include "kopt/core/file_queries.hpp"
 #include "kopt/loop/close_steps.hpp"
 
 #include <fmt/format.h>
@@ -16,7 +17,7 @@ std::string uuid_of(const json& gpu) { return gpu.is_object() ? gpu.value("uuid"
 std::string run_gpu_uuid(const RunFolder& run, const RunState& state) {
   if (!state.gpus.empty()) return uuid_of(state.gpus.back());
   const fs::path env = run.root() / "env.json";
-  return fs::exists(env) ? uuid_of(read_json(env).value("device", json())) : "";
+  return path_exists(env) ? uuid_of(read_json(env).value("device", json())) : "";
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/hash.hpp"
 #include "kopt/loop/close_steps.hpp"
 #include "kopt/loop/screen_settings.hpp"
@@ -15,12 +16,12 @@ using json = nlohmann::json;
 // the run measures on, the run's settings and spec (tolerances and flags live there), and
 // kopt's timing method. `gpu_uuid` is the GPU's (empty: env.json's device, the run's first).
 VariantKey screen_key(const RunFolder& run, const RunState& state, const Variant& variant, const std::string& gpu_uuid) {
-  const json env = fs::exists(run.root() / "env.json") ? read_json(run.root() / "env.json") : json::object();
+  const json env = path_exists(run.root() / "env.json") ? read_json(run.root() / "env.json") : json::object();
   const json device = env.value("device", json::object());
   ContentHasher settings;
   settings.add(std::to_string(state.settings.seeds)).add(std::to_string(state.settings.min_effect));
   settings.add(std::string(measure::kTimingMethod));  // a result timed another way is not comparable
-  if (state.spec && fs::exists(*state.spec)) settings.add(read_file(*state.spec));
+  if (state.spec && path_exists(*state.spec)) settings.add(read_file(*state.spec));
   for (const std::string& dim : state.dims) settings.add(dim);
   return {.source_hash = content_hash(read_file(run.absolute(variant.kernel))),
           .defines = variant.define_list(),

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kopt/catalog/planner.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/loop/lab.hpp"
 #include "kopt/loop/run_loop.hpp"
@@ -32,7 +33,7 @@ std::vector<spec::MethodSwitch> switches_on(const std::filesystem::path& kernel,
 // The JSON file of a step: read it when an earlier run wrote it, else produce and write it.
 template <typename Produce>
 nlohmann::json once(const std::filesystem::path& file, const LoopContext& hooks, std::string_view step, Produce produce) {
-  if (std::filesystem::exists(file)) return read_json(file);
+  if (path_exists(file)) return read_json(file);
   nlohmann::json document = produce();
   write_json(file, document);
   step_done(hooks, step);
@@ -44,7 +45,7 @@ nlohmann::json once(const std::filesystem::path& file, const LoopContext& hooks,
 template <typename Produce>
 nlohmann::json once(const std::filesystem::path& file, std::string_view schema, const LoopContext& hooks,
                     std::string_view step, Produce produce) {
-  if (std::filesystem::exists(file)) {
+  if (path_exists(file)) {
     nlohmann::json document = read_json(file);
     require_schema(document, schema, file);
     return document;

@@ -1,6 +1,7 @@
 #include "kopt/loop/experiment_record.hpp"
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 
 namespace kopt::loop {
@@ -25,7 +26,7 @@ std::string text_field(const json& doc, const char* key, const fs::path& file) {
 
 ExperimentRecord read_experiment_record(const fs::path& branch_dir) {
   const fs::path file = branch_dir / kExperimentFile;
-  if (!fs::exists(file)) {
+  if (!path_exists(file)) {
     throw input_error("{}: missing: each branch needs its experiment record (hypothesis, expected_gain_percent, cost)",
                       file.string());
   }
@@ -61,7 +62,7 @@ void require_experiment_records(const RunFolder& run) {
   if (state.finished) return;
   const int i = state.current;
   if (state.iterations.at(static_cast<std::size_t>(i - 1)).status == "closed") return;
-  if (fs::exists(run.iteration(i) / "screen.json")) return;  // measured already: a resumed close
+  if (path_exists(run.iteration(i) / "screen.json")) return;  // measured already: a resumed close
   for (const std::string& name : branch_names(run, i)) read_experiment_record(run.branches(i) / name);
 }
 

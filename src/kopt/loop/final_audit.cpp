@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/loop/frozen_inputs.hpp"
 #include "kopt/loop/run_documents.hpp"
 #include "kopt/measure/statistics.hpp"
@@ -123,7 +124,7 @@ json final_audit(const RunFolder& run, const LabForCase& lab_for_case, const Loo
   const RunState state = run.load();
   require_frozen_inputs(run);
   const fs::path file = run.root() / "audit.json";
-  if (fs::exists(file)) {
+  if (path_exists(file)) {
     json kept = read_json(file);
     require_schema(kept, kAuditSchema, file);
     if (audits(kept, state)) return kept;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
 #include "kopt/loop/run_documents.hpp"
@@ -40,7 +41,7 @@ json frozen_entry(const RunFolder& run, std::string_view role, const fs::path& s
 }  // namespace
 
 void freeze_inputs(const RunFolder& run, const spec::ProblemSpec& problem) {
-  if (fs::exists(frozen_file(run))) {
+  if (path_exists(frozen_file(run))) {
     require_frozen_inputs(run);
     return;
   }
@@ -51,7 +52,7 @@ void freeze_inputs(const RunFolder& run, const spec::ProblemSpec& problem) {
 }
 
 std::optional<std::string> changed_input(const RunFolder& run) {
-  if (!fs::exists(frozen_file(run))) return std::nullopt;
+  if (!path_exists(frozen_file(run))) return std::nullopt;
   const json frozen = read_json(frozen_file(run));
   require_schema(frozen, kFrozenSchema, frozen_file(run));
   for (const json& f : frozen.at("files")) {
@@ -60,7 +61,7 @@ std::optional<std::string> changed_input(const RunFolder& run) {
     const std::string rest = fmt::format("since init froze it ({}): restore it, or start a new run "
                                          "(kopt init, or kopt optimize --new-run-on-change)",
                                          (run.root() / f.at("copy").get<std::string>()).string());
-    if (!fs::exists(path)) return fmt::format("the run's {} {} is gone {}", role, path.string(), rest);
+    if (!path_exists(path)) return fmt::format("the run's {} {} is gone {}", role, path.string(), rest);
     if (content_hash(read_file(path)) != f.at("content_hash").get<std::string>()) {
       return fmt::format("the run's {} {} changed {}", role, path.string(), rest);
     }

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/loop/builtin_generators.hpp"
 #include "kopt/loop/screen_settings.hpp"
@@ -19,7 +20,7 @@ namespace {
 
 constexpr int kGeneratorAttempts = 3;
 
-json file_or_null(const fs::path& file) { return fs::exists(file) ? read_json(file) : json(nullptr); }
+json file_or_null(const fs::path& file) { return path_exists(file) ? read_json(file) : json(nullptr); }
 
 void run_generator(ProcessRunner& runner, const OptimizeRequest& request, const RunFolder& run, const RunState& state,
                    const json& errors) {
@@ -52,7 +53,7 @@ void reopen_after_failure(const RunFolder& run, int i, const json& state_before,
   const fs::path aside = dir / fmt::format("attempt{}", attempt);
   create_folders(aside);
   for (const char* name : {"branches", "methods.json", "screen.json", "screen_bench.json", "finals.json", "iteration.json"}) {
-    if (fs::exists(dir / name)) move_path(dir / name, aside / name);
+    if (path_exists(dir / name)) move_path(dir / name, aside / name);
   }
   remove_folder(run.iteration(i + 1));
   write_json(run.state_file(), state_before);
@@ -107,7 +108,7 @@ RunState optimize(Lab& lab, ProcessRunner& runner, const OptimizeRequest& reques
     const int i = state.current;
     const json state_before = read_json(run.state_file());
     for (int attempt = 1;; ++attempt) {
-      const bool has_branches = !branch_names(run, i).empty() && fs::exists(run.iteration(i) / "methods.json");
+      const bool has_branches = !branch_names(run, i).empty() && path_exists(run.iteration(i) / "methods.json");
       if (!has_branches) {
         if (hooks.progress) hooks.progress(fmt::format("iter{}: generating branches", i));
         if (!request.generator) {

@@ -11,6 +11,7 @@
 #include "kopt/catalog/sass_signature.hpp"
 #include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
 #include "kopt/loop/close_steps.hpp"
@@ -31,13 +32,13 @@ constexpr const char* kEvidenceFiles[] = {"profile.json", "ncu_top.json", "roofl
 // Copies the evidence files that exist in `from` into `to`.
 void copy_evidence(const fs::path& from, const fs::path& to) {
   for (const char* name : kEvidenceFiles) {
-    if (fs::exists(from / name)) write_file_atomic(to / name, read_file(from / name));
+    if (path_exists(from / name)) write_file_atomic(to / name, read_file(from / name));
   }
 }
 
 // The same assembly as `kopt plan` (catalog/plan_step.hpp): an architecture the profile
 // does not name is an error here too, not a silent sm_90. None without evidence.
-bool has_evidence(const fs::path& dir) { return fs::exists(dir / "profile.json") && fs::exists(dir / "roofline.json"); }
+bool has_evidence(const fs::path& dir) { return path_exists(dir / "profile.json") && path_exists(dir / "roofline.json"); }
 
 std::optional<catalog::PlanInputs> plan_inputs(const fs::path& dir, const json& history) {
   if (!has_evidence(dir)) return std::nullopt;
@@ -59,7 +60,7 @@ json method_history(const RunFolder& run, const RunState& state) {
   for (const IterationState& it : state.iterations) {
     if (it.status != "closed") continue;
     const fs::path file = run.iteration(it.index) / "iteration.json";
-    if (!fs::exists(file)) continue;
+    if (!path_exists(file)) continue;
     const json iteration = read_json(file);
     require_schema(iteration, kIterationSchema, file);
     for (const json& m : iteration.value("methods", json::array())) {
@@ -127,7 +128,7 @@ json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteratio
   require_frozen_inputs(run);
   RunState state = run.load();
   // Run again after it finished, `close` has nothing new to close: it answers as it did.
-  const bool untouched = !fs::exists(run.iteration(state.current) / "methods.json") &&
+  const bool untouched = !path_exists(run.iteration(state.current) / "methods.json") &&
                          branch_names(run, state.current).empty();
   if (!iteration && state.current > 1 && untouched) iteration = state.current - 1;
   const int i = iteration.value_or(state.current);
@@ -233,16 +234,16 @@ json next_step(const RunFolder& run, const RunState& state) {
   const std::vector<std::string> names = branch_names(run, state.current);
   // Branches that each claim their own methods need no iteration-wide methods.json.
   const bool each_claims = !names.empty() && std::ranges::all_of(names, [&](const std::string& name) {
-    return fs::exists(run.branches(state.current) / name / "methods.json");
+    return path_exists(run.branches(state.current) / name / "methods.json");
   });
-  if (!fs::exists(dir / "methods.json") && !each_claims) write.push_back(it + "/methods.json");
+  if (!path_exists(dir / "methods.json") && !each_claims) write.push_back(it + "/methods.json");
   if (names.empty()) {
     for (int k = 1; k <= state.settings.branches; ++k) write.push_back(fmt::format("{}/branches/b{}/kernel.cu", it, k));
   }
   next["write"] = write;
   next["best_kernel"] = state.best.kernel.string();
   next["best_defines"] = state.best.defines;
-  next["phase"] = fs::exists(dir / "screen.json") ? "closing" : write.empty() ? "ready_to_close" : "awaiting_branches";
+  next["phase"] = path_exists(dir / "screen.json") ? "closing" : write.empty() ? "ready_to_close" : "awaiting_branches";
   next["command"] = fmt::format("kopt close {}", run.root().string());
   return next;
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 
 namespace kopt::loop {
@@ -72,7 +73,7 @@ void from_json(const json& in, RunState& s) {
 fs::path RunFolder::absolute(const fs::path& stored) const { return stored.is_absolute() ? stored : root_ / stored; }
 
 fs::path RunFolder::relative(const fs::path& path) const {
-  const fs::path rel = fs::relative(fs::absolute(path), fs::absolute(root_));
+  const fs::path rel = resolved_path(fs::absolute(path)).lexically_relative(resolved_path(fs::absolute(root_)));
   return rel.empty() || *rel.begin() == ".." ? path : rel;
 }
 
@@ -82,7 +83,7 @@ Variant RunFolder::resolved(Variant variant) const {
 }
 
 json read_json(const fs::path& path) {
-  if (!fs::exists(path)) throw input_error("{}: missing", path.string());
+  if (!path_exists(path)) throw input_error("{}: missing", path.string());
   try {
     return json::parse(read_file(path));
   } catch (const json::parse_error& e) {
@@ -111,7 +112,7 @@ fs::path resolved_from(const fs::path& stored, const fs::path& root) {
 }  // namespace
 
 void require_inputs(const RunState& state) {
-  if (state.spec && !fs::exists(*state.spec)) {
+  if (state.spec && !path_exists(*state.spec)) {
     throw input_error("{}: the run's spec is missing (state.json leads here, relative to the run folder): move the "
                       "kernel's folder along with the run", state.spec->string());
   }
@@ -162,9 +163,8 @@ RunLock::~RunLock() {
 std::vector<std::string> branch_names(const RunFolder& run, int iteration) {
   std::vector<std::string> names;
   const fs::path dir = run.branches(iteration);
-  if (!fs::is_directory(dir)) return names;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
-    if (entry.is_directory()) names.push_back(entry.path().filename().string());
+  for (const fs::path& entry : folder_entries(dir)) {
+    if (is_folder(entry)) names.push_back(entry.filename().string());
   }
   // Natural order: by length, then text, so b2 comes before b10.
   std::ranges::sort(names, [](const std::string& a, const std::string& b) {

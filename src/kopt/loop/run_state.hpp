@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kopt/catalog/evidence.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/loop/variant.hpp"
 
 namespace kopt::loop {
@@ -85,7 +86,7 @@ class RunFolder {
   std::filesystem::path kept_path(const std::filesystem::path& path) const;
   std::filesystem::path found_path(const std::filesystem::path& kept) const;
 
-  bool exists() const { return std::filesystem::exists(state_file()); }
+  bool exists() const { return path_exists(state_file()); }
   RunState load() const;                 // input_error naming the file when it is not a run
   void save(const RunState& state) const;  // atomically
 

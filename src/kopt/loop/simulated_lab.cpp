@@ -4,6 +4,7 @@
 #include <random>
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
 #include "kopt/measure/bench.hpp"
@@ -80,7 +81,7 @@ namespace {
 std::vector<double> draw_samples(const Variant& variant, double seconds, double noise, std::size_t count) {
   ContentHasher hasher;
   hasher.add(variant.kernel.filename().string());
-  if (std::filesystem::exists(variant.kernel)) hasher.add(read_file(variant.kernel));
+  if (path_exists(variant.kernel)) hasher.add(read_file(variant.kernel));
   for (const auto& [name, value] : variant.defines) hasher.add(name).add(value);
   std::mt19937_64 rng(std::stoull(hasher.hex().substr(0, 15), nullptr, 16));
   std::normal_distribution<double> normal(0.0, 1.0);

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
 #include "kopt/core/parallel_for.hpp"
@@ -108,7 +109,7 @@ fs::path result_file(const fs::path& dir, std::size_t task) { return dir / fmt::
 fs::path log_file(const fs::path& dir, std::size_t task) { return dir / fmt::format("part_{}.log", task); }
 
 std::optional<Measurement> result_of(const fs::path& dir, std::size_t task) {
-  if (!fs::exists(result_file(dir, task))) return std::nullopt;
+  if (!path_exists(result_file(dir, task))) return std::nullopt;
   try {
     return measurement_from_json(json::parse(read_file(result_file(dir, task))));
   } catch (const std::exception&) {
@@ -118,7 +119,7 @@ std::optional<Measurement> result_of(const fs::path& dir, std::size_t task) {
 
 // The last line the task's log holds: what Slurm or kopt said as it ended.
 std::string last_log_line(const fs::path& dir, std::size_t task) {
-  if (!fs::exists(log_file(dir, task))) return "no log: it never started";
+  if (!path_exists(log_file(dir, task))) return "no log: it never started";
   std::string text = read_file(log_file(dir, task));
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   const std::size_t newline = text.rfind('\n');

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/discover/launch_limits.hpp"
 #include "kopt/discover/settable_source.hpp"
@@ -140,9 +141,9 @@ std::vector<Observation> observed_configurations(const RunFolder& run, const Run
   for (int i = 1; i < state.current; ++i) {
     for (const std::string& name : branch_names(run, i)) {
       const fs::path dir = run.branches(i) / name;
-      if (!fs::exists(dir / "variant.json")) continue;
+      if (!path_exists(dir / "variant.json")) continue;
       Observation o{.configuration = space.configuration(read_json(dir / "variant.json").value("defines", Defines{}))};
-      if (fs::exists(dir / "bench.json")) {
+      if (path_exists(dir / "bench.json")) {
         const json outcome = read_json(dir / "bench.json");
         if (outcome.value("passed", false)) o.seconds = outcome.at("median_s").get<double>();
       }
@@ -154,7 +155,7 @@ std::vector<Observation> observed_configurations(const RunFolder& run, const Run
 
 std::vector<std::string> planned_methods(const fs::path& plan_file) {
   std::vector<std::string> ids;
-  if (!fs::exists(plan_file)) return ids;
+  if (!path_exists(plan_file)) return ids;
   const json axes = read_json(plan_file).value("axes", json::object());
   for (const auto& [name, axis] : axes.items()) {
     for (const json& chosen : axis.value("chosen", json::array())) ids.push_back(chosen.at("id"));

@@ -12,6 +12,7 @@
 #include "kopt/core/clock.hpp"
 #include "kopt/core/embedded_files.hpp"
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/run/device_buffer.hpp"
 #include "kopt/run/device_probe.hpp"
@@ -75,7 +76,7 @@ fs::path measured_peaks_path(const fs::path& cache_dir, const run::DeviceInfo& d
 
 std::optional<MeasuredPeaks> load_measured_peaks(const fs::path& cache_dir, const run::DeviceInfo& device) {
   const fs::path path = measured_peaks_path(cache_dir, device);
-  if (!fs::exists(path)) return std::nullopt;
+  if (!path_exists(path)) return std::nullopt;
   try {
     return measured_peaks_from_json(json::parse(read_file(path)));
   } catch (const std::exception&) {

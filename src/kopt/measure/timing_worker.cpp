@@ -1,6 +1,7 @@
 #include "kopt/measure/timing_worker.hpp"
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 
 namespace kopt::measure {
@@ -21,7 +22,7 @@ TimingOutcome TimingWorker::run(BenchJob job, const fs::path& kept_dir, bool con
   job.retention_dir = work_->path() / "kept";
   TimingOutcome outcome{.worker = process_->run(bench_job_to_json(job), confine_writes)};
   process_.reset();
-  if (fs::exists(job.retention_dir) && !try_move_path(job.retention_dir, kept_dir)) {
+  if (path_exists(job.retention_dir) && !try_move_path(job.retention_dir, kept_dir)) {
     throw environment_error("cannot move the kept timed outputs out of {}", work_->path().string());
   }
   work_.reset();

@@ -8,6 +8,7 @@
 #include "kopt/build/compiler.hpp"
 #include "kopt/core/embedded_files.hpp"
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/profile/ncu_csv.hpp"
 #include "kopt/profile/nsight_compute.hpp"
@@ -35,7 +36,7 @@ fs::path build_probe_library(verify::CheckContext& context, const run::DeviceInf
 
 // The probe kernel's duration as the report gives it; empty when it is not there.
 std::optional<double> probed_duration(ProcessRunner& runner, const fs::path& ncu, const fs::path& report) {
-  if (!fs::exists(report)) return std::nullopt;
+  if (!path_exists(report)) return std::nullopt;
   NcuReport parsed = parse_ncu_raw_csv(export_raw_csv(runner, ncu, report));
   if (parsed.launches.size() != 1) return std::nullopt;
   const MetricValue* duration = parsed.launches.front().find(kProbeMetric);

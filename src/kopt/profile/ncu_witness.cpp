@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/measure/statistics.hpp"
 #include "kopt/measure/witness_file.hpp"
@@ -81,7 +82,7 @@ bool profile_calls(NcuTimeWitness& witness, const NcuWitnessTarget& target, veri
     else witness.failure = message;
     return false;
   }
-  if (!fs::exists(report_file)) {
+  if (!path_exists(report_file)) {
     witness.unavailable = cause.empty() ? "ncu wrote no report: " + outcome.stderr_tail : cause;
     return false;
   }

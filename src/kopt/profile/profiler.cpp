@@ -7,6 +7,7 @@
 
 #include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/profile/profile_job.hpp"
 #include "kopt/run/device_probe.hpp"
@@ -78,7 +79,7 @@ bool profile_in_worker(ProfileReport& report, const spec::Problem& problem, cons
     report.failure = r.value("message", std::string("the worker reported an error"));
     return false;
   }
-  if (!fs::exists(report.report_file)) {
+  if (!path_exists(report.report_file)) {
     degrade(report, cause.empty() ? "ncu wrote no report: " + outcome.stderr_tail : cause);
     return false;
   }

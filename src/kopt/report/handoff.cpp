@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/loop/experiment_record.hpp"
 #include "kopt/loop/run_loop.hpp"
@@ -102,7 +103,7 @@ json run_handoff(const loop::RunFolder& run) {
   json worked = json::array(), did_not = json::array(), questions = json::array();
   for (const loop::IterationState& it : state.iterations) {
     const fs::path file = run.iteration(it.index) / "iteration.json";
-    if (!fs::exists(file)) continue;
+    if (!path_exists(file)) continue;
     const json doc = loop::read_json(file);
     for (const json& b : doc.at("branches")) {
       const json entry = branch_entry(run, it.index, b, doc.value("champion", json()));
@@ -123,7 +124,7 @@ json run_handoff(const loop::RunFolder& run) {
     questions.push_back("the speedup is not audited yet: kopt finalize times the champion against the baseline");
   }
   const json next = loop::next_step(run, state);
-  const json plan = fs::exists(run.iteration(state.current) / "plan.json")
+  const json plan = path_exists(run.iteration(state.current) / "plan.json")
                         ? loop::read_json(run.iteration(state.current) / "plan.json") : json();
   json planned = json::array();
   if (!state.finished && plan.is_object()) {

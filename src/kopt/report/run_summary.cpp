@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/spec/problem_work.hpp"
@@ -15,7 +16,7 @@ using json = nlohmann::json;
 
 namespace {
 
-json file_or_null(const fs::path& file) { return fs::exists(file) ? loop::read_json(file) : json(nullptr); }
+json file_or_null(const fs::path& file) { return path_exists(file) ? loop::read_json(file) : json(nullptr); }
 
 std::string defines_text(const json& defines) {
   std::string text;

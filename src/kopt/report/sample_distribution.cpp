@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "kopt/core/file_queries.hpp"
 #include "kopt/measure/statistics.hpp"
 #include "kopt/report/roofline_svg.hpp"
 #include "kopt/report/run_summary.hpp"
@@ -54,7 +55,7 @@ void load_samples(SampleDistribution& d, const loop::RunFolder& run, const std::
       if (!outcome || !outcome->contains("label")) continue;
       const std::string label = outcome->at("label").get<std::string>();
       const std::string report_name = run.relative(source.report).string();
-      if (!fs::exists(source.report)) {
+      if (!path_exists(source.report)) {
         d.missing = "no " + report_name;
         return;
       }

@@ -5,6 +5,7 @@
 #include <system_error>
 #include <vector>
 
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
 #include "kopt/run/write_sandbox.hpp"
@@ -16,8 +17,7 @@ using nlohmann::json;
 namespace {
 
 std::string file_or_empty(const fs::path& path) {
-  std::error_code error;
-  if (!fs::is_regular_file(path, error)) return "";
+  if (!is_file(path)) return "";
   try {
     return read_file(path);
   } catch (const std::exception&) {
@@ -31,21 +31,13 @@ std::string environment_value(const char* name) {
 }
 
 std::string gpu_information(const fs::path& gpus_dir) {
-  std::error_code error;
-  std::vector<fs::path> gpus;
-  for (const fs::directory_entry& entry : fs::directory_iterator(gpus_dir, error)) gpus.push_back(entry.path());
-  std::ranges::sort(gpus);
   std::string all;
-  for (const fs::path& gpu : gpus) all += gpu.filename().string() + "\n" + file_or_empty(gpu / "information");
+  for (const fs::path& gpu : folder_entries(gpus_dir)) all += gpu.filename().string() + "\n" + file_or_empty(gpu / "information");
   return all;
 }
 
 std::string executable_identity(const fs::path& executable) {
-  std::error_code error;
-  const auto size = fs::file_size(executable, error);
-  const auto written = fs::last_write_time(executable, error).time_since_epoch().count();
-  return std::string(KOPT_VERSION) + " " + executable.string() + " " + std::to_string(size) + " " +
-         std::to_string(written);
+  return std::string(KOPT_VERSION) + " " + executable.string() + " " + file_stamp(executable);
 }
 
 bool still_confinable() { return landlock_abi() > 0; }

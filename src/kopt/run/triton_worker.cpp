@@ -2,6 +2,7 @@
 
 #include "kopt/core/embedded_files.hpp"
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
 #include "kopt/run/problem_codec.hpp"
@@ -48,7 +49,7 @@ json bridge_entry(const TritonBridge& bridge) {
 fs::path host_script(const fs::path& cache_dir) {
   const std::string script = data_file("python/kopt_triton_host.py");
   const fs::path path = cache_dir / "python" / ("kopt_triton_host-" + content_hash(script).substr(0, 12) + ".py");
-  if (!fs::exists(path)) write_file_atomic(path, script);
+  if (!path_exists(path)) write_file_atomic(path, script);
   return path;
 }
 
@@ -83,7 +84,7 @@ WorkerSettings triton_worker_settings(ProcessRunner& runner, const WorkerSetting
                                       const fs::path& plan_file) {
   if (bridges.empty()) return base;
   const fs::path library = base.executable.parent_path() / "libkopt_worker.so";
-  if (!fs::is_regular_file(library)) {
+  if (!is_file(library)) {
     throw environment_error("a Triton kernel's worker needs {} (configure kopt with -DKOPT_TRITON_WORKER=ON)",
                             library.string());
   }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "kopt/core/clock.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/secret.hpp"
 #include "kopt/run/device_info.hpp"
@@ -73,7 +74,7 @@ WorkerOutcome outcome_of(const ProcessResult& process, const fs::path& result_pa
   outcome.stderr_tail = quiet.output_tail(8);
   outcome.output = process.out + quiet.err;
   outcome.timed_out = process.timed_out;
-  if (process.ok() && fs::exists(result_path)) {
+  if (process.ok() && path_exists(result_path)) {
     try {
       nlohmann::json result = nlohmann::json::parse(read_file(result_path));
       if (!result.is_object() || result.value("nonce", "") != nonce) {
@@ -170,7 +171,7 @@ void await_prestarted_job(const fs::path& job, int device) {
   }
   constexpr double kGiveUpSeconds = 15 * 60;
   const Stopwatch waiting;
-  while (!fs::exists(job)) {
+  while (!path_exists(job)) {
     if (waiting.seconds() > kGiveUpSeconds) {
       std::fprintf(stderr, "kopt worker: no job came to %s\n", job.c_str());
       std::fflush(stderr);
@@ -185,6 +186,6 @@ void report_progress(const std::string& what) {
   std::fflush(stderr);
 }
 
-fs::path current_executable() { return fs::read_symlink("/proc/self/exe"); }
+fs::path current_executable() { return link_target("/proc/self/exe"); }
 
 }  // namespace kopt::run

@@ -104,17 +104,6 @@ std::vector<fs::path> extra_writable_folders() {
   return folders;
 }
 
-// Every character device under `root`, symbolic links not followed.
-std::vector<fs::path> character_devices(const fs::path& root) {
-  std::vector<fs::path> nodes;
-  std::error_code error;
-  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, error);
-       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
-    if (it->is_character_file(error) && !it->is_symlink(error)) nodes.push_back(it->path());
-  }
-  return nodes;
-}
-
 }  // namespace
 
 int landlock_abi() {
@@ -139,7 +128,7 @@ WriteSandbox confine_writes(const std::vector<fs::path>& writable_folders) {
   for (const fs::path& folder : extra) allow_beneath(ruleset.get(), folder, rights);
   // Character devices are opened for writing (the GPU, /dev/null); regular files under /dev
   // (/dev/shm, where a memo could live) are not.
-  for (const fs::path& node : character_devices("/dev")) allow_beneath(ruleset.get(), node, LANDLOCK_ACCESS_FS_WRITE_FILE);
+  for (const fs::path& node : character_devices_under("/dev")) allow_beneath(ruleset.get(), node, LANDLOCK_ACCESS_FS_WRITE_FILE);
   allow_beneath(ruleset.get(), "/proc/self", LANDLOCK_ACCESS_FS_WRITE_FILE);
 
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) throw refused("no_new_privs");

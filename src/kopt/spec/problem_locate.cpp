@@ -2,6 +2,7 @@
 // spec-less run assumes.
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/spec/python_facts.hpp"
@@ -16,9 +17,9 @@ namespace fs = std::filesystem;
 
 // Paths in messages: relative to the current folder when below it, else absolute.
 std::string display_path(const fs::path& path) {
-  std::error_code error;
-  fs::path relative = path.lexically_relative(fs::current_path(error));
-  if (error || relative.empty() || *relative.begin() == "..") return path.string();
+  const fs::path here = working_folder();
+  fs::path relative = here.empty() ? fs::path() : path.lexically_relative(here);
+  if (relative.empty() || *relative.begin() == "..") return path.string();
   return relative.string();
 }
 
@@ -43,9 +44,7 @@ void take_reference_tolerance(ProblemSpec& spec) {
 // file that is not a reference (ref.cu, reference.cu).
 fs::path kernel_of_task_folder(const fs::path& folder) {
   std::vector<fs::path> kernels;
-  std::error_code error;
-  for (const fs::directory_entry& file : fs::directory_iterator(folder, error)) {
-    const fs::path& path = file.path();
+  for (const fs::path& path : folder_entries(folder)) {
     if (path.extension() == ".cu" && path.stem() != "ref" && path.stem() != "reference") kernels.push_back(path);
   }
   if (kernels.size() == 1) return kernels[0];
@@ -69,8 +68,7 @@ ProblemSpec spec_less_problem(const fs::path& kernel) {
                                      spec.kernel.filename().string(), spec.name));
   for (std::string_view name : {"ref.cu", "ref.py", "reference.cu", "reference.py"}) {
     fs::path candidate = spec.directory / name;
-    std::error_code error;
-    if (candidate != spec.kernel && fs::is_regular_file(candidate, error)) {
+    if (candidate != spec.kernel && is_file(candidate)) {
       spec.reference = candidate;
       spec.guesses.push_back(fmt::format("reference: {} (found beside the kernel)", name));
       if (candidate.extension() == ".py") {
@@ -93,23 +91,22 @@ ProblemSpec spec_less_problem(const fs::path& kernel) {
 
 ProblemSpec locate_problem(const fs::path& target, const std::optional<fs::path>& spec_override) {
   const fs::path path = target.empty() ? fs::path(".") : target;
-  std::error_code error;
-  if (!fs::exists(path, error)) {
+  if (!path_exists(path)) {
     // A symlink loop or an unreadable parent is not "no such file": say what it is.
-    if (error) throw input_error("{}: {}", path.string(), error.message());
+    if (const std::string why = lookup_error(path); !why.empty()) throw input_error("{}: {}", path.string(), why);
     throw input_error("{}: no such file or folder", path.string());
   }
-  const bool is_folder = fs::is_directory(path, error);
+  const bool folder_given = is_folder(path);
   if (spec_override) {
-    if (is_folder) return load_problem_spec(*spec_override);
+    if (folder_given) return load_problem_spec(*spec_override);
     if (path.extension() != ".cu" && !is_python_kernel(path)) {
       throw input_error("{}: with --spec, name a .cu or a Triton .py kernel", path.string());
     }
     return load_problem_spec(*spec_override, path);
   }
-  if (is_folder) {
+  if (folder_given) {
     fs::path toml = path / "kopt.toml";
-    if (!fs::is_regular_file(toml, error)) return spec_less_problem(kernel_of_task_folder(path));
+    if (!is_file(toml)) return spec_less_problem(kernel_of_task_folder(path));
     return load_problem_spec(toml);
   }
   if (path.extension() == ".toml") return load_problem_spec(path);
@@ -118,7 +115,7 @@ ProblemSpec locate_problem(const fs::path& target, const std::optional<fs::path>
                       path.string());
   }
   fs::path beside = path.parent_path() / "kopt.toml";
-  if (fs::is_regular_file(beside, error)) return load_problem_spec(beside, path);
+  if (is_file(beside)) return load_problem_spec(beside, path);
   return spec_less_problem(path);
 }
 

@@ -10,6 +10,7 @@
 
 #include "kopt/build/cutlass_headers.hpp"
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/spec/source_text.hpp"
 #include "kopt/spec/tool_arguments.hpp"
@@ -294,8 +295,7 @@ class SpecReader : private TomlFields {
     if (path.extension() != ".cu" && path.extension() != ".py") {
       throw failure(node, fmt::format("reference \"{}\" must be a .cu or a .py file", *relative));
     }
-    std::error_code ignored;
-    if (!fs::is_regular_file(path, ignored)) {
+    if (!is_file(path)) {
       throw failure(node,
                     fmt::format("reference \"{}\" does not exist (looked for {})", *relative, path.string()));
     }
@@ -305,9 +305,7 @@ class SpecReader : private TomlFields {
   // The one .cu file beside kopt.toml that is not the reference.
   fs::path infer_kernel(ProblemSpec& spec) {
     std::vector<fs::path> found;
-    std::error_code error;
-    for (const fs::directory_entry& file : fs::directory_iterator(directory_, error)) {
-      const fs::path& path = file.path();
+    for (const fs::path& path : folder_entries(directory_)) {
       bool reference_name = path.stem() == "ref" || path.stem() == "reference" || path == spec.reference;
       if (path.extension() == ".cu" && !reference_name) found.push_back(path);
     }

@@ -8,6 +8,7 @@
 
 #include "kopt/core/embedded_files.hpp"
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/spec/source_text.hpp"
 #include "kopt/spec/data_file.hpp"
@@ -124,7 +125,7 @@ void for_each_kernel_file(const fs::path& kernel, Visit visit) {
   while (!pending.empty()) {
     const fs::path file = pending.back();
     pending.pop_back();
-    if (!visited.insert(fs::weakly_canonical(file)).second || !fs::is_regular_file(file)) continue;
+    if (!visited.insert(resolved_path(file)).second || !is_file(file)) continue;
     const std::string source = read_file(file);
     visit(source, file);
     const bool python = is_python_file(file.filename().string());

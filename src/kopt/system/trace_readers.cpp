@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/system/system_trace.hpp"
 
@@ -162,7 +163,7 @@ SystemTrace read_torch_trace(const fs::path& file) {
 }
 
 SystemTrace read_system_trace(const fs::path& file) {
-  if (!fs::is_regular_file(file)) read_file(file);  // its one line: missing, a folder, a FIFO
+  if (!is_file(file)) read_file(file);  // its one line: missing, a folder, a FIFO
   std::string head(16, '\0');
   head.resize(read_file_bytes(file, 0, head));
   if (head == std::string("SQLite format 3\0", 16)) return read_nsys_sqlite(file);

@@ -8,6 +8,7 @@
 
 #include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
 #include "kopt/core/parallel_for.hpp"
@@ -237,7 +238,7 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
   // A passing check of this exact library, on these cases and seeds, on this device, is not
   // run again (only fixed seeds can repeat).
   const fs::path cached = context.cache_dir / "check" / (check_key(job, report.device, problem) + ".json");
-  if (reuse_cache && fs::exists(cached)) {
+  if (reuse_cache && path_exists(cached)) {
     const json kept = json::parse(read_file(cached));
     CheckJobResult result = check_result_from_json(kept);
     report.runs = std::move(result.runs);

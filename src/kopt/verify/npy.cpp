@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 
 namespace kopt::verify {
@@ -47,9 +48,9 @@ void write_npy_in_place(const fs::path& path, const std::string& descr, std::int
 // 128 MiB, and reading it through a string cost three copies.
 NpyArray read_npy(const fs::path& path) {
   auto bad = [&](const std::string& why) { return input_error("{} is not a usable .npy file: {}", path.string(), why); };
-  std::error_code size_error;
-  const std::uintmax_t file_bytes = fs::file_size(path, size_error);
-  if (size_error) throw input_error("{} {}", path.string(), fs::exists(path) ? "cannot be read" : "does not exist");
+  const std::optional<std::uintmax_t> size = file_size_of(path);
+  if (!size) throw input_error("{} {}", path.string(), path_exists(path) ? "cannot be read" : "does not exist");
+  const std::uintmax_t file_bytes = *size;
   std::uintmax_t read_so_far = 0;
   auto read_exactly = [&](char* into, std::size_t bytes) {
     const std::size_t got = read_file_bytes(path, read_so_far, {into, bytes});

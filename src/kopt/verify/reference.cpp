@@ -10,6 +10,7 @@
 #include "kopt/core/embedded_files.hpp"
 #include "kopt/core/context.hpp"
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
 #include "kopt/run/host_data.hpp"
@@ -42,7 +43,7 @@ fs::path cache_dir_for(const fs::path& cache_dir, const std::string& reference_i
   return cache_dir / "reference" / key;
 }
 
-bool is_complete(const fs::path& dir) { return fs::exists(dir / kCompleteMarker); }
+bool is_complete(const fs::path& dir) { return path_exists(dir / kCompleteMarker); }
 
 void mark_complete(const fs::path& dir, const json& about) { write_file_atomic(dir / kCompleteMarker, about.dump(2)); }
 
@@ -58,7 +59,7 @@ std::string reference_name(const spec::Problem& problem) { return problem.spec.r
 fs::path runner_script(const fs::path& cache_dir) {
   const std::string script = data_file("python/kopt_reference_runner.py");
   fs::path path = cache_dir / "python" / ("kopt_reference_runner-" + content_hash(script).substr(0, 12) + ".py");
-  if (!fs::exists(path)) write_file_atomic(path, script);
+  if (!path_exists(path)) write_file_atomic(path, script);
   return path;
 }
 

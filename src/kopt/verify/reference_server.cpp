@@ -6,6 +6,7 @@
 
 #include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/secret.hpp"
 #include "kopt/core/files.hpp"
 
@@ -50,7 +51,7 @@ std::optional<RunnerAnswer> PythonReferenceServer::run(const std::vector<fs::pat
   waiting_->store(false);  // the time limit runs while the server works on this request
   write_file_atomic(request, body.dump());
   RunnerAnswer answer;
-  for (auto pause = std::chrono::microseconds(200); !fs::exists(response);
+  for (auto pause = std::chrono::microseconds(200); !path_exists(response);
        pause = std::min(pause * 2, std::chrono::microseconds(5000))) {
     if (ended()) {
       broken_ = true;
