@@ -92,7 +92,7 @@ try:
 except (OSError, KeyError, IndexError, ValueError) as e:
     print(f"judge {name}: not timed ({e!r}): see judge_{name}.txt"); sys.exit(0)
 s = variant["summary"]
-lo, hi = s["median_ci"]
+lo, hi = s["median_ci"]["low"], s["median_ci"]["high"]
 share = f", {cublas / s['median'] * 100:.1f} % of cuBLAS" if cublas else ""
 print(f"judge {name} ({defines}): kopt bench median {s['median'] * 1e6:.1f} us [{lo * 1e6:.1f}, {hi * 1e6:.1f}]{share}")
 PY

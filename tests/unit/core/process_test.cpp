@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
@@ -51,6 +52,24 @@ TEST(SystemProcessRunner, NothingTheChildStartedOutlivesIt) {
   const pid_t daemon = std::stoi(read_file(pid_file));
   EXPECT_NE(::kill(daemon, 0), 0) << "the daemon " << daemon << " is still alive";
   EXPECT_EQ(errno, ESRCH);
+}
+
+// Compiles run side by side (loop/compile_queue.hpp): one runner's processes started from
+// several threads run at once, not one after the other.
+TEST(SystemProcessRunner, ProcessesStartedFromSeveralThreadsRunAtOnce) {
+  SystemProcessRunner runner;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  std::atomic<int> ok = 0;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&] {
+      if (runner.run({.argv = {"sh", "-c", "sleep 1"}}).ok()) ++ok;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(ok, 4);
+  EXPECT_LT(seconds, 2.5) << "four 1 s processes took " << seconds << " s: they ran one after the other";
 }
 
 TEST(SystemProcessRunner, KillsTheWholeGroupAtTheTimeLimit) {
