@@ -26,7 +26,8 @@
 # run_S.tgz (the run folder without Nsight reports or raw sample files); per Kernel Tuner
 # strategy kernel_tuner_S.json and .txt; judge_NAME.json and .txt for each best re-timed.
 # EXTRA adds options to every optimize: EXTRA="--simulate tests/fixtures/loop/sgemm_tiled_model.json"
-# KT_STRATEGIES="" is a dry run of the script without a GPU.
+# KT_STRATEGIES="" is a dry run of the script without a GPU. The device tool brings back at most 8
+# files: there, give OUT a folder outside $OUT and copy summary.txt and a tar of the folder back.
 # Takes at most (1 + the number of Kernel Tuner strategies) x (BUDGET minutes + GRACE s) plus
 # ~20 s a best re-timed and ~20 s for cuBLAS: about 9.5 min with the defaults and BUDGET=2.3.
 set -uo pipefail

@@ -12,8 +12,7 @@ bool path_exists(const fs::path& path) {
 
 std::string lookup_error(const fs::path& path) {
   std::error_code error;
-  fs::exists(path, error);
-  return error ? error.message() : "";
+  return fs::exists(path, error) || !error ? "" : error.message();
 }
 
 bool is_file(const fs::path& path) {

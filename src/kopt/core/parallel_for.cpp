@@ -1,5 +1,7 @@
 #include "kopt/core/parallel_for.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -8,8 +10,17 @@
 
 namespace kopt {
 
+unsigned usable_cores() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 0) {
+    return static_cast<unsigned>(CPU_COUNT(&allowed));
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 void parallel_for(std::size_t count, const std::function<void(std::size_t)>& body, unsigned width) {
-  if (width == 0) width = std::max(1u, std::thread::hardware_concurrency());
+  if (width == 0) width = usable_cores();
   std::vector<std::exception_ptr> failures(count);
   std::atomic<std::size_t> next = 0;
   auto drain = [&] {

@@ -15,15 +15,24 @@ ProcessTimes operator-(const ProcessTimes& later, const ProcessTimes& earlier) {
   return {.compile_s = later.compile_s - earlier.compile_s,
           .device_s = later.device_s - earlier.device_s,
           .tool_s = later.tool_s - earlier.tool_s,
-          .compile_or_device_s = later.compile_or_device_s - earlier.compile_or_device_s};
+          .compile_or_device_s = later.compile_or_device_s - earlier.compile_or_device_s,
+          .compile_processes_s = later.compile_processes_s - earlier.compile_processes_s};
 }
 
 void ProcessTimeLedger::BusyTime::enter(Clock::time_point now) {
+  process_seconds = processes_at(now);
+  last = now;
   if (active++ == 0) since = now;
 }
 
 void ProcessTimeLedger::BusyTime::leave(Clock::time_point now) {
+  process_seconds = processes_at(now);
+  last = now;
   if (--active == 0) seconds += std::chrono::duration<double>(now - since).count();
+}
+
+double ProcessTimeLedger::BusyTime::processes_at(Clock::time_point now) const {
+  return process_seconds + active * std::chrono::duration<double>(now - last).count();
 }
 
 double ProcessTimeLedger::BusyTime::at(Clock::time_point now) const {
@@ -59,7 +68,8 @@ ProcessTimes ProcessTimeLedger::times() const {
   return {.compile_s = compile_.at(now),
           .device_s = device_.at(now),
           .tool_s = tool_.at(now),
-          .compile_or_device_s = compile_or_device_.at(now)};
+          .compile_or_device_s = compile_or_device_.at(now),
+          .compile_processes_s = compile_.processes_at(now)};
 }
 
 ProcessResult TimedProcessRunner::run(const ProcessSpec& spec) {

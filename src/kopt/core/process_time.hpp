@@ -24,6 +24,9 @@ struct ProcessTimes {
   double device_s = 0;
   double tool_s = 0;
   double compile_or_device_s = 0;  // the union of the first two (they may overlap)
+  // The compiles' own seconds added up: compile_processes_s / compile_s is how many ran at
+  // once on average while any ran (1: one after another).
+  double compile_processes_s = 0;
 };
 
 ProcessTimes operator-(const ProcessTimes& later, const ProcessTimes& earlier);
@@ -37,14 +40,18 @@ class ProcessTimeLedger {
 
  private:
   using Clock = std::chrono::steady_clock;
-  // Busy time of overlapping intervals: counted while `active` > 0.
+  // Busy time of overlapping intervals (counted while `active` > 0), and the processes'
+  // seconds added up (`active` integrated over time).
   struct BusyTime {
     int active = 0;
-    Clock::time_point since;
+    Clock::time_point since;  // when `active` last rose from 0
+    Clock::time_point last;   // when `active` last changed
     double seconds = 0;
+    double process_seconds = 0;
     void enter(Clock::time_point now);
     void leave(Clock::time_point now);
     double at(Clock::time_point now) const;
+    double processes_at(Clock::time_point now) const;
   };
   BusyTime& busy_of(ProcessKind kind);
 

@@ -28,7 +28,11 @@ std::vector<spec::MethodSwitch> switches_on(const fs::path& kernel, const Define
 json StepCost::finish(std::size_t candidates) const {
   const ProcessTimes spent = lab_.process_times() - before_;
   const double wall = wall_.seconds();
-  return {{"wall_s", wall}, {"compile_s", spent.compile_s}, {"device_s", spent.device_s}, {"candidates", candidates}};
+  return {{"wall_s", wall},
+          {"compile_s", spent.compile_s},
+          {"compile_processes_s", spent.compile_processes_s},
+          {"device_s", spent.device_s},
+          {"candidates", candidates}};
 }
 
 json measurement_json(const std::vector<Variant>& variants, const Measurement& m) {

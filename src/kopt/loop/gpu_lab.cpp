@@ -13,6 +13,7 @@
 #include "kopt/catalog/sass_signature.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/core/parallel_for.hpp"
 #include "kopt/doctor/survey.hpp"
 #include "kopt/measure/peak_measurement.hpp"
 #include "kopt/measure/verdict.hpp"
@@ -48,7 +49,7 @@ spec::Problem GpuLab::load(const Variant& variant, bool timed_case_only) const {
 }
 
 std::unique_ptr<CompileQueue> GpuLab::compile_ahead(const std::vector<Variant>& variants, const std::string& arch) {
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned cores = usable_cores();
   const std::size_t width = settings_.parallel_compiles > 0 ? static_cast<std::size_t>(settings_.parallel_compiles) : cores;
   const fs::path nvcc = context_.tools.path(Tool::nvcc);  // looked for here: the toolchain is not shared by threads
   std::vector<std::pair<spec::Problem, std::vector<std::pair<std::string, std::string>>>> jobs;

@@ -1,6 +1,7 @@
 #include "kopt/core/parallel_for.hpp"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <atomic>
 #include <mutex>
@@ -11,6 +12,22 @@
 
 namespace kopt {
 namespace {
+
+// A container or taskset that narrows the CPUs narrows the work: the affinity mask counts, not
+// the machine's hardware threads (which may be many more, or, in some sandboxes, fewer).
+TEST(UsableCores, FollowTheAffinityMask) {
+  cpu_set_t before;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof before, &before), 0);
+  EXPECT_EQ(usable_cores(), static_cast<unsigned>(CPU_COUNT(&before)));
+  int first = 0;
+  while (!CPU_ISSET(first, &before)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(::sched_setaffinity(0, sizeof one, &one), 0);
+  EXPECT_EQ(usable_cores(), 1u);
+  ASSERT_EQ(::sched_setaffinity(0, sizeof before, &before), 0);
+}
 
 TEST(ParallelFor, CallsEveryIndexExactlyOnce) {
   std::vector<std::atomic<int>> calls(1000);

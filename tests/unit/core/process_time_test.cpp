@@ -42,6 +42,7 @@ TEST(ProcessTime, SequentialRunsAddUp) {
   EXPECT_NEAR(t.device_s, 0.05, 0.04);
   EXPECT_NEAR(t.tool_s, 0.05, 0.04);
   EXPECT_NEAR(t.compile_or_device_s, t.compile_s + t.device_s, 1e-9);  // no overlap: the sum
+  EXPECT_NEAR(t.compile_processes_s, t.compile_s, 1e-9);              // one compile at a time
 }
 
 TEST(ProcessTime, ParallelRunsOfOneKindCountOnce) {
@@ -61,6 +62,9 @@ TEST(ProcessTime, ParallelRunsOfOneKindCountOnce) {
   EXPECT_GE(t.compile_s, 0.049);
   EXPECT_LT(t.compile_s, 0.14);  // three 50 ms compiles side by side: ~50 ms, not 150 ms
   EXPECT_DOUBLE_EQ(t.compile_or_device_s, t.compile_s);
+  // Their own seconds add up to ~150 ms: about three at once while any ran.
+  EXPECT_GE(t.compile_processes_s, 0.149);
+  EXPECT_GT(t.compile_processes_s / t.compile_s, 1.5);
 }
 
 TEST(ProcessTime, DifferenceIsTheTimeBetweenTwoReadings) {
