@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <thread>
 
 #include "kopt/build/compiler.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/core/parallel_for.hpp"
 #include "kopt/core/units.hpp"
 #include "kopt/measure/peak_measurement.hpp"
 #include "kopt/profile/ncu_probe.hpp"
@@ -128,6 +130,15 @@ Finding peaks_finding(Context& context, const SurveyOptions& options, const std:
   }
 }
 
+// How wide kopt's compiles and statistics go here (core::usable_cores), beside what the system
+// reports: a sandbox or taskset that allows fewer CPUs than the machine has shows up here.
+Finding cpus_finding() {
+  const unsigned usable = usable_cores();
+  const unsigned reported = std::thread::hardware_concurrency();
+  return {"cpus", true, fmt::format("{} usable by kopt ({} reported by the system)", usable, reported),
+          {{"usable", usable}, {"reported", reported}}};
+}
+
 Finding tool_finding(const std::string& name) {
   auto path = find_program(name, cuda_tool_dirs());
   if (!path) return {name, false, "not found on " + cuda_tool_search_places(), nullptr};
@@ -151,6 +162,7 @@ Survey survey_machine(Context& context, const SurveyOptions& options, const GpuP
   survey.findings.push_back(python_finding(context));
   survey.findings.push_back(ncu_finding(context, options, survey.device));
   for (const char* tool : {"cuobjdump", "nvdisasm", "compute-sanitizer"}) survey.findings.push_back(tool_finding(tool));
+  survey.findings.push_back(cpus_finding());
   if (options.peaks) survey.findings.push_back(peaks_finding(context, options, survey.device));
   return survey;
 }

@@ -32,7 +32,7 @@ struct SurveyOptions {
 };
 
 struct Survey {
-  std::vector<Finding> findings;  // gpu, nvcc, sandbox, python, ncu, cuobjdump, nvdisasm, compute-sanitizer[, peaks]
+  std::vector<Finding> findings;  // gpu, nvcc, sandbox, python, ncu, cuobjdump, nvdisasm, compute-sanitizer, cpus[, peaks]
   bool can_check = false;         // a GPU and nvcc: kopt can check and time kernels here
   std::optional<run::DeviceInfo> device;
 };

@@ -1,5 +1,6 @@
 #include "kopt/doctor/survey.hpp"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -7,6 +8,7 @@
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/core/parallel_for.hpp"
 
 namespace kopt::doctor {
 namespace {
@@ -72,6 +74,15 @@ TEST_F(SurveyTest, AGpuAndNvccAreEnoughToCheck) {
   EXPECT_TRUE(finding(survey, "sandbox").ok);
   EXPECT_EQ(finding(survey, "ncu").detail, "not tried (the run's profile step tries it)");
   EXPECT_TRUE(finding(survey, "python").ok);
+}
+
+// The width of kopt's parallel work, as the affinity mask allows it, beside what the system says.
+TEST_F(SurveyTest, SaysHowManyCpusKoptMayUse) {
+  const Survey survey = survey_machine(context, {}, no_gpu());
+  const Finding& cpus = finding(survey, "cpus");
+  EXPECT_TRUE(cpus.ok);
+  EXPECT_EQ(cpus.data.at("usable").get<unsigned>(), usable_cores());
+  EXPECT_THAT(cpus.detail, HasSubstr(fmt::format("{} usable by kopt", usable_cores())));
 }
 
 TEST_F(SurveyTest, PythonWithoutNumpyIsNotEnough) {
