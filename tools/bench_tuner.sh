@@ -6,7 +6,7 @@
 #   OUT=/some/folder tools/bench_tuner.sh
 #
 # 1. cuBLAS FP32 (TF32 off) SGEMM at 4096^3 through PyTorch, the point of comparison;
-# 2. for each strategy in $STRATEGIES (default "auto"): `kopt optimize examples/sgemm_tiled`
+# 2. for each strategy in $STRATEGIES (default "auto"): `kopt optimize examples/sgemm_tiled --branches $BRANCHES` (default 16)
 #    from its slow defaults with a --budget of $BUDGET minutes (default 2.5), cut off at
 #    $BUDGET minutes + $GRACE seconds (default 25) since the budget is checked only before
 #    each iteration starts; each run has a cache folder of its own (no run reuses another's
@@ -35,6 +35,7 @@ set -uo pipefail
 KOPT=${KOPT:-build/cli/kopt}
 OUT=${OUT:?set OUT to the output folder}
 BUDGET=${BUDGET:-2.5}
+BRANCHES=${BRANCHES:-16}   # kopt's --branches: the first look is cheap, the later steps are not (loop.md)
 GRACE=${GRACE:-25}
 STRATEGIES=${STRATEGIES:-auto}
 KT_STRATEGIES=${KT_STRATEGIES-random_sample simulated_annealing}
@@ -103,7 +104,7 @@ PY
 for strategy in $STRATEGIES; do
   run="$work/run_$strategy"
   start=$(date +%s)
-  timeout "$limit" "$KOPT" optimize "$KERNEL" --run "$run" --budget "$BUDGET" --iterations 40 --branches 16 \
+  timeout "$limit" "$KOPT" optimize "$KERNEL" --run "$run" --budget "$BUDGET" --iterations 40 --branches "$BRANCHES" \
       --strategy "$strategy" --cache-dir "$work/cache_$strategy" $EXTRA > "$OUT/optimize_$strategy.txt" 2> "$OUT/optimize_$strategy.err"
   status=$?
   wall=$(( $(date +%s) - start ))
