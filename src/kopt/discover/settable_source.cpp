@@ -91,6 +91,8 @@ std::string search_verdict(const discover::TuneSpace& space) {
   std::string text = "kopt optimize searches:";
   if (!settable.empty()) text += fmt::format(" by -D: {} (--save writes them as [tune]);", fmt::join(settable, ", "));
   if (!rewritten.empty()) text += fmt::format(" through a copy made settable: {};", fmt::join(rewritten, ", "));
+  text += fmt::format(" and the compile options above as {} = 0 (none) to {};", kCompileOptionMacro,
+                      searched_compile_options().size());
   text.back() = '\n';
   return text;
 }

@@ -54,7 +54,8 @@ Knowledge load_knowledge() {
   for (const toml::node& node : *root["compile_options"].as_array()) {
     const toml::table& table = *node.as_table();
     CompileOption option{.why = table["why"].value_or(std::string()),
-                         .tolerance_dependent = table["tolerance_dependent"].value_or(false)};
+                         .tolerance_dependent = table["tolerance_dependent"].value_or(false),
+                         .searched = table["searched"].value_or(true)};
     for (const toml::node& flag : *table["flags"].as_array()) option.flags.push_back(flag.value_or(std::string()));
     knowledge.compile_options.push_back(std::move(option));
   }
@@ -303,6 +304,27 @@ void save_tune_table(const TuneSpace& space, const fs::path& spec_path) {
   }
   write_file_atomic(spec_path, fmt::format("{}{}\n# proposed by kopt tune-space\n[tune]\n{}", text,
                                            text.ends_with('\n') ? "" : "\n", table));
+}
+
+std::vector<CompileOption> searched_compile_options() {
+  std::vector<CompileOption> searched;
+  for (CompileOption& option : load_knowledge().compile_options) {
+    if (option.searched) searched.push_back(std::move(option));
+  }
+  return searched;
+}
+
+std::vector<std::string> compile_option_flags(const std::map<std::string, std::string>& defines) {
+  const auto set = defines.find(kCompileOptionMacro);
+  if (set == defines.end() || set->second == "0") return {};
+  const std::vector<CompileOption> options = searched_compile_options();
+  std::size_t place = 0;
+  const auto [end, error] = std::from_chars(set->second.data(), set->second.data() + set->second.size(), place);
+  if (error != std::errc() || end != set->second.data() + set->second.size() || place < 1 || place > options.size()) {
+    throw input_error("{}={} names no compile option (0 for none, 1 to {}: data/tune_space.toml's searched options)",
+                      kCompileOptionMacro, set->second, options.size());
+  }
+  return options[place - 1].flags;
 }
 
 }  // namespace kopt::discover

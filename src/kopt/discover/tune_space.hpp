@@ -5,6 +5,7 @@
 // with values proposed around each (data/tune_space.toml), and the compile-options axis.
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@ struct CompileOption {
   std::vector<std::string> flags;
   std::string why;
   bool tolerance_dependent = false;
+  bool searched = true;  // false: listed for people, not tried by the tuner (data/tune_space.toml says why)
 };
 
 struct TuneSpace {
@@ -52,5 +54,15 @@ std::string tune_table_of(const TuneSpace& space);
 void save_tune_table(const TuneSpace& space, const std::filesystem::path& spec);
 
 std::string kind_text(ConstantKind kind);
+
+// The tuner's compile-options axis: the parameter KOPT_COMPILE_OPTION names one of the
+// searched options by its place among them (1, 2, ...), 0 none. It travels with a branch's
+// defines, so the result cache, the frontier and a resumed run see it like any parameter, and
+// the lab adds the option's flags to the build (-DKOPT_COMPILE_OPTION itself is an unused macro).
+inline constexpr const char* kCompileOptionMacro = "KOPT_COMPILE_OPTION";
+std::vector<CompileOption> searched_compile_options();
+// The nvcc flags `defines`' KOPT_COMPILE_OPTION asks for (none when it is absent or 0);
+// input_error naming the value when it names no searched option.
+std::vector<std::string> compile_option_flags(const std::map<std::string, std::string>& defines);
 
 }  // namespace kopt::discover

@@ -14,6 +14,7 @@
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/parallel_for.hpp"
+#include "kopt/discover/tune_space.hpp"
 #include "kopt/doctor/survey.hpp"
 #include "kopt/measure/peak_measurement.hpp"
 #include "kopt/measure/verdict.hpp"
@@ -38,6 +39,8 @@ spec::Problem GpuLab::load(const Variant& variant, bool timed_case_only) const {
   spec::Problem problem = spec::load_problem(variant.kernel, settings_.spec, settings_.dims);
   // A kernel copied into the run folder still finds the headers beside its original.
   for (const fs::path& dir : settings_.include_dirs) problem.spec.build.flags.push_back("-I" + dir.string());
+  // The tuner's compile-options axis: the option's flags, into every build of this variant.
+  for (std::string& flag : discover::compile_option_flags(variant.defines)) problem.spec.build.flags.push_back(std::move(flag));
   if (timed_case_only) {
     const spec::BoundCase* chosen = settings_.timed_case.empty() ? &measure::perf_case(problem)
                                                                  : problem.find_case(settings_.timed_case);

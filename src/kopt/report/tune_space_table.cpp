@@ -13,8 +13,11 @@ std::string candidate_line(const discover::Candidate& candidate) {
                      discover::kind_text(candidate.kind), candidate.ladder, fmt::join(candidate.proposed, ", "));
 }
 
-std::string compile_option_line(const discover::CompileOption& option) {
-  return fmt::format("  {:<32} {}{}\n", fmt::format("{}", fmt::join(option.flags, " ")), option.why,
+// `place`: the option's value on the tuner's axis (KOPT_COMPILE_OPTION=place), 0 when not searched.
+std::string compile_option_line(const discover::CompileOption& option, std::size_t place) {
+  return fmt::format("  {:<22} {:<32} {}{}\n",
+                     place > 0 ? fmt::format("{}={}", discover::kCompileOptionMacro, place) : "not searched",
+                     fmt::format("{}", fmt::join(option.flags, " ")), option.why,
                      option.tolerance_dependent ? " (tolerance-dependent: kept only where every case stays within "
                                                   "tolerance)"
                                                 : "");
@@ -28,8 +31,11 @@ std::string format_tune_space(const std::string& kernel_name, const discover::Tu
   for (const discover::Candidate& candidate : space.candidates) out += candidate_line(candidate);
   if (!space.declared.empty()) out += fmt::format("  already declared (kopt:param): {}\n", fmt::join(space.declared, ", "));
   out += discover::restrictions_text(restrictions);
-  out += "compile options (each tried alone):\n";
-  for (const discover::CompileOption& option : space.compile_options) out += compile_option_line(option);
+  out += "compile options (each tried alone, beside the parameters found):\n";
+  std::size_t place = 0;
+  for (const discover::CompileOption& option : space.compile_options) {
+    out += compile_option_line(option, option.searched ? ++place : 0);
+  }
   out += discover::search_verdict(space);
   return out;
 }

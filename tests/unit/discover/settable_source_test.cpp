@@ -70,7 +70,7 @@ TEST(SettableSource, Dim3AxesArePowersOfTwoAroundNotBlockSizes) {
 TEST(SettableSource, TheVerdictNamesWhatOptimizeSearchesAndHow) {
   EXPECT_EQ(search_verdict(discover_tune_space_in("#ifndef BLOCK\n#define BLOCK 128\n#endif\nconstexpr int TILE = 32;\n", "k.cu")),
             "kopt optimize searches: by -D: BLOCK (--save writes them as [tune]); through a copy made settable: TILE "
-            "as KOPT_TILE\n");
+            "as KOPT_TILE; and the compile options above as KOPT_COMPILE_OPTION = 0 (none) to 5\n");
   EXPECT_EQ(search_verdict(discover_tune_space_in("#define RADIUS 3\n", "k.cu")),
             "nothing to search: no constant with a proposed ladder\n");
 }

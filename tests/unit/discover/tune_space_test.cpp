@@ -75,6 +75,21 @@ TEST(TuneSpace, HasTheCompileOptionsAxisWithFastMathFlagged) {
   EXPECT_EQ(tolerance_dependent, 1);
 }
 
+// The tuner's axis: KOPT_COMPILE_OPTION=N is the N-th searched option's flags; sm_90a is listed
+// but not searched (kopt builds for the GPU's arch; [build] arch chooses sm_90a).
+TEST(TuneSpace, TheCompileOptionAxisNamesTheSearchedOptionsInOrder) {
+  const std::vector<CompileOption> searched = searched_compile_options();
+  ASSERT_EQ(searched.size(), 5u);
+  for (const CompileOption& option : searched) EXPECT_THAT(option.flags, testing::Not(testing::Contains("-arch=sm_90a")));
+  EXPECT_TRUE(compile_option_flags({}).empty());
+  EXPECT_TRUE(compile_option_flags({{"KOPT_COMPILE_OPTION", "0"}, {"BM", "64"}}).empty());
+  EXPECT_THAT(compile_option_flags({{"KOPT_COMPILE_OPTION", "2"}}), ElementsAre("-maxrregcount=64"));
+  EXPECT_THAT(compile_option_flags({{"KOPT_COMPILE_OPTION", "5"}}), ElementsAre("-use_fast_math"));
+  for (const char* bad : {"6", "-1", "x", "1x"}) {
+    EXPECT_THROW(compile_option_flags({{"KOPT_COMPILE_OPTION", bad}}), Error) << bad;
+  }
+}
+
 TEST(TuneSpace, SavesWhatMinusDCanSetAsATuneTableTheSpecLoads) {
   TempDir folder("kopt-tune-space-test");
   write_file_atomic(folder.path() / "k.cu", kKernel);

@@ -22,7 +22,7 @@ TEST(TunerDiscovery, SearchesTheGuardedDefinesOfAKernelThatDeclaresNothing) {
                     "#ifndef BLOCK_SIZE\n#define BLOCK_SIZE 128\n#endif\nconstexpr int TILE = 32;\n"
                     "extern \"C\" void solve(const float* x, float* y, int n) {}\n");
   SearchSpace space = tunable_space(folder.path() / "k.cu", std::nullopt);
-  ASSERT_EQ(space.params.size(), 2u);
+  ASSERT_EQ(space.params.size(), 3u);
   EXPECT_EQ(space.params[0].first, "BLOCK_SIZE");
   EXPECT_THAT(space.params[0].second, ElementsAre("64", "128", "256", "512", "1024"));
   EXPECT_EQ(space.defaults.at("BLOCK_SIZE"), "128");
@@ -30,6 +30,10 @@ TEST(TunerDiscovery, SearchesTheGuardedDefinesOfAKernelThatDeclaresNothing) {
   EXPECT_EQ(space.params[1].first, "KOPT_TILE");
   EXPECT_THAT(space.params[1].second, ElementsAre("8", "16", "32", "64", "128"));
   EXPECT_THAT(space.rewritten_source, HasSubstr("#define KOPT_TILE 32\n#endif\nconstexpr int TILE = KOPT_TILE;"));
+  // Beside them, the compile-options axis: 0 (none), then each searched option in turn.
+  EXPECT_EQ(space.params[2].first, "KOPT_COMPILE_OPTION");
+  EXPECT_THAT(space.params[2].second, ElementsAre("0", "1", "2", "3", "4", "5"));
+  EXPECT_EQ(space.defaults.at("KOPT_COMPILE_OPTION"), "0");
 }
 
 TEST(TunerDiscovery, DimThreeAxesAreHeldToTheThreadLimit) {
@@ -38,7 +42,7 @@ TEST(TunerDiscovery, DimThreeAxesAreHeldToTheThreadLimit) {
                     "extern \"C\" void solve(const float* x, float* y, int n) {\n  dim3 block(16, 16);\n"
                     "  k<<<n, block>>>(x, y, n);\n}\n");
   SearchSpace space = tunable_space(folder.path() / "k.cu", std::nullopt);
-  ASSERT_EQ(space.params.size(), 2u);
+  ASSERT_EQ(space.params.size(), 3u);  // the two axes and the compile options
   EXPECT_TRUE(space.allows({{"KOPT_DIM3_BLOCK_X_L2", "32"}, {"KOPT_DIM3_BLOCK_Y_L2", "32"}}));
   EXPECT_FALSE(space.allows({{"KOPT_DIM3_BLOCK_X_L2", "64"}, {"KOPT_DIM3_BLOCK_Y_L2", "32"}}));
 }
