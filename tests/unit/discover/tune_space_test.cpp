@@ -7,6 +7,7 @@
 #include "kopt/core/files.hpp"
 #include "kopt/discover/tune_space.hpp"
 #include "kopt/spec/problem_spec.hpp"
+#include "kopt/spec/tool_arguments.hpp"
 
 namespace kopt::discover {
 namespace {
@@ -88,6 +89,8 @@ TEST(TuneSpace, TheCompileOptionAxisNamesTheSearchedOptionsInOrder) {
   for (const char* bad : {"6", "-1", "x", "1x"}) {
     EXPECT_THROW(compile_option_flags({{"KOPT_COMPILE_OPTION", bad}}), Error) << bad;
   }
+  // Each reaches nvcc: the compiler's own check of flags lets every searched option through.
+  for (const CompileOption& option : searched) EXPECT_NO_THROW(spec::check_compiler_flags(option.flags, "test"));
 }
 
 TEST(TuneSpace, SavesWhatMinusDCanSetAsATuneTableTheSpecLoads) {
