@@ -26,8 +26,8 @@
 # run_S.tgz (the run folder without Nsight reports or raw sample files); per Kernel Tuner
 # strategy kernel_tuner_S.json and .txt; judge_NAME.json and .txt for each best re-timed.
 # EXTRA adds options to every optimize: EXTRA="--simulate tests/fixtures/loop/sgemm_tiled_model.json"
-# KT_STRATEGIES="" is a dry run of the script without a GPU. The device tool brings back at most 8
-# files: there, give OUT a folder outside $OUT and copy summary.txt and a tar of the folder back.
+# KT_STRATEGIES="" is a dry run of the script without a GPU. PACK=1 leaves summary.txt and one
+# details.tgz of everything else (the device tool brings back at most 8 files).
 # Takes at most (1 + the number of Kernel Tuner strategies) x (BUDGET minutes + GRACE s) plus
 # ~20 s a best re-timed and ~20 s for cuBLAS: about 9.5 min with the defaults and BUDGET=2.3.
 set -uo pipefail
@@ -158,3 +158,10 @@ for strategy in $KT_STRATEGIES; do
          "$OUT/kernel_tuner_$strategy.json" 2> /dev/null)
   [ -n "$best" ] && judge "kernel_tuner_$strategy" "$best"
 done
+
+# PACK=1: everything but summary.txt in one details.tgz, for a caller that brings back few files
+# (the device tool returns at most 8).
+if [ "${PACK:-0}" = 1 ]; then
+  (cd "$OUT" && find . -maxdepth 1 -type f ! -name summary.txt ! -name details.tgz -printf '%f\n' |
+     tar czf details.tgz -T - && find . -maxdepth 1 -type f ! -name summary.txt ! -name details.tgz -delete)
+fi
