@@ -92,7 +92,7 @@ std::string search_verdict(const discover::TuneSpace& space) {
   if (!settable.empty()) text += fmt::format(" by -D: {} (--save writes them as [tune]);", fmt::join(settable, ", "));
   if (!rewritten.empty()) text += fmt::format(" through a copy made settable: {};", fmt::join(rewritten, ", "));
   text += fmt::format(" and the compile options above as {} = 0 (none) to {};", kCompileOptionMacro,
-                      searched_compile_options().size());
+                      std::ranges::count_if(space.compile_options, &CompileOption::searched));
   text.back() = '\n';
   return text;
 }

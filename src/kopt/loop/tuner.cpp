@@ -184,8 +184,9 @@ void add_discovered_params(SearchSpace& space, const fs::path& kernel) {
   // The compile-options axis, beside parameters found: alone it would be a search of nvcc, not
   // of the kernel, and "nothing to search" must still come before any GPU time.
   if (space.params.empty()) return;
+  const std::size_t searched = discover::searched_compile_options().size();
   std::vector<std::string> options{"0"};
-  for (std::size_t i = 1; i <= discover::searched_compile_options().size(); ++i) options.push_back(std::to_string(i));
+  for (std::size_t i = 1; i <= searched; ++i) options.push_back(std::to_string(i));
   space.params.emplace_back(discover::kCompileOptionMacro, std::move(options));
   space.defaults[discover::kCompileOptionMacro] = "0";
 }

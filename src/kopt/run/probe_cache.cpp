@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <system_error>
 #include <vector>
 
 #include "kopt/core/file_queries.hpp"

@@ -8,7 +8,6 @@
 #include "kopt/spec/python_facts.hpp"
 #include "kopt/spec/python_kernel.hpp"
 
-#include <algorithm>
 
 namespace kopt::spec {
 namespace {
@@ -52,7 +51,6 @@ fs::path kernel_of_task_folder(const fs::path& folder) {
     throw input_error("{}: no kopt.toml and no kernel (.cu) in this folder; name a .cu file or give --spec",
                       folder.string());
   }
-  std::ranges::sort(kernels);
   std::string names;
   for (const fs::path& kernel : kernels) names += (names.empty() ? "" : ", ") + kernel.filename().string();
   throw input_error("{}: no kopt.toml and several kernels ({}); name one of them", folder.string(), names);
