@@ -11,12 +11,12 @@
 # tune-space lists the restrictions). Each kernel is cut at $PER_KERNEL_S seconds, and no
 # kernel starts or runs past $TOTAL_S seconds of the call (the device's 9-minute window): a
 # kernel the call had no time for is reported as not run.
-# Defaults: 4 branches, 0.1 min, 100 s per kernel, 510 s in all. Today's H200 timings (init
-# ~30 s, one iteration of 4 branches ~40 s) make that about 70 s a kernel: the eight in two calls,
-#   KERNELS="vector_add matmul_naive reduction_sum softmax" OUT=A tools/bench_realk.sh
-#   KERNELS="layernorm conv1d histogram transpose" CHECKS=0 PREVIOUS_ROWS=A/realk_rows.tsv OUT=B tools/bench_realk.sh
-# (~5-6 min each; the second's table and geomean cover all eight). Once the loop's first look
-# is faster, the eight fit one call with the defaults.
+# Defaults: 4 branches, 0.1 min, 100 s per kernel, 510 s in all. On the H200 (2026-12-02) a
+# kernel took 66-139 s to its end (init ~30 s, one iteration of 4 branches with its finals,
+# champion profile, ablation and final audit), so the eight take two calls with 200 s each:
+#   KERNELS="vector_add matmul_naive reduction_sum softmax" PER_KERNEL_S=200 TOTAL_S=520 OUT=A tools/bench_realk.sh
+#   KERNELS="layernorm conv1d histogram transpose" CHECKS=0 PER_KERNEL_S=200 TOTAL_S=520 PREVIOUS_ROWS=A/realk_rows.tsv OUT=B tools/bench_realk.sh
+# (497 s and 362 s there; the second's table and geomean cover all eight).
 # With CHECKS=1 (default), then
 #   - a LeetGPU challenge imported, with an unmodified community solution: kopt check
 #   - a Tensara def.py imported, with an unmodified community solution: kopt check
