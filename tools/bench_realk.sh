@@ -69,6 +69,10 @@ base, best = s["baseline_median_s"] * 1e6, s["best_median_s"] * 1e6
 speedup = s.get("speedup_vs_baseline") or base / best
 why = "champion %s: %s" % (s["best"]["label"], " ".join("%s=%s" % kv for kv in s["best"]["defines"].items())) \
     if s.get("best_iteration") else "no branch significantly faster (stop: %s)" % s.get("stop_reason")
+audit = s.get("audit") or {}
+if s.get("best_iteration") and audit.get("verdict"):
+    # The final audit's verdict over every case, beside the perf case's speedup.
+    why += "; final audit over %d case(s): %s" % (len(audit.get("cases", [])), audit["verdict"])
 work = s.get("work") or {}
 if work.get("bytes"):
     why += "; %.2f TB/s at best" % (work["bytes"] / s["best_median_s"] / 1e12)
