@@ -8,7 +8,6 @@
 #include "kopt/spec/python_facts.hpp"
 #include "kopt/spec/python_kernel.hpp"
 
-
 namespace kopt::spec {
 namespace {
 
