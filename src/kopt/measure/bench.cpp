@@ -175,6 +175,8 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   const bool triton = std::ranges::any_of(kernels, [](const spec::Problem& k) { return spec::is_python_kernel(k.spec.kernel); });
   std::optional<TimingWorker> timing_worker;
   if (!triton) timing_worker.emplace(context, timing_limit);
+  // The audit's workers likewise; a Triton kernel's audit runs in hosts started then.
+  AuditWorkers audit_workers(context, triton ? 0 : audit_workers_to_prestart(kernels.size(), options.audit_timed_calls));
   // The GPU lock keeps other kopt processes from timing beside this one, not a training job or
   // another kopt's check: who else holds a context on a GPU is asked while the checks run
   // (kopt's own workers aside), before anything is timed, and said.
@@ -249,7 +251,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   if (options.audit_timed_calls) {
     std::mt19937_64 audit_choice(secret_seed());
     const Stopwatch audit_started;
-    audit_timed_calls(result.samples, job, report.checks, kernel_context, audit_choice);
+    audit_timed_calls(result.samples, job, report.checks, kernel_context, audit_choice, audit_workers);
     audit_timed_calls_within_tolerance(result.samples, job, kept_outputs.path() / "kept", first, arch, kernel_context,
                                        audit_choice);
     report.phase_seconds.audit = audit_started.seconds();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 
 #include "kopt/core/error.hpp"
@@ -108,10 +109,11 @@ verify::RunRecord audit_record(const VariantSamples& samples, const std::vector<
 
 namespace {
 
-// Runs the variant's library as a check on each case's audited seeds, in a fresh worker.
+// Runs the variant's library as a check on each case's audited seeds, in `worker` (a fresh
+// one: waiting since the bench began, or started now).
 std::vector<verify::RunRecord> verifying_runs(const BenchVariant& variant, const BenchJob& job,
                                               const std::vector<std::vector<AuditedCall>>& per_case,
-                                              verify::CheckContext& context, const fs::path& work) {
+                                              const std::function<run::WorkerOutcome(const nlohmann::json&)>& worker) {
   verify::CheckJob check{.library = variant.library, .signature = job.signature, .single_calls = true,
                          .device = job.device};
   for (std::size_t c = 0; c < job.cases.size(); ++c) {
@@ -120,7 +122,7 @@ std::vector<verify::RunRecord> verifying_runs(const BenchVariant& variant, const
     for (const AuditedCall& call : per_case[c]) seeds.push_back(call.seed);
     check.seeds_per_case.push_back(seeds);
   }
-  run::WorkerOutcome outcome = run::run_worker(context.runner, context.worker, verify::check_job_to_json(check), work);
+  run::WorkerOutcome outcome = worker(verify::check_job_to_json(check));
   if (!outcome.result) {
     verify::RunRecord failed{.case_name = job.cases.front().name};
     failed.findings.push_back({verify::FindingKind::fault, "", "the audit of timed calls failed: " + outcome.failure});
@@ -189,9 +191,31 @@ std::size_t audit_workers_at_once(const BenchJob& job, std::int64_t device_memor
   return std::clamp<std::size_t>(fit, 1, kMaxAuditWorkersAtOnce);
 }
 
+AuditWorkers::AuditWorkers(verify::CheckContext& context, std::size_t count) {
+  folders_.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    // Named and laid out as a check's folder: the worker's paths say nothing of an audit.
+    folders_.emplace_back("check", context.cache_dir / "tmp");
+    workers_.push_back(std::make_unique<run::PrestartedWorker>(context.runner, context.worker, folders_.back().path() / "check"));
+  }
+}
+
+run::PrestartedWorker* AuditWorkers::waiting(std::size_t a) { return a < workers_.size() ? workers_[a].get() : nullptr; }
+
+std::size_t audit_workers_to_prestart(std::size_t kernels, bool audits) {
+  return audits ? std::min(kernels, kMaxAuditWorkersAtOnce) : 0;
+}
+
 void audit_timed_calls(std::vector<VariantSamples>& samples, const BenchJob& job,
                        const std::vector<verify::CheckReport>& checks, verify::CheckContext& context,
                        std::mt19937_64& random) {
+  AuditWorkers none;
+  audit_timed_calls(samples, job, checks, context, random, none);
+}
+
+void audit_timed_calls(std::vector<VariantSamples>& samples, const BenchJob& job,
+                       const std::vector<verify::CheckReport>& checks, verify::CheckContext& context,
+                       std::mt19937_64& random, AuditWorkers& prestarted) {
   // Chosen one kernel after another from `random`, so that the choice does not depend on
   // which worker finishes first.
   std::vector<KernelAudit> audits;
@@ -214,9 +238,17 @@ void audit_timed_calls(std::vector<VariantSamples>& samples, const BenchJob& job
       audits.size(),
       [&](std::size_t a) {
         const BenchVariant& variant = job.variants[audits[a].index];
-        // Named and laid out as a check's folder: the worker's paths say nothing of an audit.
-        TempDir work("check", context.cache_dir / "tmp");
-        runs[a] = verifying_runs(variant, job, audits[a].per_case, context, work.path() / "check");
+        if (run::PrestartedWorker* worker = prestarted.waiting(a)) {
+          runs[a] = verifying_runs(variant, job, audits[a].per_case, [&](const nlohmann::json& check) {
+            return worker->run(check, context.worker.confine_writes);
+          });
+        } else {
+          // Named and laid out as a check's folder: the worker's paths say nothing of an audit.
+          TempDir work("check", context.cache_dir / "tmp");
+          runs[a] = verifying_runs(variant, job, audits[a].per_case, [&](const nlohmann::json& check) {
+            return run::run_worker(context.runner, context.worker, check, work.path() / "check");
+          });
+        }
         with_reproducibility_of(checks[audits[a].index], runs[a]);
       },
       static_cast<unsigned>(audit_workers_at_once(job, device_memory)));

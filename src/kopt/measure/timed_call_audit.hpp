@@ -2,7 +2,7 @@
 // The audit of timed calls, in kopt's own process after the timing worker has exited: for
 // each kernel (not the trusted reference), the call after its last sample and two timed calls
 // chosen at random (which the kernel could not know in advance) are made again in a fresh
-// worker on the same seeds, each as the timing loop makes a call (inputs generated on the GPU,
+// worker (AuditWorkers: started with the bench, given no kernel before now) on the same seeds, each as the timing loop makes a call (inputs generated on the GPU,
 // outputs poisoned, the digest taken on the GPU: verify::CheckJob::single_calls); their output
 // digests must equal what the timed calls wrote. A kernel that skipped work, replayed an
 // earlier answer or computed garbage while timed fails here, whatever it did to look correct
@@ -20,11 +20,14 @@
 // outputs are compared with the reference within tolerance instead (tolerance_audit.hpp).
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string_view>
 #include <vector>
 
+#include "kopt/core/files.hpp"
 #include "kopt/measure/bench_job.hpp"
+#include "kopt/run/worker_launcher.hpp"
 #include "kopt/verify/check.hpp"
 
 namespace kopt::measure {
@@ -86,10 +89,35 @@ inline constexpr std::size_t kMaxAuditWorkersAtOnce = 4;
 // kMaxAuditWorkersAtOnce (one where the memory is unknown).
 std::size_t audit_workers_at_once(const BenchJob& job, std::int64_t device_memory_bytes);
 
+// The audit's workers, started with the bench so that their CUDA set-up (~0.3 s each) overlaps
+// the checks instead of following the timing (docs/measurement.md). Each is a
+// run::PrestartedWorker: it loads no kernel and knows no seed before its job comes, and waits
+// with no work on the GPU while the timing runs. Its folder is laid out as a check's, as a
+// worker started at the audit would have it.
+class AuditWorkers {
+ public:
+  AuditWorkers() = default;  // none waiting: every audit starts its worker then
+  AuditWorkers(verify::CheckContext& context, std::size_t count);
+
+  // The a-th waiting worker, or nullptr where fewer were started. Each is used once.
+  run::PrestartedWorker* waiting(std::size_t a);
+
+ private:
+  std::vector<TempDir> folders_;
+  std::vector<std::unique_ptr<run::PrestartedWorker>> workers_;  // declared last: cancelled before folders_ go
+};
+
+// How many audit workers a bench of `kernels` kernels starts before its checks: one per kernel
+// the audit can reach at once, none where it audits nothing.
+std::size_t audit_workers_to_prestart(std::size_t kernels, bool audits);
+
 // Sets every kernel's `recheck` to its audit; one verifying worker per kernel, up to
-// audit_workers_at_once of them at a time. checks[i]
+// audit_workers_at_once of them at a time, the waiting ones of `prestarted` first. checks[i]
 // is the correctness check of job.variants[i]; the reference variant has none and is not
 // audited (it is trusted: docs/integrity.md).
+void audit_timed_calls(std::vector<VariantSamples>& samples, const BenchJob& job,
+                       const std::vector<verify::CheckReport>& checks, verify::CheckContext& context,
+                       std::mt19937_64& random, AuditWorkers& prestarted);
 void audit_timed_calls(std::vector<VariantSamples>& samples, const BenchJob& job,
                        const std::vector<verify::CheckReport>& checks, verify::CheckContext& context,
                        std::mt19937_64& random);

@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <random>
+#include <thread>
 
 #include "kopt/core/files.hpp"
 #include "kopt/verify/check_job.hpp"
@@ -156,13 +159,19 @@ class FakeAuditWorker final : public ProcessRunner {
  public:
   std::function<std::uint64_t(std::uint64_t)> digest_of = [](std::uint64_t seed) { return seed == 900 ? 9000 : seed * 10; };
   std::vector<nlohmann::json> jobs;
+  std::vector<bool> job_was_awaited;  // per job: given to a worker started before it (--await-device)
   std::mutex jobs_mutex;  // the audit's workers run side by side
 
   ProcessResult run(const ProcessSpec& spec) override {
-    const nlohmann::json job = nlohmann::json::parse(read_file(spec.argv[2]));
+    // A prestarted worker's job comes later; either way it is the last argument but one.
+    const std::filesystem::path job_path = spec.argv[spec.argv.size() - 2];
+    while (!std::filesystem::exists(job_path)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const nlohmann::json job = nlohmann::json::parse(read_file(job_path));
+    if (job.at("kind") == "cancel") return ProcessResult{.started = true, .exit_status = 0};
     {
       std::lock_guard lock(jobs_mutex);
       jobs.push_back(job);
+      job_was_awaited.push_back(std::ranges::find(spec.argv, "--await-device") != spec.argv.end());
     }
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& seeds : job.at("seeds_per_case")) {
@@ -178,10 +187,11 @@ class FakeAuditWorker final : public ProcessRunner {
 
 class AuditOfTimedCalls : public ::testing::Test {
  protected:
-  void audit(const std::vector<verify::CheckReport>& checks) {
+  void audit(const std::vector<verify::CheckReport>& checks, std::size_t prestarted = 0) {
     verify::CheckContext context{runner, dir.path(), {.executable = "/usr/bin/kopt"}};
+    AuditWorkers waiting(context, prestarted);
     std::mt19937_64 random(3);
-    audit_timed_calls(samples, job, checks, context, random);
+    audit_timed_calls(samples, job, checks, context, random, waiting);
   }
 
   TempDir dir{"audit-test"};
@@ -231,6 +241,27 @@ TEST_F(AuditOfTimedCalls, EachKernelHasAWorkerOfItsOwnAndItsOwnVerdict) {
   EXPECT_TRUE(samples[0].recheck->passed());
   EXPECT_FALSE(samples[1].recheck->passed());
   EXPECT_TRUE(samples[2].recheck->passed());
+}
+
+// The workers started with the bench take the audits first; an audit beyond them starts its
+// own. Either way each kernel has a worker of its own, and no waiting worker gets two jobs.
+TEST_F(AuditOfTimedCalls, WorkersStartedWithTheBenchTakeTheAuditsFirst) {
+  job.variants = {{"a.cu", "/cache/a.so"}, {"b.cu", "/cache/b.so"}};
+  samples = {timed({1, 2, 3}, {10, 20, 30}), timed({4, 5, 6}, {40, 50, 60})};
+  samples[0].label = "a.cu";
+  samples[1].label = "b.cu";
+  verify::CheckReport check = check_with({});
+  check.device = {{"global_memory_bytes", std::int64_t{80} << 30}};
+  audit({check, check}, 1);
+  ASSERT_EQ(runner.jobs.size(), 2u);
+  EXPECT_EQ(std::ranges::count(runner.job_was_awaited, true), 1);
+  for (const VariantSamples& s : samples) {
+    ASSERT_TRUE(s.recheck.has_value()) << s.label;
+    EXPECT_TRUE(s.recheck->passed()) << s.label;
+  }
+  EXPECT_EQ(audit_workers_to_prestart(2, true), 2u);
+  EXPECT_EQ(audit_workers_to_prestart(9, true), kMaxAuditWorkersAtOnce);
+  EXPECT_EQ(audit_workers_to_prestart(2, false), 0u);
 }
 
 TEST_F(AuditOfTimedCalls, ACheckedCallThatDiffersFails) {
