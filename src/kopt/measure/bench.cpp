@@ -151,6 +151,21 @@ void add_python_reference(BenchReport& report, const spec::Problem& problem, con
   add_variants(report, problem, std::move(timed), options.settings.mode, false);
 }
 
+// Has the checks of one bench call `start` after their kernel worker, and no later check: the
+// hook goes with this object, however the bench ends.
+class StartAfterKernelWorker {
+ public:
+  StartAfterKernelWorker(verify::CheckContext& context, std::function<void()> start) : context_(context) {
+    context_.after_kernel_worker = std::move(start);
+  }
+  ~StartAfterKernelWorker() { context_.after_kernel_worker = nullptr; }
+  StartAfterKernelWorker(const StartAfterKernelWorker&) = delete;
+  StartAfterKernelWorker& operator=(const StartAfterKernelWorker&) = delete;
+
+ private:
+  verify::CheckContext& context_;
+};
+
 }  // namespace
 
 BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOptions& options,
@@ -175,8 +190,10 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   const bool triton = std::ranges::any_of(kernels, [](const spec::Problem& k) { return spec::is_python_kernel(k.spec.kernel); });
   std::optional<TimingWorker> timing_worker;
   if (!triton) timing_worker.emplace(context, timing_limit);
-  // The audit's workers likewise; a Triton kernel's audit runs in hosts started then.
+  // The audit's workers start once the first check's kernel worker is done; a Triton
+  // kernel's audit runs in hosts started at the audit.
   AuditWorkers audit_workers(context, triton ? 0 : audit_workers_to_prestart(kernels.size(), options.audit_timed_calls));
+  const StartAfterKernelWorker audit_start(context, [&audit_workers] { audit_workers.start(); });
   // The GPU lock keeps other kopt processes from timing beside this one, not a training job or
   // another kopt's check: who else holds a context on a GPU is asked while the checks run
   // (kopt's own workers aside), before anything is timed, and said.
@@ -228,6 +245,8 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   if (!timing_worker) timing_worker.emplace(kernel_context, timing_limit);
   // The GPU is this process's alone from here to the end: timing, audits, a .py reference.
   const HostLock gpu = run::lock_gpu(report.device, context.worker.device);
+  // No context is made beside the timed calls: the audit's workers finish setting up first.
+  audit_workers.wait_until_set_up(std::chrono::seconds(10));
   const Stopwatch timing_started;
   // Named as a check's folder (timed_call_audit.hpp); out of every worker's reach once moved here.
   TempDir kept_outputs("check", context.cache_dir / "tmp");

@@ -191,12 +191,24 @@ std::size_t audit_workers_at_once(const BenchJob& job, std::int64_t device_memor
   return std::clamp<std::size_t>(fit, 1, kMaxAuditWorkersAtOnce);
 }
 
-AuditWorkers::AuditWorkers(verify::CheckContext& context, std::size_t count) {
-  folders_.reserve(count);
-  for (std::size_t i = 0; i < count; ++i) {
+AuditWorkers::AuditWorkers(verify::CheckContext& context, std::size_t count) : context_(&context), count_(count) {}
+
+void AuditWorkers::start() {
+  if (context_ == nullptr || !workers_.empty()) return;
+  folders_.reserve(count_);
+  for (std::size_t i = 0; i < count_; ++i) {
     // Named and laid out as a check's folder: the worker's paths say nothing of an audit.
-    folders_.emplace_back("check", context.cache_dir / "tmp");
-    workers_.push_back(std::make_unique<run::PrestartedWorker>(context.runner, context.worker, folders_.back().path() / "check"));
+    folders_.emplace_back("check", context_->cache_dir / "tmp");
+    workers_.push_back(
+        std::make_unique<run::PrestartedWorker>(context_->runner, context_->worker, folders_.back().path() / "check"));
+  }
+}
+
+void AuditWorkers::wait_until_set_up(std::chrono::duration<double> at_most) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(at_most);
+  for (const auto& worker : workers_) {
+    const auto left = deadline - std::chrono::steady_clock::now();
+    if (left <= std::chrono::steady_clock::duration::zero() || !worker->wait_until_set_up(left)) return;
   }
 }
 

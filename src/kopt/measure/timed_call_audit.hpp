@@ -19,6 +19,7 @@
 // audited here: no digest could match, and a chance match would be no proof. Its kept timed
 // outputs are compared with the reference within tolerance instead (tolerance_audit.hpp).
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -89,25 +90,34 @@ inline constexpr std::size_t kMaxAuditWorkersAtOnce = 4;
 // kMaxAuditWorkersAtOnce (one where the memory is unknown).
 std::size_t audit_workers_at_once(const BenchJob& job, std::int64_t device_memory_bytes);
 
-// The audit's workers, started with the bench so that their CUDA set-up (~0.3 s each) overlaps
-// the checks instead of following the timing (docs/measurement.md). Each is a
+// The audit's workers, started during the checks so that their CUDA set-up (~0.3 s each)
+// overlaps the checks' work instead of following the timing (docs/measurement.md). Each is a
 // run::PrestartedWorker: it loads no kernel and knows no seed before its job comes, and waits
 // with no work on the GPU while the timing runs. Its folder is laid out as a check's, as a
 // worker started at the audit would have it.
 class AuditWorkers {
  public:
   AuditWorkers() = default;  // none waiting: every audit starts its worker then
+  // `count` workers are started by the first start(); none where count is 0.
   AuditWorkers(verify::CheckContext& context, std::size_t count);
 
+  // Starts them, once; later calls do nothing. Called when the first check's kernel worker
+  // has exited: CUDA contexts are made one at a time, and one made then delays neither that
+  // worker's nor the reference's (whose worker is set up by then: verify/check.cpp).
+  void start();
+  // Waits until each started worker has set CUDA up, at most `at_most` in all.
+  void wait_until_set_up(std::chrono::duration<double> at_most);
   // The a-th waiting worker, or nullptr where fewer were started. Each is used once.
   run::PrestartedWorker* waiting(std::size_t a);
 
  private:
+  verify::CheckContext* context_ = nullptr;
+  std::size_t count_ = 0;
   std::vector<TempDir> folders_;
   std::vector<std::unique_ptr<run::PrestartedWorker>> workers_;  // declared last: cancelled before folders_ go
 };
 
-// How many audit workers a bench of `kernels` kernels starts before its checks: one per kernel
+// How many audit workers a bench of `kernels` kernels starts during its checks: one per kernel
 // the audit can reach at once, none where it audits nothing.
 std::size_t audit_workers_to_prestart(std::size_t kernels, bool audits);
 

@@ -130,8 +130,28 @@ PrestartedWorker::PrestartedWorker(ProcessRunner& runner, WorkerSettings setting
                                                 (work_dir_ / "job.json").string(), (work_dir_ / "result.json").string()});
   // Its time limit runs from when the job is given, as a worker started then would see it.
   spec.waiting = waiting_;
+  spec.on_error_line = [set_up = set_up_](std::string_view line) {
+    if (line.starts_with(kProgressPrefix) && line.substr(kProgressPrefix.size()) == kCudaSetUpProgress) set_up->mark();
+  };
   // Launched from a thread of its own: ProcessRunner::run returns only when the worker ends.
-  process_ = std::async(std::launch::async, [this, spec] { return runner_.run(spec); });
+  process_ = std::async(std::launch::async, [this, spec, set_up = set_up_] {
+    ProcessResult result = runner_.run(spec);
+    set_up->mark();  // ended: nothing is left to wait for
+    return result;
+  });
+}
+
+void PrestartedWorker::SetUp::mark() {
+  {
+    std::lock_guard lock(mutex);
+    done = true;
+  }
+  changed.notify_all();
+}
+
+bool PrestartedWorker::wait_until_set_up(std::chrono::duration<double> at_most) {
+  std::unique_lock lock(set_up_->mutex);
+  return set_up_->changed.wait_for(lock, at_most, [&] { return set_up_->done; });
 }
 
 PrestartedWorker::~PrestartedWorker() {
@@ -169,6 +189,7 @@ void await_prestarted_job(const fs::path& job, int device) {
     prepare_cuda(device);
   } catch (const std::exception&) {
   }
+  report_progress(std::string(kCudaSetUpProgress));
   constexpr double kGiveUpSeconds = 15 * 60;
   const Stopwatch waiting;
   while (!path_exists(job)) {

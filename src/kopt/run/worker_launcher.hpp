@@ -5,12 +5,15 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <functional>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -77,11 +80,22 @@ class PrestartedWorker {
   // after the worker started.
   WorkerOutcome run(const nlohmann::json& job, std::optional<bool> confine_writes = std::nullopt);
 
+  // Waits until the worker has set CUDA up (or ended), at most `at_most`; true if it has. A
+  // bench waits so before it times, so that no context is being made beside its timed calls.
+  bool wait_until_set_up(std::chrono::duration<double> at_most);
+
  private:
+  struct SetUp {
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool done = false;
+    void mark();
+  };
   ProcessRunner& runner_;
   WorkerSettings settings_;
   std::filesystem::path work_dir_;
   std::shared_ptr<std::atomic<bool>> waiting_ = std::make_shared<std::atomic<bool>>(true);
+  std::shared_ptr<SetUp> set_up_ = std::make_shared<SetUp>();
   std::future<ProcessResult> process_;
   bool used_ = false;
   bool job_written_ = false;
@@ -91,6 +105,9 @@ class PrestartedWorker {
 // failure is left for the job to meet and report), then returns once `job` exists. Gives up
 // (exit 1) after 15 minutes without one: its parent is gone.
 void await_prestarted_job(const std::filesystem::path& job, int device);
+
+// The progress line a prestarted worker prints once CUDA is set up, before it waits.
+inline constexpr std::string_view kCudaSetUpProgress = "CUDA set up";
 
 // Worker side: progress lines on stderr let the parent say where a crash happened, and show
 // how far the work has come while it runs.

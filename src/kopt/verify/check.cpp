@@ -269,6 +269,7 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
   }
   run::WorkerOutcome outcome = run::run_worker(context.runner, worker, check_job_to_json(job), work.path() / "check");
   clock.lap(report.phase_seconds.kernel_worker);
+  if (context.after_kernel_worker) context.after_kernel_worker();
   report.phase_seconds.total = clock.seconds();
   if (!outcome.result) {
     report.failure = failure_from_worker(outcome, context.worker.time_limit);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -38,6 +39,9 @@ struct CheckContext {
   // A Python runner serving the whole command (bench: the checks, the audit and the timing of a
   // .py reference); none: each reference run starts Python anew.
   PythonReferenceServer* python_server = nullptr;
+  // Called when a check's kernel worker has exited, before the reference's outputs are made:
+  // a bench starts its audit's workers then (measure::AuditWorkers). None: nothing is called.
+  std::function<void()> after_kernel_worker;
 };
 
 // A failure of the kernel as a whole, rather than of one run: it did not compile, it hung,

@@ -190,6 +190,9 @@ class AuditOfTimedCalls : public ::testing::Test {
   void audit(const std::vector<verify::CheckReport>& checks, std::size_t prestarted = 0) {
     verify::CheckContext context{runner, dir.path(), {.executable = "/usr/bin/kopt"}};
     AuditWorkers waiting(context, prestarted);
+    waiting.start();
+    waiting.start();  // once: a second start adds no worker
+    waiting.wait_until_set_up(std::chrono::seconds(5));
     std::mt19937_64 random(3);
     audit_timed_calls(samples, job, checks, context, random, waiting);
   }

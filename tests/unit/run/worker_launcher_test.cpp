@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <csignal>
 #include <functional>
 #include <sstream>
@@ -166,6 +167,37 @@ TEST(PrestartedWorker, StartsBeforeItsJobAndRunsItWhenGiven) {
   EXPECT_EQ(runner.argv[3], "1");
   EXPECT_TRUE(runner.waited_with_limit_held);
   EXPECT_THROW(worker.run({{"kind", "check"}}), std::logic_error);  // one job per worker
+}
+
+// Says it has set CUDA up (on stderr, as await_prestarted_job does) once `say` is true, then
+// waits for its job as FakeAwaitingWorker does.
+class FakeSettingUpWorker final : public ProcessRunner {
+ public:
+  std::atomic<bool> say{false};
+  ProcessResult run(const ProcessSpec& spec) override {
+    while (!say) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    spec.on_error_line("progress: " + std::string(kCudaSetUpProgress));
+    const std::filesystem::path job_path = spec.argv[spec.argv.size() - 2];
+    while (!std::filesystem::exists(job_path)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return ProcessResult{.started = true, .exit_status = 0};
+  }
+};
+
+TEST(PrestartedWorker, IsSetUpOnceItSaysSo) {
+  TempDir dir{"prestarted-test"};
+  FakeSettingUpWorker runner;
+  PrestartedWorker worker(runner, WorkerSettings{.executable = "/usr/bin/kopt"}, dir.path());
+  EXPECT_FALSE(worker.wait_until_set_up(std::chrono::milliseconds(20)));
+  runner.say = true;
+  EXPECT_TRUE(worker.wait_until_set_up(std::chrono::seconds(5)));
+}
+
+TEST(PrestartedWorker, OneThatEndedIsNotWaitedFor) {
+  TempDir dir{"prestarted-test"};
+  FakeWorker ended;
+  ended.behaviour = [](const std::vector<std::string>&) { return ProcessResult{.started = true, .exit_status = 1}; };
+  PrestartedWorker worker(ended, WorkerSettings{.executable = "/usr/bin/kopt"}, dir.path());
+  EXPECT_TRUE(worker.wait_until_set_up(std::chrono::seconds(5)));
 }
 
 TEST(PrestartedWorker, OneNeverGivenAJobIsToldToStop) {
