@@ -74,6 +74,16 @@ std::string describe_call(const AuditedCall& call) {
   if (call.position < 0) return "the call after the last sample";
   return fmt::format("timed call {}", call.position + 1);
 }
+
+// The failure behind a call the verifying worker returned no run for: the worker's own (a
+// fault, a crash, a time-out: a run record with a finding but no audited seed), else this.
+verify::Finding missing_call_finding(const AuditedCall& call, const std::vector<verify::RunRecord>& verifying_runs) {
+  for (const verify::RunRecord& run : verifying_runs) {
+    if (!run.passed()) return run.findings.front();
+  }
+  return {verify::FindingKind::fault, "",
+          fmt::format("the audit of timed calls did not make {} again: its worker returned no run for it", describe_call(call))};
+}
 }  // namespace
 
 verify::RunRecord audit_record(const VariantSamples& samples, const std::vector<AuditedCall>& audited,
@@ -85,7 +95,12 @@ verify::RunRecord audit_record(const VariantSamples& samples, const std::vector<
     auto run = std::ranges::find_if(verifying_runs, [&](const verify::RunRecord& r) {
       return r.case_name == samples.case_name && r.seed == call.seed;
     });
-    if (run == verifying_runs.end()) continue;
+    // A call the audit could not make again is not verified: a kernel that crashes or hangs
+    // only where it is audited fails here, as its worker's failure or as the missing call.
+    if (run == verifying_runs.end()) {
+      if (audit.findings.empty()) audit.findings.push_back(missing_call_finding(call, verifying_runs));
+      continue;
+    }
     if (!run->passed()) {
       audit.findings.push_back(run->findings.front());
       continue;

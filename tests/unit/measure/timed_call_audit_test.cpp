@@ -145,6 +145,22 @@ TEST(TimedCallAudit, AKernelThatSkipsWorkInTheAuditAsWhileTimedFailsTheCheckedCa
   EXPECT_THAT(audit.findings.front().message, HasSubstr("a call the correctness check verified"));
 }
 
+// A kernel that crashes (or hangs) only where it is audited is not let off: a call the audit
+// could not make again fails it, with its worker's failure where there is one.
+TEST(TimedCallAudit, ACallTheAuditCouldNotMakeAgainFails) {
+  const VariantSamples samples = timed({1, 2}, {10, 20});
+  const std::vector<AuditedCall> calls{{0, 1, 10}, {1, 2, 20}};
+  verify::RunRecord crashed{.case_name = "default"};
+  crashed.findings.push_back({verify::FindingKind::fault, "", "the audit of timed calls failed: worker killed by signal 6"});
+  const auto audit = audit_record(samples, calls, {crashed});
+  ASSERT_FALSE(audit.passed());
+  ASSERT_EQ(audit.findings.size(), 1u);
+  EXPECT_THAT(audit.findings.front().message, HasSubstr("signal 6"));
+  const auto partial = audit_record(samples, calls, {verified(1, 10)});
+  ASSERT_FALSE(partial.passed());
+  EXPECT_THAT(partial.findings.front().message, HasSubstr("did not make timed call 2 again"));
+}
+
 TEST(TimedCallAudit, AgreeingCallsPassAndUnreproducibleOnesAreNotedNotFailed) {
   const VariantSamples samples = timed({1}, {10});
   EXPECT_TRUE(audit_record(samples, {{0, 1, 10}, {kCheckedCall, 5, 55}}, {verified(1, 10), verified(5, 55)}).passed());
@@ -159,19 +175,23 @@ class FakeAuditWorker final : public ProcessRunner {
  public:
   std::function<std::uint64_t(std::uint64_t)> digest_of = [](std::uint64_t seed) { return seed == 900 ? 9000 : seed * 10; };
   std::vector<nlohmann::json> jobs;
-  std::vector<bool> job_was_awaited;  // per job: given to a worker started before it (--await-device)
+  std::vector<bool> job_was_awaited;
+  bool crash = false;  // every job: exits without a result, as a kernel that aborts would leave it  // per job: given to a worker started before it (--await-device)
   std::mutex jobs_mutex;  // the audit's workers run side by side
 
   ProcessResult run(const ProcessSpec& spec) override {
     // A prestarted worker's job comes later; either way it is the last argument but one.
+    const bool awaits = std::ranges::find(spec.argv, "--await-device") != spec.argv.end();
+    if (awaits) spec.on_error_line("progress: " + std::string(run::kCudaSetUpProgress));
     const std::filesystem::path job_path = spec.argv[spec.argv.size() - 2];
     while (!std::filesystem::exists(job_path)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     const nlohmann::json job = nlohmann::json::parse(read_file(job_path));
     if (job.at("kind") == "cancel") return ProcessResult{.started = true, .exit_status = 0};
+    if (crash) return ProcessResult{.started = true, .exit_status = 134};  // no result written
     {
       std::lock_guard lock(jobs_mutex);
       jobs.push_back(job);
-      job_was_awaited.push_back(std::ranges::find(spec.argv, "--await-device") != spec.argv.end());
+      job_was_awaited.push_back(awaits);
     }
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& seeds : job.at("seeds_per_case")) {
@@ -179,7 +199,7 @@ class FakeAuditWorker final : public ProcessRunner {
         runs.push_back(verify::run_record_to_json(verified(seed, digest_of(seed))));
       }
     }
-    write_file_atomic(spec.argv[3], nlohmann::json{{"kind", "check"}, {"device", nlohmann::json::object()}, {"runs", runs},
+    write_file_atomic(spec.argv.back(), nlohmann::json{{"kind", "check"}, {"device", nlohmann::json::object()}, {"runs", runs},
                                                    {"fatal", nullptr}, {"nonce", job.at("nonce")}}.dump());
     return ProcessResult{.started = true, .exit_status = 0};
   }
@@ -265,6 +285,14 @@ TEST_F(AuditOfTimedCalls, WorkersStartedWithTheBenchTakeTheAuditsFirst) {
   EXPECT_EQ(audit_workers_to_prestart(2, true), 2u);
   EXPECT_EQ(audit_workers_to_prestart(9, true), kMaxAuditWorkersAtOnce);
   EXPECT_EQ(audit_workers_to_prestart(2, false), 0u);
+}
+
+TEST_F(AuditOfTimedCalls, AWorkerThatDiesFailsTheAudit) {
+  runner.crash = true;
+  audit({check_with({verified(7, 70)})}, 1);
+  ASSERT_TRUE(samples[0].recheck.has_value());
+  ASSERT_FALSE(samples[0].recheck->passed());
+  EXPECT_THAT(samples[0].recheck->findings.front().message, HasSubstr("the audit of timed calls failed"));
 }
 
 TEST_F(AuditOfTimedCalls, ACheckedCallThatDiffersFails) {
