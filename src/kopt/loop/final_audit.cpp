@@ -100,6 +100,7 @@ json audit_case(Lab& lab, const Variant& baseline, const Variant& champion, doub
 // each case is one of the two (a launch-bound tiny case is often the same), so that only a
 // straddling interval makes the run ambiguous.
 std::string overall_verdict(const json& cases) {
+  if (cases.empty()) return "ambiguous";  // no case measured: nothing is shown
   bool all_faster = true, all_same = true, none_ambiguous = true;
   for (const json& c : cases) {
     const std::string v = c.at("verdict");

@@ -18,6 +18,7 @@
 #include "kopt/doctor/survey.hpp"
 #include "kopt/measure/peak_measurement.hpp"
 #include "kopt/measure/verdict.hpp"
+#include "kopt/loop/flagged_outcomes.hpp"
 #include "kopt/loop/screen_settings.hpp"
 #include "kopt/profile/ncu_witness.hpp"
 #include "kopt/profile/profiler.hpp"
@@ -258,6 +259,10 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
     const auto slot = std::ranges::find(result.outcomes, v.label, &VariantOutcome::label);
     if (slot == result.outcomes.end()) continue;
     *slot = timed_outcome(v);
+    if (v.summary.count == 0) *slot = failed_outcome(v.label, "no sample was kept: nothing measured");
+    if (v.escapes_events) {
+      *slot = failed_outcome(v.label, "solve ran work outside the default stream's events, so its times undercount it");
+    }
     if (!v.recheck_failure.empty()) *slot = failed_outcome(v.label, "wrong after the timing loop: " + v.recheck_failure);
     if (v.below_floor) *slot = failed_outcome(v.label, "faster than the roofline floor: a wrong spec or a cheating kernel");
     if (v.witness && measure::witness_fails(*v.witness, measure::sample_witness_rule())) {
@@ -265,6 +270,7 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
                                       "samples: docs/integrity.md)");
     }
   }
+  fail_flagged_outcomes(bench, result.outcomes);
   // Code rewritten in the timing worker: any of its variants could have done it, and every time
   // it reported may be forged.
   if (measure::code_witness_flag(bench.code_witness)) {

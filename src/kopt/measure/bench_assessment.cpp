@@ -21,10 +21,23 @@ constexpr double kEscapeFraction = 0.2;
 // Datasheet peaks are not exact: only a time this far under the floor is called impossible.
 constexpr double kFloorMargin = 0.95;
 
+void assess_recheck(VariantReport& v) {
+  if (v.samples.recheck && !v.samples.recheck->passed()) v.recheck_failure = v.samples.recheck->findings.front().message;
+  v.timed_calls_unverified = v.samples.recheck && std::ranges::find(v.samples.recheck->notes, kUnverifiableNote) !=
+                                                       v.samples.recheck->notes.end();
+  if (v.timed_calls_unverified) {
+    for (const std::string& note : v.samples.recheck->notes) {
+      if (note.starts_with(kToleranceUnverifiedPrefix)) v.unverified_reason = note;
+    }
+  }
+}
+
 }  // namespace
 
 void assess_variant(VariantReport& v, const std::optional<DevicePeaks>& peaks, const spec::DType& dtype,
                     TimingMode mode, bool allow_tf32) {
+  // The audit's verdict first: a variant with no sample kept is still wrong when it was wrong.
+  assess_recheck(v);
   if (v.samples.gpu_seconds.empty()) return;
   v.summary = summarize(v.samples.gpu_seconds, v.samples.resolution_seconds);
   const double median_time = v.summary.median;
@@ -42,14 +55,6 @@ void assess_variant(VariantReport& v, const std::optional<DevicePeaks>& peaks, c
   if (peaks && mode == TimingMode::cold) {
     v.floor_seconds = roofline_floor_seconds(*peaks, dtype, v.flops, v.bytes, allow_tf32);
     v.below_floor = v.floor_seconds > 0 && median_time < kFloorMargin * v.floor_seconds;
-  }
-  if (v.samples.recheck && !v.samples.recheck->passed()) v.recheck_failure = v.samples.recheck->findings.front().message;
-  v.timed_calls_unverified = v.samples.recheck && std::ranges::find(v.samples.recheck->notes, kUnverifiableNote) !=
-                                                       v.samples.recheck->notes.end();
-  if (v.timed_calls_unverified) {
-    for (const std::string& note : v.samples.recheck->notes) {
-      if (note.starts_with(kToleranceUnverifiedPrefix)) v.unverified_reason = note;
-    }
   }
 }
 

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 
 namespace fs = std::filesystem;

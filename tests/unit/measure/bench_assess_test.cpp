@@ -55,6 +55,17 @@ TEST(RooflineFloor, StrictFp32IsHeldToTheSimtRate) {
   EXPECT_FALSE(allowed.below_floor);
 }
 
+// A variant whose samples were all dropped (throttled batches, a time-out) still carries the
+// audit's verdict on its timed calls: a wrong kernel is not hidden behind "no samples".
+TEST(AssessVariant, TheAuditsFailureStandsWithoutASample) {
+  VariantReport v{.label = "k", .case_name = "default"};
+  v.samples.recheck = verify::RunRecord{.case_name = "default"};
+  v.samples.recheck->findings.push_back({verify::FindingKind::mismatch, "", "3 of 9 audited calls wrote other outputs"});
+  assess_variant(v, std::nullopt, f32(), TimingMode::cold);
+  EXPECT_EQ(v.summary.count, 0u);
+  EXPECT_EQ(v.recheck_failure, "3 of 9 audited calls wrote other outputs");
+}
+
 TEST(AssessVariant, ATimeUnderTheFloorIsImpossibleInColdModeOnly) {
   DevicePeaks peaks{.dram_bytes_per_second = 1e12};
   VariantReport v = variant(1e-3, 1.01e-3);
