@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <regex>
+#include <tuple>
 
 #include "kopt/core/files.hpp"
 #include "kopt/core/process.hpp"
@@ -93,6 +94,20 @@ const spec::BoundCase& smallest_case(const std::vector<spec::BoundCase>& cases) 
                            [&](const spec::BoundCase& a, const spec::BoundCase& b) { return bytes(a) < bytes(b); });
 }
 
+}  // namespace
+
+std::pair<std::string, std::string> sanitizer_status(const SanitizerText& text, std::string_view tool,
+                                                      std::string_view unfinished) {
+  if (text.errors > 0 || !text.findings.empty()) return {"findings", ""};
+  if (!unfinished.empty()) {
+    return {"failed", fmt::format("the check under {} did not finish ({}), so its clean summary covers nothing", tool,
+                                  unfinished)};
+  }
+  return {"clean", ""};
+}
+
+namespace {
+
 SanitizerRun run_tool(std::string_view tool, const fs::path& sanitizer, const CheckJob& job, CheckContext& context) {
   run::WorkerSettings worker = context.worker;
   // --error-exitcode 0: a finding is read from the text; the worker's own exit stays its own.
@@ -110,7 +125,8 @@ SanitizerRun run_tool(std::string_view tool, const fs::path& sanitizer, const Ch
                                    : fmt::format("{} gave no summary: {}", tool,
                                                  outcome.failure.empty() ? outcome.stderr_tail : outcome.failure);
   } else {
-    run.status = text.errors > 0 || !text.findings.empty() ? "findings" : "clean";
+    const std::string unfinished = outcome.result ? "" : (outcome.failure.empty() ? "no result" : outcome.failure);
+    std::tie(run.status, run.detail) = sanitizer_status(text, tool, unfinished);
   }
   return run;
 }

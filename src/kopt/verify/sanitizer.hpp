@@ -7,6 +7,7 @@
 // findings in check.json's `sanitizers`; any finding fails the check (docs/check.md).
 
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -36,6 +37,13 @@ struct SanitizerText {
   bool summary = false;
 };
 SanitizerText parse_sanitizer_output(std::string_view text);
+
+// A run's status from the tool's text and whether the worker under it finished its job: a
+// summary of no errors is "clean" only when the check it watched ran to its result, for a
+// kernel that exits early under the tool (having seen it) also leaves a clean summary.
+// `unfinished`: why the worker did not finish ("" when it did).
+std::pair<std::string, std::string> sanitizer_status(const SanitizerText& text, std::string_view tool,
+                                                      std::string_view unfinished);
 
 struct SanitizerRun {
   std::string tool;        // memcheck | racecheck | initcheck

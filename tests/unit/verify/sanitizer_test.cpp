@@ -70,6 +70,19 @@ TEST(SanitizerOutput, ACleanRunAndARunThatNeverFinished) {
   EXPECT_FALSE(cut.summary);
 }
 
+// A kernel that sees the tool and exits before solve leaves "0 errors" behind: clean only when
+// the check it watched ran to its result.
+TEST(SanitizerStatus, ACleanSummaryOfACheckThatDidNotFinishIsAFailure) {
+  const SanitizerText clean = parse_sanitizer_output(kClean);
+  EXPECT_EQ(sanitizer_status(clean, "memcheck", "").first, "clean");
+  const auto [status, detail] = sanitizer_status(clean, "memcheck", "worker exited without writing a result");
+  EXPECT_EQ(status, "failed");
+  EXPECT_THAT(detail, HasSubstr("without writing a result"));
+  SanitizerText found = clean;
+  found.errors = 2;
+  EXPECT_EQ(sanitizer_status(found, "memcheck", "worker was killed by signal 11").first, "findings");
+}
+
 // Captured on the H200 (CUDA 13.0 compute-sanitizer, tests/gpu/kernels/good, 2026-12-01):
 // racecheck's clean run has no ERROR SUMMARY, only its own.
 TEST(SanitizerOutput, ACleanRacecheckRunEndsWithItsOwnSummary) {
