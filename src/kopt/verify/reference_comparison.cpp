@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <span>
+#include <string>
 
 #include "kopt/core/error.hpp"
 #include "kopt/run/host_data.hpp"
@@ -75,8 +77,26 @@ void compare_dumped_outputs(const spec::BoundCase& bound_case, const fs::path& k
       run.outputs.push_back(identical_output(buffer));
       continue;
     }
-    compare_output(buffer, read_npy(kernel_dir / (buffer.name + ".npy")).data,
-                   read_npy(reference_dir / (buffer.name + ".npy")).data, run);
+    const NpyArray expected = read_npy(reference_dir / (buffer.name + ".npy"));
+    // The kernel's dump was written in its own worker, where the kernel could delete or cut it:
+    // one that cannot be read, or is not the output's size, is the kernel's wrong output.
+    std::optional<NpyArray> dumped;
+    std::string unreadable;
+    try {
+      dumped = read_npy(kernel_dir / (buffer.name + ".npy"));
+    } catch (const Error& e) {
+      unreadable = e.what();
+    }
+    if (dumped && dumped->data.size() != expected.data.size()) {
+      unreadable = fmt::format("{} bytes where the reference's has {}", dumped->data.size(), expected.data.size());
+    }
+    if (!unreadable.empty()) {
+      run.findings.push_back({FindingKind::mismatch, buffer.name,
+                              fmt::format("output {}: the kernel's worker left no readable output ({})", buffer.name,
+                                          unreadable)});
+      continue;
+    }
+    compare_output(buffer, dumped->data, expected.data, run);
   }
   order_findings(run);
 }

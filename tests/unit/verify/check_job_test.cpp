@@ -171,6 +171,22 @@ TEST_F(DumpedOutputs, DifferentOrUnknownDigestsAreComparedElementByElement) {
   }
 }
 
+// The kernel's dumps are written in its own worker: one deleted or cut short there is the
+// kernel's wrong output, a finding of the run, not a broken spec that ends kopt.
+TEST_F(DumpedOutputs, AMissingOrShortDumpIsAMismatchOfTheRun) {
+  dump(dir.path() / "reference", {1, 2, 3, 4});
+  RunRecord missing = run_with_digest(42);
+  compare_dumped_outputs(bound_case, dir.path() / "kernel", dir.path() / "reference", {43}, missing);
+  ASSERT_FALSE(missing.passed());
+  EXPECT_EQ(missing.findings[0].kind, FindingKind::mismatch);
+  EXPECT_THAT(missing.findings[0].message, ::testing::HasSubstr("left no readable output"));
+  dump(dir.path() / "kernel", {1, 2, 3});
+  RunRecord short_dump = run_with_digest(42);
+  compare_dumped_outputs(bound_case, dir.path() / "kernel", dir.path() / "reference", {43}, short_dump);
+  ASSERT_FALSE(short_dump.passed());
+  EXPECT_THAT(short_dump.findings[0].message, ::testing::HasSubstr("12 bytes where the reference's has 16"));
+}
+
 TEST(SameBytesAsReference, NeedsBothDigestsOfEveryOutput) {
   RunRecord run;
   run.output_digests = {1, 2};
