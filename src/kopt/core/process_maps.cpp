@@ -14,19 +14,36 @@ std::optional<std::string> read_process_smaps(int pid) {
   return text.str();
 }
 
-// The fourth field of /proc/PID/stat, after the command name in
-// parentheses (which may itself hold spaces and parentheses, hence the last ')').
-std::optional<int> parent_of(int pid) {
+namespace {
+struct StatFields {
+  char state = 0;
+  int parent = 0;
+};
+
+// The third and fourth fields of /proc/PID/stat, after the command name in parentheses
+// (which may itself hold spaces and parentheses, hence the last ')').
+std::optional<StatFields> read_stat(int pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string stat;
   if (!in || !std::getline(in, stat)) return std::nullopt;
   const std::size_t close = stat.rfind(')');
   if (close == std::string::npos) return std::nullopt;
   std::istringstream fields(stat.substr(close + 1));
-  char state = 0;
-  int parent = 0;
-  if (!(fields >> state >> parent)) return std::nullopt;
-  return parent;
+  StatFields read;
+  if (!(fields >> read.state >> read.parent)) return std::nullopt;
+  return read;
+}
+}  // namespace
+
+bool process_running(int pid) {
+  const std::optional<StatFields> stat = read_stat(pid);
+  return stat && stat->state != 'Z' && stat->state != 'X';
+}
+
+std::optional<int> parent_of(int pid) {
+  const std::optional<StatFields> stat = read_stat(pid);
+  if (!stat) return std::nullopt;
+  return stat->parent;
 }
 
 bool is_same_or_descendant(int pid, int ancestor) {

@@ -10,6 +10,10 @@ namespace kopt {
 // The text of /proc/PID/smaps; nullopt when the process is gone or may not be read.
 std::optional<std::string> read_process_smaps(int pid);
 
+// Whether `pid` runs (its /proc/PID/stat says so: not a zombie, not dead). /proc/PID/stat is
+// readable where smaps is refused, so this tells a refused look from a process that is gone.
+bool process_running(int pid);
+
 // The parent of `pid` from /proc/PID/stat; nullopt when the process is gone or its stat
 // may not be read.
 std::optional<int> parent_of(int pid);

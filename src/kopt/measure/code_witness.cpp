@@ -130,7 +130,12 @@ void CodeWitness::look_until_stopped(int pid) {
 
 void CodeWitness::look(int pid) {
   const std::optional<std::string> smaps = read_process_smaps(pid);
-  if (!smaps) return;
+  if (!smaps) {
+    const bool running = process_running(pid);
+    std::lock_guard lock(mutex_);
+    if (running && report_.looks > 0) ++report_.refused_looks;
+    return;
+  }
   const std::vector<WrittenCode> found = written_code(*smaps, rule_);
   std::lock_guard lock(mutex_);
   report_.watched = true;
@@ -153,6 +158,11 @@ CodeWitnessReport CodeWitness::finish() {
 }
 
 std::optional<std::string> code_witness_flag(const CodeWitnessReport& report) {
+  if (report.written.empty() && report.refused_looks > 0) {
+    return fmt::format("the timing worker refused {} of kopt's looks at its code after it had allowed {}: code in the "
+                       "worker (the kernel?) hid its memory from kopt, so no time it reported can be trusted",
+                       report.refused_looks, report.looks);
+  }
   if (report.written.empty()) return std::nullopt;
   std::vector<std::string> parts;
   for (const auto& [mapping, kb] : report.written) parts.push_back(fmt::format("{}: {} kB", mapping, kb));
@@ -164,7 +174,8 @@ std::optional<std::string> code_witness_flag(const CodeWitnessReport& report) {
 nlohmann::json code_witness_to_json(const CodeWitnessReport& report) {
   nlohmann::json written = nlohmann::json::array();
   for (const auto& [mapping, kb] : report.written) written.push_back({{"mapping", mapping}, {"kilobytes", kb}});
-  return {{"watched", report.watched}, {"looks", report.looks}, {"written", written}};
+  return {{"watched", report.watched}, {"looks", report.looks}, {"refused_looks", report.refused_looks},
+          {"written", written}};
 }
 
 }  // namespace kopt::measure

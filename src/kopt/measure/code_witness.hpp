@@ -51,6 +51,9 @@ std::vector<WrittenCode> written_code(std::string_view smaps, const CodeWitnessR
 struct CodeWitnessReport {
   bool watched = false;  // a process id arrived and was looked at at least once
   int looks = 0;
+  // Looks refused while the process ran, after one that was not: only code in the process
+  // changes that (prctl(PR_SET_DUMPABLE, 0)), to hide what it patches.
+  int refused_looks = 0;
   std::map<std::string, std::int64_t> written;  // mapping -> most kB seen written
 };
 

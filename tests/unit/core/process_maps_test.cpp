@@ -38,5 +38,18 @@ TEST(IsSameOrDescendant, FollowsParentLinks) {
   EXPECT_FALSE(is_same_or_descendant(static_cast<int>(child), self));  // gone: no link to read
 }
 
+// A refused look is told from a process that is gone: a zombie (exited, not yet reaped) and a
+// reaped child are not running.
+TEST(ProcessRunning, IsTrueForALiveProcessOnly) {
+  EXPECT_TRUE(process_running(static_cast<int>(getpid())));
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(0);
+  for (int tries = 0; tries < 2000 && process_running(static_cast<int>(child)); ++tries) usleep(1000);
+  EXPECT_FALSE(process_running(static_cast<int>(child)));  // a zombie until waited for
+  waitpid(child, nullptr, 0);
+  EXPECT_FALSE(process_running(static_cast<int>(child)));
+}
+
 }  // namespace
 }  // namespace kopt

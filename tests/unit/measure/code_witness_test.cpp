@@ -75,6 +75,15 @@ TEST(CodeWitnessFlag, NamesEveryWrittenMappingOrSaysNothing) {
   EXPECT_THAT(*flag, HasSubstr("/lib/libc.so.6: 8 kB"));
 }
 
+// Maps shown at first and refused later, while the worker still ran: code in it made it
+// undumpable to hide a patch, so its times are not trusted either.
+TEST(CodeWitnessFlag, LooksRefusedAfterOneAllowedAreFlagged) {
+  EXPECT_FALSE(code_witness_flag({.watched = false, .looks = 0, .refused_looks = 0}));
+  const auto flag = code_witness_flag({.watched = true, .looks = 2, .refused_looks = 5});
+  ASSERT_TRUE(flag);
+  EXPECT_THAT(*flag, HasSubstr("refused 5 of kopt's looks"));
+}
+
 // A live look at this test process: the C library's code is clean until a page of it is written
 // the way a hot patch writes it (made writable, one byte rewritten with the same value).
 TEST(CodeWitness, SeesAPatchOfThisProcesssOwnCodeEvenWhenTheBytesAreRestored) {
