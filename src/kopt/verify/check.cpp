@@ -133,6 +133,29 @@ CheckReport with_compile_failure(CheckReport report, const spec::Problem& proble
 constexpr unsigned kComparisonWidth = 4;
 
 // [case][seed] → each output's digest in the kernel's run of that case and seed.
+}  // namespace
+
+std::string coverage_gap(const CheckReport& report) {
+  std::vector<std::vector<int>> seen(report.cases.size(), std::vector<int>(report.seeds.size(), 0));
+  for (const RunRecord& run : report.runs) {
+    const auto seed = static_cast<std::size_t>(std::ranges::find(report.seeds, run.seed) - report.seeds.begin());
+    if (run.case_index < 0 || static_cast<std::size_t>(run.case_index) >= seen.size() || seed >= report.seeds.size()) {
+      return fmt::format("a run of case index {} and seed {}, which the check did not ask for", run.case_index, run.seed);
+    }
+    ++seen[static_cast<std::size_t>(run.case_index)][seed];
+  }
+  for (std::size_t c = 0; c < seen.size(); ++c) {
+    for (std::size_t s = 0; s < seen[c].size(); ++s) {
+      if (seen[c][s] != 1) {
+        return fmt::format("{} runs of case {} and seed {}", seen[c][s], report.cases[c].name, report.seeds[s]);
+      }
+    }
+  }
+  return "";
+}
+
+namespace {
+
 std::vector<std::vector<std::vector<std::uint64_t>>> digests_by_case_and_seed(const CheckReport& report) {
   std::vector<std::vector<std::vector<std::uint64_t>>> digests(
       report.cases.size(), std::vector<std::vector<std::uint64_t>>(report.seeds.size()));
@@ -288,6 +311,10 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
   report.worker_phases = result.phases;
   if (result.fatal) {
     report.failure = KernelFailure{std::string(finding_kind_name(result.fatal->kind)), result.fatal->message, ""};
+    return report;
+  }
+  if (std::string gap = coverage_gap(report); !gap.empty()) {
+    report.failure = KernelFailure{"fault", "the kernel's worker did not return one run per case and seed: " + gap, ""};
     return report;
   }
   if (problem.spec.reference) {

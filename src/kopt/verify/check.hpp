@@ -95,6 +95,11 @@ struct CheckReport {
 
 // Throws Error for bad input (exit 2) and a missing environment (exit 3); a kernel that is
 // wrong, crashes or hangs is a report that did not pass (exit 1).
+// Why a check's runs are not exactly one per case and seed it asked for (its worker makes one
+// per pair, or stops with a fatal finding); "" when they are. A result that covers less is no
+// pass of what it covers.
+std::string coverage_gap(const CheckReport& report);
+
 CheckReport run_check(const spec::Problem& problem, const CheckOptions& options, CheckContext& context);
 
 // The arch to build for: the spec's [build] arch, the option, or the device's own.

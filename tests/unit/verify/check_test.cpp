@@ -148,5 +148,24 @@ TEST_F(RunCheck, UnderStrictASourceFindingStopsItBeforeAnythingRuns) {
   EXPECT_TRUE(machine.steps.empty());
 }
 
+// One run per case and seed, or the check is no pass: a worker result that leaves a pair out
+// (or adds one it was not asked for) would pass only what it chose to show.
+TEST(CoverageGap, EveryCaseAndSeedHasExactlyOneRun) {
+  CheckReport report{.seeds = {11, 12}, .cases = {spec::BoundCase{.name = "default"}, spec::BoundCase{.name = "N=3"}}};
+  for (int c = 0; c < 2; ++c) {
+    for (std::uint64_t seed : {11u, 12u}) report.runs.push_back({.case_name = "x", .case_index = c, .seed = seed});
+  }
+  EXPECT_EQ(coverage_gap(report), "");
+  CheckReport short_of_one = report;
+  short_of_one.runs.pop_back();
+  EXPECT_EQ(coverage_gap(short_of_one), "0 runs of case N=3 and seed 12");
+  CheckReport doubled = report;
+  doubled.runs.back() = doubled.runs.front();
+  EXPECT_EQ(coverage_gap(doubled), "2 runs of case default and seed 11");
+  CheckReport foreign = report;
+  foreign.runs.back().seed = 99;
+  EXPECT_THAT(coverage_gap(foreign), ::testing::HasSubstr("seed 99, which the check did not ask for"));
+}
+
 }  // namespace
 }  // namespace kopt::verify
