@@ -151,8 +151,8 @@ void add_python_reference(BenchReport& report, const spec::Problem& problem, con
   add_variants(report, problem, std::move(timed), options.settings.mode, false);
 }
 
-// Has the checks of one bench call `start` after their kernel worker, and no later check: the
-// hook goes with this object, however the bench ends.
+// Makes the checks of one bench call `start` once their kernel worker has exited; the hook
+// goes with this object, however the bench ends, so no later check calls it.
 class StartAfterKernelWorker {
  public:
   StartAfterKernelWorker(verify::CheckContext& context, std::function<void()> start) : context_(context) {
