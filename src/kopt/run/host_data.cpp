@@ -45,13 +45,38 @@ static_assert(static_cast<int>(ElementType::uint64) == kopt_generator::u64 &&
 static_assert(static_cast<int>(spec::InitKind::ones) == kopt_generator::ones &&
               static_cast<int>(spec::InitKind::integers) == kopt_generator::integers);
 
+// Calls f(convert) with the conversion of a double to `type`, one lambda per type: a loop
+// over elements inside f is compiled once per type, with no switch per element (filling the
+// inputs of a .py reference is the loop's largest host-side cost: docs/results.md).
+template <typename F>
+void with_conversion(ElementType type, F&& f) {
+  switch (type) {
+    case ElementType::float64: return f([](double v) { return v; });
+    case ElementType::float32: return f([](double v) { return static_cast<float>(v); });
+    case ElementType::float16: return f([](double v) { return __float2half_rn(static_cast<float>(v)); });
+    case ElementType::bfloat16: return f([](double v) { return __float2bfloat16_rn(static_cast<float>(v)); });
+    case ElementType::float8_e4m3: return f([](double v) { return __nv_fp8_e4m3(static_cast<float>(v)); });
+    case ElementType::float8_e5m2: return f([](double v) { return __nv_fp8_e5m2(static_cast<float>(v)); });
+    case ElementType::int8: return f([](double v) { return clamp_to<std::int8_t>(v); });
+    case ElementType::uint8: return f([](double v) { return clamp_to<std::uint8_t>(v); });
+    case ElementType::int16: return f([](double v) { return clamp_to<std::int16_t>(v); });
+    case ElementType::uint16: return f([](double v) { return clamp_to<std::uint16_t>(v); });
+    case ElementType::int32: return f([](double v) { return clamp_to<std::int32_t>(v); });
+    case ElementType::uint32: return f([](double v) { return clamp_to<std::uint32_t>(v); });
+    case ElementType::int64: return f([](double v) { return clamp_to<std::int64_t>(v); });
+    case ElementType::uint64: return f([](double v) { return clamp_to<std::uint64_t>(v); });
+  }
+}
+
 void fill_chunk(std::byte* data, ElementType type, const spec::InitSpec& init, std::int64_t begin,
                 std::int64_t end, std::uint64_t key) {
   const int kind = static_cast<int>(init.kind);
-  for (std::int64_t i = begin; i < end; ++i) {
-    const std::uint64_t bits = kopt_generator::element_bits(key, static_cast<std::uint64_t>(i));
-    store_element(data, type, i, kopt_generator::element_value(bits, kind, init.a, init.b));
-  }
+  with_conversion(type, [&](auto convert) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      const std::uint64_t bits = kopt_generator::element_bits(key, static_cast<std::uint64_t>(i));
+      save(data, i, convert(kopt_generator::element_value(bits, kind, init.a, init.b)));
+    }
+  });
 }
 
 }  // namespace
@@ -92,22 +117,7 @@ double element_as_double(const std::byte* data, ElementType type, std::int64_t i
 }
 
 void store_element(std::byte* data, ElementType type, std::int64_t index, double value) {
-  switch (type) {
-    case ElementType::float64: return save(data, index, value);
-    case ElementType::float32: return save(data, index, static_cast<float>(value));
-    case ElementType::float16: return save(data, index, __float2half_rn(static_cast<float>(value)));
-    case ElementType::bfloat16: return save(data, index, __float2bfloat16_rn(static_cast<float>(value)));
-    case ElementType::float8_e4m3: return save(data, index, __nv_fp8_e4m3(static_cast<float>(value)));
-    case ElementType::float8_e5m2: return save(data, index, __nv_fp8_e5m2(static_cast<float>(value)));
-    case ElementType::int8: return save(data, index, clamp_to<std::int8_t>(value));
-    case ElementType::uint8: return save(data, index, clamp_to<std::uint8_t>(value));
-    case ElementType::int16: return save(data, index, clamp_to<std::int16_t>(value));
-    case ElementType::uint16: return save(data, index, clamp_to<std::uint16_t>(value));
-    case ElementType::int32: return save(data, index, clamp_to<std::int32_t>(value));
-    case ElementType::uint32: return save(data, index, clamp_to<std::uint32_t>(value));
-    case ElementType::int64: return save(data, index, clamp_to<std::int64_t>(value));
-    case ElementType::uint64: return save(data, index, clamp_to<std::uint64_t>(value));
-  }
+  with_conversion(type, [&](auto convert) { save(data, index, convert(value)); });
 }
 
 std::uint64_t buffer_stream_key(std::uint64_t seed, std::string_view buffer_name) {
