@@ -251,6 +251,10 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
   Stopwatch mark;  // each lap, one phase of the worker's time
   const spec::BoundCase& bound_case = job.cases[case_index];
   ArgumentSets sets(bound_case);
+  // Before any variant's first call of the case: a kernel that allocates device memory in its
+  // warm-up cannot starve the memory its own kept outputs need (an unverifiable variant is
+  // flagged anyway, bench_assessment.cpp; this keeps honest ones from being).
+  kit.retention.start_case(case_index, sets.first());
   result.phases.inputs += mark.lap();
 
   std::vector<bool> budgeted;
@@ -264,7 +268,6 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
   result.phases.warmup += mark.lap();
   const int calls = choose_calls(job, variants, sets);
   const std::vector<run::KernelArguments*> batch_sets = sets.first(calls);
-  kit.retention.start_case(case_index, sets.first());  // after the batch's sets: they come first
   for (VariantState& v : variants) {
     if (!v.graph) v.samples.calls_per_sample = calls;
     v.samples.l2 = std::string(l2_policy(job.settings.mode, v.samples.calls_per_sample));

@@ -77,9 +77,11 @@ bool profile_calls(NcuTimeWitness& witness, const NcuWitnessTarget& target, veri
   if (!outcome.result || error) {
     const std::string message = outcome.result ? outcome.result->value("message", std::string("an error"))
                                                : "the worker " + outcome.failure;
+    // ncu's own failures (no counters, no permission) leave the kernel unwitnessed; a solve
+    // that hangs only under the profiler is the kernel's doing, and fails.
     if (!cause.empty()) witness.unavailable = cause;
-    else if (outcome.timed_out || (error && !kernel_failed)) witness.unavailable = message;
-    else witness.failure = message;
+    else if (error && !kernel_failed) witness.unavailable = message;
+    else witness.failure = outcome.timed_out ? "it did not finish under Nsight Compute: " + message : message;
     return false;
   }
   if (!path_exists(report_file)) {
@@ -99,7 +101,8 @@ const NcuWitnessRule& ncu_witness_rule() {
 NcuCallTimes ncu_call_seconds(const NcuReport& report, int calls) {
   const std::size_t launches = report.launches.size();
   if (calls < 1 || launches == 0 || launches % static_cast<std::size_t>(calls) != 0) {
-    return {.error = fmt::format("{} kernel launches cannot be split into {} equal calls of solve", launches, calls)};
+    return {.error = fmt::format("{} kernel launches cannot be split into {} equal calls of solve", launches, calls),
+            .uneven_launches = true};
   }
   NcuCallTimes times;
   const std::size_t per_call = launches / static_cast<std::size_t>(calls);
@@ -125,7 +128,7 @@ bool ncu_disagrees(double ncu_seconds, double kopt_seconds, const NcuWitnessRule
 void judge_ncu_witness(NcuTimeWitness& witness, const NcuReport& report, const NcuWitnessRule& rule) {
   NcuCallTimes times = ncu_call_seconds(report, rule.calls);
   if (!times.error.empty()) {
-    witness.unavailable = times.error;
+    (times.uneven_launches ? witness.failure : witness.unavailable) = times.error;
     return;
   }
   witness.call_seconds = std::move(times.seconds);

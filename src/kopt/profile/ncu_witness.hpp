@@ -44,6 +44,10 @@ const NcuWitnessRule& ncu_witness_rule();  // loaded once; throws environment Er
 struct NcuCallTimes {
   std::vector<double> seconds;
   std::string error;
+  // The error is that the launches do not split into equal calls (none at all, or a count
+  // the calls do not divide): solve launched differently under the profiler, which an honest
+  // solve on the same inputs does not, so the witness fails rather than stands aside.
+  bool uneven_launches = false;
 };
 NcuCallTimes ncu_call_seconds(const NcuReport& report, int calls);
 

@@ -3,6 +3,7 @@
 
 #include "kopt/core/error.hpp"
 #include "kopt/measure/bench.hpp"
+#include "kopt/measure/bench_assessment.hpp"
 #include "kopt/measure/timed_call_audit.hpp"
 #include "kopt/measure/bench_job.hpp"
 #include "kopt/measure/peaks.hpp"
@@ -111,6 +112,28 @@ TEST(AssessVariant, TimedCallsThatCouldNotBeComparedAreMarkedUnverifiedNotFailed
   verified.samples.recheck = verify::RunRecord{.case_name = "default", .seed = 2};
   assess_variant(verified, std::nullopt, f32(), TimingMode::cold);
   EXPECT_FALSE(verified.timed_calls_unverified);
+}
+
+// Unverified timed calls fail the verdict where a reference could have verified them (the
+// kernel's outputs vary and could not be kept: its doing); without a reference, the spec is
+// the cause, and it is said as a warning.
+TEST(AddVariants, UnverifiedTimedCallsAreFlaggedWhereTheSpecHasAReference) {
+  for (const bool with_reference : {true, false}) {
+    spec::Problem problem;
+    problem.cases.push_back({.name = "default"});
+    if (with_reference) problem.spec.reference = "reference.cu";
+    VariantSamples samples = variant(1e-3, 1.01e-3).samples;
+    samples.label = "kernel.cu";
+    samples.case_name = "default";
+    samples.recheck = verify::RunRecord{.case_name = "default"};
+    samples.recheck->notes.push_back(std::string(kUnverifiableNote));
+    BenchReport report;
+    add_variants(report, problem, {samples}, TimingMode::cold, true);
+    const std::vector<std::string>& said = with_reference ? report.flags : report.warnings;
+    ASSERT_EQ(said.size(), 1u) << with_reference;
+    EXPECT_THAT(said.front(), ::testing::HasSubstr("kernel.cu (case default): its timed calls are not verified"));
+    EXPECT_TRUE((with_reference ? report.warnings : report.flags).empty());
+  }
 }
 
 }  // namespace

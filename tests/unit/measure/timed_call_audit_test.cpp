@@ -295,6 +295,26 @@ TEST_F(AuditOfTimedCalls, AWorkerThatDiesFailsTheAudit) {
   EXPECT_THAT(samples[0].recheck->findings.front().message, HasSubstr("the audit of timed calls failed"));
 }
 
+// The check digested the library's calls on this case; timed calls of the same library that
+// have no digest escaped the audit somehow, and are failed, not let off unaudited.
+TEST_F(AuditOfTimedCalls, TimedCallsWithoutDigestsWhereTheChecksHadThemFail) {
+  samples[0].digests = false;
+  audit({check_with({verified(7, 70)})});
+  EXPECT_TRUE(runner.jobs.empty());
+  ASSERT_TRUE(samples[0].recheck.has_value());
+  ASSERT_FALSE(samples[0].recheck->passed());
+  EXPECT_THAT(samples[0].recheck->findings.front().message, HasSubstr("could not be digested"));
+}
+
+// A library that cannot digest at all (its check has no digests either) has nothing to match.
+TEST_F(AuditOfTimedCalls, ALibraryWithoutDigestsAnywhereIsNotAudited) {
+  samples[0].digests = false;
+  verify::RunRecord undigested = verified(7, 0);
+  audit({check_with({undigested})});
+  EXPECT_TRUE(runner.jobs.empty());
+  EXPECT_FALSE(samples[0].recheck.has_value());
+}
+
 TEST_F(AuditOfTimedCalls, ACheckedCallThatDiffersFails) {
   runner.digest_of = [](std::uint64_t seed) { return seed == 7 ? 71 : seed == 900 ? 9000 : seed * 10; };
   audit({check_with({verified(7, 70)})});

@@ -83,11 +83,29 @@ TEST(JudgeNcuWitness, AnHonestMedianAgreesAndAForgedOneIsFlagged) {
   EXPECT_THAT(*flag, HasSubstr("kopt's median of 3.9 µs"));
 }
 
-TEST(JudgeNcuWitness, AReportThatCannotBeSplitIsUnavailableNotAFlag) {
-  NcuTimeWitness w{.kopt_median_seconds = 1e-6};
+// An honest solve on the same inputs launches the same kernels each call: launches that do not
+// split into equal calls (or none at all) mean solve behaved otherwise under the profiler, and
+// a kernel cannot dodge the witness that way.
+TEST(JudgeNcuWitness, AReportThatCannotBeSplitIsAFlagNotUnavailable) {
+  NcuTimeWitness w{.label = "k.cu", .case_name = "default", .kopt_median_seconds = 1e-6};
   judge_ncu_witness(w, parse_ncu_raw_csv(two_kernels_export()), kRule);  // 2 launches, 5 calls
-  EXPECT_THAT(w.unavailable, HasSubstr("cannot be split"));
-  EXPECT_FALSE(ncu_witness_flag(w, kRule).has_value());
+  EXPECT_TRUE(w.unavailable.empty());
+  EXPECT_THAT(w.failure, HasSubstr("cannot be split"));
+  EXPECT_THAT(ncu_witness_flag(w, kRule).value_or(""), HasSubstr("solve failed under Nsight Compute"));
+
+  NcuTimeWitness none{.kopt_median_seconds = 1e-6};
+  judge_ncu_witness(none, NcuReport{}, kRule);
+  EXPECT_THAT(none.failure, HasSubstr("0 kernel launches"));
+}
+
+// A launch without the duration is ncu's gap, not the kernel's: unwitnessed, said as a warning.
+TEST(JudgeNcuWitness, ALaunchWithoutItsDurationIsUnavailable) {
+  NcuReport report = parse_ncu_raw_csv(two_kernels_export());
+  report.launches[1].metrics.erase(std::string(kNcuTimeMetric));
+  NcuTimeWitness w{.kopt_median_seconds = 1e-6};
+  judge_ncu_witness(w, report, NcuWitnessRule{.noise_fraction = 0.1, .noise_seconds = 5e-6, .calls = 1});
+  EXPECT_THAT(w.unavailable, HasSubstr("has no gpu__time_duration.sum"));
+  EXPECT_TRUE(w.failure.empty());
 }
 
 TEST(NcuWitnessFlag, SolveFailingUnderNcuIsAFlag) {
