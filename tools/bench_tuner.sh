@@ -6,7 +6,7 @@
 #   OUT=/some/folder tools/bench_tuner.sh
 #
 # 1. cuBLAS FP32 (TF32 off) SGEMM at 4096^3 through PyTorch, the point of comparison;
-# 2. for each strategy in $STRATEGIES (default "auto"): `kopt optimize examples/sgemm_tiled --branches $BRANCHES` (default 16)
+# 2. for each strategy in $STRATEGIES (default "auto"; empty: none): `kopt optimize examples/sgemm_tiled --branches $BRANCHES` (default 16)
 #    from its slow defaults with a --budget of $BUDGET minutes (default 2.5), cut off at
 #    $BUDGET minutes + $GRACE seconds (default 25) since the budget is checked only before
 #    each iteration starts; each run has a cache folder of its own (no run reuses another's
@@ -37,7 +37,7 @@ OUT=${OUT:?set OUT to the output folder}
 BUDGET=${BUDGET:-2.5}
 BRANCHES=${BRANCHES:-16}   # kopt's --branches: the first look is cheap, the later steps are not (loop.md)
 GRACE=${GRACE:-25}
-STRATEGIES=${STRATEGIES:-auto}
+STRATEGIES=${STRATEGIES-auto}   # empty: no kopt run (only Kernel Tuner)
 KT_STRATEGIES=${KT_STRATEGIES-random_sample simulated_annealing}
 EXTRA=${EXTRA:-}
 KERNEL=examples/sgemm_tiled

@@ -3,6 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -118,8 +121,72 @@ Compiler::Compiler(ProcessRunner& runner, fs::path nvcc, fs::path cache_dir, std
 
 Compiler::Compiler(Context& context) : Compiler(context.runner, context.tools.path(Tool::nvcc), context.cache_dir) {}
 
+namespace {
+
+// `nvcc --version` once per nvcc binary (its path, size and time): every check and every build
+// of a screen asks, and each answer is a process of ~70 ms on the GPU machine, on the critical
+// path of a `kopt bench`. Kept per process and in the cache folder (`toolchain/`), so a later
+// kopt asks no more; a replaced nvcc has a new stamp. A name that is not a file here (a test's
+// fake) is asked each time.
+class NvccVersions {
+ public:
+  std::optional<std::string> find(const fs::path& nvcc, const fs::path& cache_dir) {
+    const std::string key = key_of(nvcc);
+    if (key.empty()) return std::nullopt;
+    const std::lock_guard lock(mutex_);
+    if (const auto found = known_.find(key); found != known_.end()) return found->second;
+    if (cache_dir.empty()) return std::nullopt;
+    try {
+      std::string version = read_file(entry_of(cache_dir, key), 4096);
+      if (version.empty()) return std::nullopt;
+      return known_[key] = std::move(version);
+    } catch (const Error&) {
+      return std::nullopt;  // not asked before, or unreadable: ask nvcc
+    }
+  }
+  void remember(const fs::path& nvcc, const fs::path& cache_dir, const std::string& version) {
+    const std::string key = key_of(nvcc);
+    if (key.empty() || version.empty()) return;
+    const std::lock_guard lock(mutex_);
+    known_[key] = version;
+    if (cache_dir.empty()) return;
+    try {
+      create_folders(cache_dir / "toolchain");
+      write_file_atomic(entry_of(cache_dir, key), version);
+    } catch (const Error&) {
+      // A cache folder that takes no writes costs the next kopt one more question, nothing else.
+    }
+  }
+
+ private:
+  static std::string key_of(const fs::path& nvcc) {
+    const std::string stamp = nvcc.is_absolute() ? file_stamp(nvcc) : "";
+    return stamp.empty() ? "" : nvcc.string() + "\n" + stamp;
+  }
+  static fs::path entry_of(const fs::path& cache_dir, const std::string& key) {
+    return cache_dir / "toolchain" / ("nvcc-version-" + content_hash(key).substr(0, 16) + ".txt");
+  }
+  friend void kopt::build::forget_remembered_nvcc_versions();
+  std::mutex mutex_;
+  std::map<std::string, std::string> known_;
+};
+
+NvccVersions& nvcc_versions() {
+  static NvccVersions versions;
+  return versions;
+}
+
+}  // namespace
+
+void forget_remembered_nvcc_versions() {
+  NvccVersions& versions = nvcc_versions();
+  const std::lock_guard lock(versions.mutex_);
+  versions.known_.clear();
+}
+
 const std::string& Compiler::nvcc_version() {
   if (!nvcc_version_.empty()) return nvcc_version_;
+  if (std::optional<std::string> known = nvcc_versions().find(nvcc_, cache_dir_)) return nvcc_version_ = *known;
   ProcessResult result = runner_.run({.argv = {nvcc_.string(), "--version"}, .time_limit = std::chrono::seconds(60)});
   if (!result.ok()) throw environment_error("{} --version {}", nvcc_.string(), result.outcome());
   std::istringstream in(result.out);
@@ -129,6 +196,7 @@ const std::string& Compiler::nvcc_version() {
   }
   for (const std::string& line : lines) nvcc_version_ += (nvcc_version_.empty() ? "" : " / ") + line;
   if (nvcc_version_.empty()) nvcc_version_ = result.out;
+  nvcc_versions().remember(nvcc_, cache_dir_, nvcc_version_);
   return nvcc_version_;
 }
 

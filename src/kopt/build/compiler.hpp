@@ -57,6 +57,10 @@ std::vector<std::string> arch_flags(const std::string& arch);
 // environment error (exit 3) saying how to fix it when there is none.
 std::filesystem::path find_nvcc();
 
+// Forgets the nvcc versions this process has asked, as a new kopt process would: for tests of
+// the cache folder's record of them.
+void forget_remembered_nvcc_versions();
+
 class Compiler {
  public:
   // `cutlass`: where a kernel including CUTLASS finds it; none: $CUTLASS_PATH, then python3's
@@ -67,7 +71,8 @@ class Compiler {
   explicit Compiler(Context& context);
 
   BuildOutcome compile(const CompileRequest& request);
-  // "release 13.0, V13.0.88 / cuda_13.0.r13.0/compiler.36424714_0", read once.
+  // "release 13.0, V13.0.88 / cuda_13.0.r13.0/compiler.36424714_0", asked once per nvcc
+  // binary: remembered by the process and in the cache folder's toolchain/.
   const std::string& nvcc_version();
   std::string cache_key(const CompileRequest& request);
 

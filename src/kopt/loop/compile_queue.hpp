@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <functional>
 #include <future>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -21,7 +22,8 @@ class CompileQueue {
   // Stops taking new work and waits for the builds under way.
   ~CompileQueue();
 
-  // Returns when compile(index) has returned; rethrows what it threw.
+  // Returns when compile(index) has returned; rethrows what it threw. An index the queue does
+  // not hold is std::out_of_range.
   void wait(std::size_t index);
 
  private:
@@ -34,5 +36,18 @@ class CompileQueue {
   std::atomic<bool> stopping_ = false;
   std::vector<std::thread> threads_;
 };
+
+// A queue that builds each of `jobs` in order (compile(jobs[i]) for index i) and owns them.
+// The count is taken before the jobs move into the queue's function: taken in the same call as
+// the move, the order in which its arguments are evaluated is unspecified, and GCC moved the
+// jobs first, leaving a queue of none whose every wait failed (hidden as build failures).
+template <typename Job>
+std::unique_ptr<CompileQueue> compile_queue_of(std::vector<Job> jobs, std::size_t width,
+                                               std::function<void(const Job&)> compile) {
+  const std::size_t count = jobs.size();
+  auto owned = std::make_shared<const std::vector<Job>>(std::move(jobs));
+  return std::make_unique<CompileQueue>(count, width,
+                                        [owned, compile = std::move(compile)](std::size_t i) { compile(owned->at(i)); });
+}
 
 }  // namespace kopt::loop

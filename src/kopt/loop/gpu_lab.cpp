@@ -56,7 +56,8 @@ std::unique_ptr<CompileQueue> GpuLab::compile_ahead(const std::vector<Variant>& 
   const unsigned cores = usable_cores();
   const std::size_t width = settings_.parallel_compiles > 0 ? static_cast<std::size_t>(settings_.parallel_compiles) : cores;
   const fs::path nvcc = context_.tools.path(Tool::nvcc);  // looked for here: the toolchain is not shared by threads
-  std::vector<std::pair<spec::Problem, std::vector<std::pair<std::string, std::string>>>> jobs;
+  using Job = std::pair<spec::Problem, std::vector<std::pair<std::string, std::string>>>;  // problem, defines
+  std::vector<Job> jobs;
   for (const Variant& variant : variants) {
     std::vector<std::pair<std::string, std::string>> defines = settings_.bench.check.defines;
     for (const auto& define : variant.defines) defines.push_back(define);
@@ -64,12 +65,12 @@ std::unique_ptr<CompileQueue> GpuLab::compile_ahead(const std::vector<Variant>& 
   }
   // The compile cache makes each later check find its library built; failures are reported
   // by that check, with the compiler's message.
-  return std::make_unique<CompileQueue>(jobs.size(), width, [this, jobs = std::move(jobs), arch, nvcc](std::size_t i) {
+  return compile_queue_of<Job>(std::move(jobs), width, [this, arch, nvcc](const Job& job) {
     SystemProcessRunner system;  // one per thread: no shared state
     TimedProcessRunner runner(system, ledger_);
     build::Compiler compiler(runner, nvcc, settings_.cache_dir);
-    compiler.compile({.source = jobs[i].first.spec.kernel, .arch = arch, .flags = jobs[i].first.spec.build.flags,
-                      .defines = jobs[i].second});
+    compiler.compile({.source = job.first.spec.kernel, .arch = arch, .flags = job.first.spec.build.flags,
+                      .defines = job.second});
   });
 }
 
@@ -165,10 +166,13 @@ void fail_disagreeing_with_ncu(const measure::BenchReport& bench, std::vector<Va
   }
 }
 
-// A failed build is the check's to report, with the compiler's message.
+// A failed build is the check's to report, with the compiler's message; a queue that does not
+// hold the variant is kopt's own error, and is not hidden.
 void wait_quietly(CompileQueue& compiles, std::size_t index) {
   try {
     compiles.wait(index);
+  } catch (const std::logic_error&) {
+    throw;
   } catch (const std::exception&) {
   }
 }

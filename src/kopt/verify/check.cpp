@@ -250,7 +250,10 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
   report.arch = resolve_arch(problem.spec.build.arch, options.arch, device.arch());
   if (!build) build = compile_kernel(report.arch);
   clock.lap(report.phase_seconds.compile);
-  if (!build->ok()) return with_compile_failure(std::move(report), problem, *build->failure, report.arch);
+  if (!build->ok()) {
+    const std::string arch = report.arch;  // not read beside the move: the arguments' order is unspecified
+    return with_compile_failure(std::move(report), problem, *build->failure, arch);
+  }
   report.build = build->artifact;
 
   CheckJob job{.library = build->artifact->library,

@@ -155,5 +155,55 @@ TEST(CompilerWithNvcc, CompilesARealKernelForSm90) {
   EXPECT_TRUE(compiler.compile({.source = dir.path() / "k.cu", .arch = "sm_90"}).artifact->cache_hit);
 }
 
+// Every check asks its compiler for nvcc's version: one process per nvcc binary and process,
+// asked again when the binary is replaced.
+TEST(NvccVersion, IsAskedOncePerBinaryAndAgainWhenItIsReplaced) {
+  TempDir dir{"nvcc-version"};
+  const fs::path nvcc = dir.path() / "nvcc";  // absolute, and a file: remembered
+  write_file_atomic(nvcc, "not run: the fake runner answers");
+  FakeNvcc runner;
+  auto versions_asked = [&] {
+    return std::count_if(runner.commands.begin(), runner.commands.end(),
+                         [](const auto& argv) { return argv.size() == 2 && argv[1] == "--version"; });
+  };
+  EXPECT_THAT(Compiler(runner, nvcc, dir.path() / "cache").nvcc_version(), HasSubstr("release 13.0"));
+  EXPECT_THAT(Compiler(runner, nvcc, dir.path() / "cache").nvcc_version(), HasSubstr("release 13.0"));
+  EXPECT_EQ(versions_asked(), 1);
+  write_file_atomic(nvcc, "another nvcc, of another size");
+  Compiler(runner, nvcc, dir.path() / "cache").nvcc_version();
+  EXPECT_EQ(versions_asked(), 2);
+  Compiler(runner, "nvcc", dir.path() / "cache").nvcc_version();  // a bare name: asked each time
+  Compiler(runner, "nvcc", dir.path() / "cache").nvcc_version();
+  EXPECT_EQ(versions_asked(), 4);
+}
+
+TEST(NvccVersion, AnotherProcessFindsItInTheCacheFolder) {
+  TempDir dir{"nvcc-version-cached"};
+  const fs::path nvcc = dir.path() / "nvcc";
+  write_file_atomic(nvcc, "not run: the fake runner answers");
+  FakeNvcc runner;
+  auto versions_asked = [&] {
+    return std::count_if(runner.commands.begin(), runner.commands.end(),
+                         [](const auto& argv) { return argv.size() == 2 && argv[1] == "--version"; });
+  };
+  const std::string version = Compiler(runner, nvcc, dir.path() / "cache").nvcc_version();
+  forget_remembered_nvcc_versions();  // as a new kopt process starts
+  EXPECT_EQ(Compiler(runner, nvcc, dir.path() / "cache").nvcc_version(), version);
+  EXPECT_EQ(versions_asked(), 1);
+  forget_remembered_nvcc_versions();
+  Compiler(runner, nvcc, dir.path() / "another cache").nvcc_version();  // its folder has no record
+  EXPECT_EQ(versions_asked(), 2);
+}
+
+TEST(NvccVersion, ACacheFolderThatTakesNoWritesStillGivesTheVersion) {
+  TempDir dir{"nvcc-version-unwritable"};
+  const fs::path nvcc = dir.path() / "nvcc";
+  write_file_atomic(nvcc, "not run: the fake runner answers");
+  write_file_atomic(dir.path() / "cache", "a file where the cache folder would be");
+  FakeNvcc runner;
+  forget_remembered_nvcc_versions();
+  EXPECT_THAT(Compiler(runner, nvcc, dir.path() / "cache").nvcc_version(), HasSubstr("release 13.0"));
+}
+
 }  // namespace
 }  // namespace kopt::build

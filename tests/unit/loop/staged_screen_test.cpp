@@ -3,9 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "kopt/core/files.hpp"
 #include "kopt/loop/close_steps.hpp"
@@ -165,6 +169,23 @@ TEST(CompileQueue, BuildsAheadInOrderAndEachWaitGetsItsOwnResult) {
   EXPECT_THROW(queue.wait(3), std::runtime_error);
   queue.wait(4);
   EXPECT_EQ(started, 5);
+}
+
+// The lab's queue over its variants' jobs: every job is built, each wait is its own job's,
+// and an index the queue lacks is an error, not a wait that returns (the lab once built a
+// queue of none, its jobs moved away before they were counted, and took each failed wait
+// for a failed build).
+TEST(CompileQueue, AQueueOfJobsBuildsEveryJobItHolds) {
+  std::mutex built_mutex;
+  std::vector<std::string> built;
+  auto queue = compile_queue_of<std::string>({"b1", "b2", "b3", "b4", "b5"}, 3, [&](const std::string& job) {
+    const std::lock_guard lock(built_mutex);
+    built.push_back(job);
+  });
+  for (std::size_t i = 0; i < 5; ++i) queue->wait(i);
+  std::ranges::sort(built);
+  EXPECT_EQ(built, (std::vector<std::string>{"b1", "b2", "b3", "b4", "b5"}));
+  EXPECT_THROW(queue->wait(5), std::out_of_range);
 }
 
 TEST(CompileQueue, StopsTakingWorkWhenDestroyed) {
