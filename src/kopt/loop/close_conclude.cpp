@@ -78,33 +78,6 @@ json stage_costs(const RunFolder& run, int i, const json& screen, const json& fi
   return stages;
 }
 
-// ", 3.8 at once": how many compiles ran side by side while any ran (absent from older files).
-std::string compiles_at_once(const json& cost) {
-  const double compile = cost.at("compile_s").get<double>();
-  if (compile <= 0 || !cost.contains("compile_processes_s")) return "";
-  return fmt::format(", {:.1f} at once", cost.at("compile_processes_s").get<double>() / compile);
-}
-
-// "first look 16 in 9.8 s (compile 3.1 s, 12.4 at once, GPU 8.9 s), 108 per GPU-minute; full check 6 in ..."
-std::string cost_line(const json& stages) {
-  std::string line;
-  for (const std::string name : {"first_look", "full_check", "finals", "ablation"}) {  // in the order they ran
-    if (!stages.contains(name)) continue;
-    const json& cost = stages.at(name);
-    std::string label = name;
-    std::ranges::replace(label, '_', ' ');
-    const double compile = cost.at("compile_s").get<double>();
-    line += fmt::format("{}{} {} in {:.1f} s (compile {:.1f} s{}, GPU {:.1f} s)", line.empty() ? "" : "; ", label,
-                        cost.at("candidates").get<std::size_t>(), cost.at("wall_s").get<double>(), compile,
-                        compiles_at_once(cost), cost.at("device_s").get<double>());
-    const double device = cost.at("device_s").get<double>();
-    if (name == "first_look" && device > 0) {
-      line += fmt::format(", {:.0f} per GPU-minute", cost.at("candidates").get<double>() * 60 / device);
-    }
-  }
-  return line.empty() ? "no stage recorded" : line;
-}
-
 json conclude(const RunFolder& run, int i, const RunState& state, const std::vector<Branch>& branches,
               const std::vector<std::string>& methods, const json& screen, const json& finals,
               const std::optional<std::string>& champion_name, const json& ablation, const json& time) {

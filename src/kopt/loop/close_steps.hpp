@@ -165,8 +165,6 @@ nlohmann::json time_spent(double wall, const ProcessTimes& processes, std::size_
 // The stages' costs (first look, full check, finals, ablation), from their documents' "cost".
 nlohmann::json stage_costs(const RunFolder& run, int i, const nlohmann::json& screen, const nlohmann::json& finals,
                            const nlohmann::json& ablation);
-// One line for the terminal and kopt.log: each stage's seconds, and the first look's rate.
-std::string cost_line(const nlohmann::json& stages);
 nlohmann::json conclude(const RunFolder& run, int i, const RunState& state, const std::vector<Branch>& branches,
                         const std::vector<std::string>& methods, const nlohmann::json& screen,
                         const nlohmann::json& finals, const std::optional<std::string>& champion_name,

@@ -16,6 +16,7 @@
 #include "kopt/core/hash.hpp"
 #include "kopt/loop/close_steps.hpp"
 #include "kopt/loop/frozen_inputs.hpp"
+#include "kopt/report/iteration_text.hpp"
 #include "kopt/spec/kernel_signature.hpp"
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/spec/tool_arguments.hpp"
@@ -170,7 +171,7 @@ json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteratio
   });
 
   say(hooks, fmt::format("{}: {}", iter_name(i), verdict.at("verdict").get<std::string>()));
-  if (verdict.at("time").contains("stages")) say(hooks, fmt::format("{}: cost: {}", iter_name(i), cost_line(verdict["time"]["stages"])));
+  if (verdict.at("time").contains("stages")) say(hooks, fmt::format("{}: cost: {}", iter_name(i), report::format_stage_costs(verdict["time"]["stages"])));
   IterationState& record = state.iterations.at(static_cast<std::size_t>(i - 1));
   record.status = "closed";
   record.verdict = verdict.at("verdict");

@@ -2,7 +2,38 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace kopt::report {
+namespace {
+
+// ", 3.8 at once": how many compiles ran side by side while any ran (absent from older files).
+std::string compiles_at_once(const nlohmann::json& cost) {
+  const double compile = cost.at("compile_s").get<double>();
+  if (compile <= 0 || !cost.contains("compile_processes_s")) return "";
+  return fmt::format(", {:.1f} at once", cost.at("compile_processes_s").get<double>() / compile);
+}
+
+}  // namespace
+
+std::string format_stage_costs(const nlohmann::json& stages) {
+  std::string line;
+  for (const std::string name : {"first_look", "full_check", "finals", "ablation"}) {  // in the order they ran
+    if (!stages.contains(name)) continue;
+    const nlohmann::json& cost = stages.at(name);
+    std::string label = name;
+    std::ranges::replace(label, '_', ' ');
+    const double compile = cost.at("compile_s").get<double>();
+    const double device = cost.at("device_s").get<double>();
+    line += fmt::format("{}{} {} in {:.1f} s (compile {:.1f} s{}, GPU {:.1f} s)", line.empty() ? "" : "; ", label,
+                        cost.at("candidates").get<std::size_t>(), cost.at("wall_s").get<double>(), compile,
+                        compiles_at_once(cost), device);
+    if (name == "first_look" && device > 0) {
+      line += fmt::format(", {:.0f} per GPU-minute", cost.at("candidates").get<double>() * 60 / device);
+    }
+  }
+  return line.empty() ? "no stage recorded" : line;
+}
 
 std::string format_iteration_verdict(const nlohmann::json& v) {
   std::string text = fmt::format("iteration {}: {}", v.at("index").get<int>(), v.at("verdict").get<std::string>());
@@ -18,6 +49,9 @@ std::string format_iteration_verdict(const nlohmann::json& v) {
       text += fmt::format("  (without it: {:.3f}× the time)", m.at("time_ratio_without").get<double>());
     }
     text += "\n";
+  }
+  if (v.contains("time") && v.at("time").is_object() && v.at("time").contains("stages")) {
+    text += "  cost: " + format_stage_costs(v.at("time").at("stages")) + "\n";
   }
   return text;
 }

@@ -7,6 +7,7 @@
 
 #include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/report/iteration_text.hpp"
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/spec/problem_work.hpp"
 
@@ -240,6 +241,18 @@ std::string loop_overhead_text(const json& iterations) {
          per_iteration + ".\n";
 }
 
+// Each iteration's stages (iteration.json's time.stages), a line each, when the run recorded them.
+std::string stage_costs_text(const json& iterations) {
+  std::string lines;
+  for (const json& it : iterations) {
+    if (!it.contains("time") || !it.at("time").is_object() || !it.at("time").contains("stages")) continue;
+    lines += fmt::format("- iteration {}: {}\n", it.at("index").get<int>(), format_stage_costs(it.at("time").at("stages")));
+  }
+  if (lines.empty()) return "";
+  return "\nWhat each iteration's stages cost (candidates, wall time, compiles and how many ran at once, GPU "
+         "workers):\n\n" + lines;
+}
+
 // Which GPU the medians are of, and each GPU the run moved to (its baseline measured again there).
 std::string gpus_text(const json& gpus) {
   if (gpus.size() < 2) return "";
@@ -323,6 +336,7 @@ std::string format_run_summary(const json& s) {
   }
 
   md += loop_overhead_text(s.at("iterations"));
+  md += stage_costs_text(s.at("iterations"));
 
   md += "\n## Method ledger\n\nEach method of a champion, removed again (ablation): the time without it over the time "
         "with it, interleaved, with its 95 % interval. *effective*: removing it is significantly slower and its SASS "

@@ -199,20 +199,5 @@ TEST(CompileQueue, StopsTakingWorkWhenDestroyed) {
   EXPECT_LT(started, 100);
 }
 
-// The cost line says how many compiles ran side by side: a queue that built one at a time
-// (4 compiles of 2 s: 8 s with a compile running, 8 s of compiles) reads "1.0 at once".
-TEST(CostLine, SaysHowManyCompilesRanAtOnceWhereTheFileRecordsIt) {
-  const nlohmann::json stages = {
-      {"first_look", {{"wall_s", 12.0}, {"compile_s", 8.0}, {"compile_processes_s", 8.0}, {"device_s", 3.0},
-                      {"candidates", 4}}},
-      {"finals", {{"wall_s", 5.0}, {"compile_s", 2.0}, {"compile_processes_s", 7.0}, {"device_s", 3.0},
-                  {"candidates", 2}}},
-      {"ablation", {{"wall_s", 5.0}, {"compile_s", 1.0}, {"device_s", 4.0}, {"candidates", 1}}}};
-  const std::string line = cost_line(stages);
-  EXPECT_THAT(line, testing::HasSubstr("first look 4 in 12.0 s (compile 8.0 s, 1.0 at once, GPU 3.0 s), 80 per GPU-minute"));
-  EXPECT_THAT(line, testing::HasSubstr("finals 2 in 5.0 s (compile 2.0 s, 3.5 at once, GPU 3.0 s)"));
-  EXPECT_THAT(line, testing::HasSubstr("ablation 1 in 5.0 s (compile 1.0 s, GPU 4.0 s)"));  // an older file
-}
-
 }  // namespace
 }  // namespace kopt::loop
