@@ -188,7 +188,9 @@ std::string format_next_step(const nlohmann::json& next) {
   if (!next.at("write").empty()) {
     text += "\nWrite:";
     for (const auto& f : next.at("write")) text += "\n  " + f.get<std::string>();
-    text += "\n(a branch is kernel.cu, or variant.json {\"defines\": {...}} to rebuild the best kernel with other -D values)";
+    const std::string kernel_file = next.value("branch_kernel", "kernel.cu");  // a Triton run's: kernel.py
+    text += fmt::format("\n(a branch is {}, or variant.json {{\"defines\": {{...}}}} to rebuild the best kernel with other -D "
+                        "values)", kernel_file);
   }
   return text + fmt::format("\nThen: {}\n", next.at("command").get<std::string>());
 }

@@ -15,6 +15,7 @@ Nothing here depends on torch until main(): the tests drive the argument logic w
 tensor factory.
 """
 
+import ast
 import ctypes
 import importlib.util
 import json
@@ -116,10 +117,33 @@ def torch_tensor_factory(torch):
     return make_tensor
 
 
-def load_kernel(path, entry):
+def define_value(text):
+    """A -D value as kernel.py's variable takes it: a Python literal (128, 0.5, True, "a")
+    where it is one, else the text itself."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def apply_defines(module, defines, kernel):
+    """kopt's -D NAME=VALUE for a Triton kernel: kernel.py's module-level variable NAME set to
+    VALUE after the import, before the first call. solve reads its globals when it runs, so a
+    launch parameter written as a module constant (BLOCK=BLOCK, num_warps=NUM_WARPS) takes it.
+    A name kernel.py does not define is refused: it would change nothing."""
+    for name, value in defines:
+        if not hasattr(module, name):
+            raise HostError(f"{os.path.basename(kernel)} has no module-level variable {name} "
+                            f"for -D {name}={value} (docs/triton.md, \"Parameters\")")
+        setattr(module, name, define_value(value))
+
+
+def load_kernel(path, entry, defines=()):
+    # A module of its own per bridge: two variants of one kernel.py keep their own variables.
     spec = importlib.util.spec_from_file_location("kopt_triton_kernel", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    apply_defines(module, defines, path)
     return getattr(module, entry)
 
 
@@ -135,8 +159,12 @@ def bridge_callback(bridge, make_tensor, first_call):
         try:
             if not solve:
                 first_call()
-                solve.append(load_kernel(bridge["kernel"], bridge["entry"]))
+                solve.append(load_kernel(bridge["kernel"], bridge["entry"], bridge.get("defines", [])))
             solve[0](*call_arguments(bridge, [words[i] for i in range(count)], make_tensor))
+        except HostError as error:
+            sys.stderr.write(f"kopt: {error}\n")
+            sys.stderr.flush()
+            os._exit(1)
         except BaseException:  # noqa: B902 - whatever it is, the worker must end here
             sys.stderr.write(f"kopt: {os.path.basename(bridge['kernel'])}'s {bridge['entry']} raised:\n")
             traceback.print_exc()

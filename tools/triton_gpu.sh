@@ -4,7 +4,9 @@
 # tests (a planted wrong kernel, a kernel that skips work while timed). Run from the repository
 # root with a build/ configured with -DKOPT_TRITON_WORKER=ON (build/cli/libkopt_worker.so) and
 # carried as run_on_device.sh carries it. Everything goes into "$OUT/triton_gpu.tgz" and
-# "$OUT/summary.txt". No tunable parameters yet, so no optimize run. About 2-4 minutes.
+# "$OUT/summary.txt"; then the example's [tune] table through kopt optimize (BLOCK and NUM_WARPS,
+# -D values of kernel.py's variables), OPTIMIZE_BUDGET minutes (default 1.5) after its init.
+# About 5-7 minutes.
 set -uo pipefail
 repo=$(pwd)
 out=${OUT:-/tmp/kopt-triton}
@@ -40,6 +42,10 @@ step bench_cuda_softmax "$kopt" bench examples/softmax --out "$work/bench_cuda_s
 # Where a Triton worker's time goes: the check's phases with the worker's start (import torch
 # and triton, Triton's compile) inside kernel_worker.
 step check_triton_softmax_again "$kopt" check examples/triton_softmax --seeds 1 --out "$work/check_again.json"
+step bench_triton_softmax_block4096 "$kopt" bench examples/triton_softmax -D BLOCK=4096 -D NUM_WARPS=8 \
+    --out "$work/bench_block4096.json"
+step optimize_triton_softmax "$kopt" optimize examples/triton_softmax --run "$work/run_optimize" \
+    --budget "${OPTIMIZE_BUDGET:-1.5}" --iterations 3 --branches 8
 ctest_args=(--test-dir build -L gpu -R triton --output-on-failure --timeout 300)
 (cd "$built_in" && step ctest_gpu_triton ctest "${ctest_args[@]}")
 cp "$work/summary.txt" "$out/summary.txt"

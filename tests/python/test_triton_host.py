@@ -31,6 +31,18 @@ def fake_tensor(address, shape, dtype):
     return ("tensor", address, tuple(shape), dtype)
 
 
+def call_once_in_a_process(bridge):
+    """The bridge's callback called once in a python3 of its own (the host ends its process on
+    a failure): that process's result."""
+    script = (f"import sys; sys.path.insert(0, {os.path.dirname(host.__file__)!r}); import json, struct\n"
+              "import kopt_triton_host as host\n"
+              f"bridge = json.loads({json.dumps(json.dumps(bridge))})\n"
+              "cb = host.bridge_callback(bridge, lambda *a: a, lambda: None)\n"
+              "d = struct.unpack('<Q', struct.pack('<d', 0.5))[0]\n"
+              "cb(4, (host.ctypes.c_uint64 * 4)(1, 2, 4, d))\nprint('not reached')\n")
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+
+
 class ArgumentsTest(unittest.TestCase):
     def test_pointers_become_tensors_of_the_calls_case_and_scalars_stay_numbers(self):
         arguments = host.call_arguments(BRIDGE, words(0x7F0000001000, 0x7F0000002000, 2, 0.5), fake_tensor)
@@ -83,16 +95,51 @@ class CallbackTest(unittest.TestCase):
             kernel = os.path.join(folder, "kernel.py")
             with open(kernel, "w", encoding="utf-8") as out:
                 out.write("def solve(x, y, rows, scale):\n    raise ValueError('planted')\n")
-            script = (f"import sys; sys.path.insert(0, {os.path.dirname(host.__file__)!r}); import json, struct\n"
-                      "import kopt_triton_host as host\n"
-                      f"bridge = json.loads({json.dumps(json.dumps(dict(BRIDGE, kernel=kernel)))})\n"
-                      "cb = host.bridge_callback(bridge, lambda *a: a, lambda: None)\n"
-                      "d = struct.unpack('<Q', struct.pack('<d', 0.5))[0]\n"
-                      "cb(4, (host.ctypes.c_uint64 * 4)(1, 2, 4, d))\nprint('not reached')\n")
-            done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+            done = call_once_in_a_process(dict(BRIDGE, kernel=kernel))
             self.assertEqual(done.returncode, 1)
             self.assertIn("kernel.py's solve raised", done.stderr)
             self.assertIn("ValueError: planted", done.stderr)
+            self.assertNotIn("not reached", done.stdout)
+
+
+class DefinesTest(unittest.TestCase):
+    KERNEL = ("import unittest\nBLOCK = 1024\nNUM_WARPS = 4\nMODE = 'fast'\n\n"
+              "def solve(x, y, rows, scale):\n"
+              "    unittest.kopt_test_calls.append((BLOCK, NUM_WARPS, MODE))\n")
+
+    def test_values_are_python_literals_where_they_are_one(self):
+        self.assertEqual(host.define_value("512"), 512)
+        self.assertEqual(host.define_value("0x10"), 16)
+        self.assertEqual(host.define_value("0.5"), 0.5)
+        self.assertEqual(host.define_value("True"), True)
+        self.assertEqual(host.define_value("'a'"), "a")
+        self.assertEqual(host.define_value("fast_path"), "fast_path")  # not a literal: the text
+
+    def test_each_bridge_calls_its_own_module_with_its_defines(self):
+        with tempfile.TemporaryDirectory() as folder:
+            kernel = os.path.join(folder, "kernel.py")
+            with open(kernel, "w", encoding="utf-8") as out:
+                out.write(self.KERNEL)
+            unittest.kopt_test_calls = []
+            packed = (host.ctypes.c_uint64 * 4)(*words(16, 32, 4, 0.5))
+            tuned = host.bridge_callback(dict(BRIDGE, kernel=kernel, defines=[["BLOCK", "256"], ["MODE", "slow"]]),
+                                         fake_tensor, lambda: None)
+            default = host.bridge_callback(dict(BRIDGE, kernel=kernel, defines=[]), fake_tensor, lambda: None)
+            tuned(4, packed)
+            default(4, packed)
+            tuned(4, packed)
+            self.assertEqual(unittest.kopt_test_calls, [(256, 4, "slow"), (1024, 4, "fast"), (256, 4, "slow")])
+
+    def test_a_define_kernel_py_does_not_have_ends_the_worker_in_one_line(self):
+        with tempfile.TemporaryDirectory() as folder:
+            kernel = os.path.join(folder, "kernel.py")
+            with open(kernel, "w", encoding="utf-8") as out:
+                out.write(self.KERNEL)
+            done = call_once_in_a_process(dict(BRIDGE, kernel=kernel, defines=[["BLOKC", "256"]]))
+            self.assertEqual(done.returncode, 1)
+            self.assertEqual(done.stderr.strip().splitlines(),
+                             ["kopt: kernel.py has no module-level variable BLOKC for -D BLOKC=256 "
+                              "(docs/triton.md, \"Parameters\")"])
             self.assertNotIn("not reached", done.stdout)
 
 

@@ -50,7 +50,7 @@ Defines read_defines(const fs::path& file) {
 
 std::string branch_label(const Branch& branch, const fs::path& kernel) {
   std::vector<std::string> parts;
-  if (branch.own_kernel) parts.push_back("kernel.cu " + content_hash(read_file(kernel)).substr(0, 8));
+  if (branch.own_kernel) parts.push_back(kernel_file_like(kernel) + " " + content_hash(read_file(kernel)).substr(0, 8));
   if (!branch.variant.defines.empty() || !branch.own_kernel) parts.push_back(describe_defines(branch.variant.defines));
   if (branch.own_methods && !branch.methods.empty()) parts.push_back(fmt::format("[{}]", fmt::join(branch.methods, ", ")));
   return fmt::format("{}", fmt::join(parts, " "));
@@ -63,17 +63,18 @@ std::vector<Branch> read_branches(const RunFolder& run, int i, const RunState& s
   std::optional<catalog::MethodsCheck> shared;
   if (path_exists(shared_file)) shared = checked_methods(shared_file, catalog, inputs);
   std::vector<Branch> branches;
+  const std::string kernel_file = kernel_file_like(state.kernel);  // kernel.cu, or a Triton run's kernel.py
   for (const std::string& name : branch_names(run, i)) {
     const fs::path dir = run.branches(i) / name;
-    Branch b{.name = name, .own_kernel = path_exists(dir / "kernel.cu")};
+    Branch b{.name = name, .own_kernel = path_exists(dir / kernel_file)};
     b.variant.label = iter_name(i) + "/" + name;
-    b.variant.kernel = b.own_kernel ? run.relative(dir / "kernel.cu") : state.best.kernel;
+    b.variant.kernel = b.own_kernel ? run.relative(dir / kernel_file) : state.best.kernel;
     // A branch without its own kernel is the best kernel with its defines changed.
     if (!b.own_kernel) b.variant.defines = state.best.defines;
     if (path_exists(dir / "variant.json")) {
       for (const auto& [define, value] : read_defines(dir / "variant.json")) b.variant.defines[define] = value;
     } else if (!b.own_kernel) {
-      throw input_error("{}: a branch needs kernel.cu or variant.json", dir.string());
+      throw input_error("{}: a branch needs {} or variant.json", dir.string(), kernel_file);
     }
     b.own_methods = path_exists(dir / kMethodsFile);
     const std::optional<catalog::MethodsCheck> claims =
@@ -88,8 +89,8 @@ std::vector<Branch> read_branches(const RunFolder& run, int i, const RunState& s
     branches.push_back(std::move(b));
   }
   if (branches.empty()) {
-    throw input_error("{}: no branches: write {}/b1/kernel.cu (or variant.json) first", run.branches(i).string(),
-                      run.branches(i).string());
+    throw input_error("{}: no branches: write {}/b1/{} (or variant.json) first", run.branches(i).string(),
+                      run.branches(i).string(), kernel_file);
   }
   return branches;
 }

@@ -31,7 +31,7 @@ json ablate(Lab& lab, const RunFolder& run, int i, const Variant& champion, cons
   for (const std::string& id : methods) {
     Variant v = champion;
     v.label = "without " + id;
-    const fs::path written = run.iteration(i) / "ablation" / id / "kernel.cu";
+    const fs::path written = run.iteration(i) / "ablation" / id / kernel_file_like(champion.kernel);
     const auto sw = std::ranges::find(on, id, &spec::MethodSwitch::method_id);
     if (path_exists(written)) {
       v.kernel = run.relative(written);
@@ -91,9 +91,9 @@ ChampionSteps champion_steps(Lab& lab, const RunFolder& run, int i, const std::v
   const fs::path cdir = run.champion(i);
   Variant champion = branch.variant;
   champion.label = iter_name(i) + "/champion";
-  champion.kernel = run.relative(cdir / "kernel.cu");
+  champion.kernel = run.relative(cdir / kernel_file_like(branch.variant.kernel));
   const json chosen = once(cdir / "variant.json", hooks, "champion", [&] {
-    write_file_atomic(cdir / "kernel.cu", read_file(run.absolute(branch.variant.kernel)));
+    write_file_atomic(run.absolute(champion.kernel), read_file(run.absolute(branch.variant.kernel)));
     write_json(cdir / "bench.json", final_outcomes[*winner]);
     return json(champion);
   });

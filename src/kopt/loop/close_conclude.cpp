@@ -41,7 +41,8 @@ json switch_off_harmful(const RunFolder& run, const json& ablation, double champ
   std::optional<double> measured;
   for (const std::string& id : harmful) {
     const auto sw = std::ranges::find(on, id, &spec::MethodSwitch::method_id);
-    const fs::path written = run.absolute(best.kernel).parent_path().parent_path() / "ablation" / id / "kernel.cu";
+    const fs::path written =
+        run.absolute(best.kernel).parent_path().parent_path() / "ablation" / id / kernel_file_like(best.kernel);
     if (sw != on.end()) {
       best.defines[sw->macro] = "0";
     } else if (harmful.size() == 1 && path_exists(written)) {

@@ -26,6 +26,7 @@
 #include "kopt/sass/kernel_sass.hpp"
 #include "kopt/sass/sass_profile.hpp"
 #include "kopt/spec/problem_work.hpp"
+#include "kopt/spec/python_kernel.hpp"
 
 namespace kopt::loop {
 namespace fs = std::filesystem;
@@ -246,8 +247,10 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
   }
   result.gpu = gpu_identity(device_.value("device", nlohmann::json()));
   measure::BenchReport bench = bench_surviving_faults(passing, options, context, result.outcomes);
-  // Indices line up only when no variant was dropped for faulting while timed.
-  if (request.witness_ncu && !bench.variants.empty() && bench.checks.size() == passing.size()) {
+  // Indices line up only when no variant was dropped for faulting while timed. Nsight Compute
+  // is not pointed at a Triton kernel's Python-hosted worker yet (docs/triton.md).
+  const bool triton = std::ranges::any_of(passing, [](const spec::Problem& p) { return spec::is_python_kernel(p.spec.kernel); });
+  if (request.witness_ncu && !triton && !bench.variants.empty() && bench.checks.size() == passing.size()) {
     profile::add_ncu_witness(bench, passing, options, context);
   }
   result.detail = measure::bench_report_to_json(bench);
@@ -298,6 +301,9 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
 // the analytic roofline. A kernel that fails, or a device without known ceilings, is evidence
 // missing (the plan degrades), not an error of the loop.
 Evidence GpuLab::profile(const Variant& variant, const fs::path& dir) {
+  if (spec::is_python_kernel(variant.kernel)) {
+    return {.ok = false, .reason = "a Triton kernel (.py) is not profiled yet: the plan has no counters (docs/triton.md)"};
+  }
   verify::CheckContext context{runner_, settings_.cache_dir, settings_.worker};
   profile::ProfileOptions options{.check = measure::check_options_for(settings_.bench, 0), .ncu = settings_.ncu,
                                   .out_dir = dir};
@@ -348,6 +354,9 @@ std::vector<MethodSass> method_sass_rows(const std::vector<std::string>& methods
 std::vector<MethodSass> GpuLab::sass(const Variant& variant, const std::vector<std::string>& methods) {
   if (methods.empty()) return {};
   const spec::Problem problem = load(variant, true);
+  if (spec::is_python_kernel(problem.spec.kernel)) {
+    return method_sass_rows(methods, {}, "a Triton kernel's machine code is in Triton's cache, which kopt does not read yet");
+  }
   std::vector<std::pair<std::string, std::string>> defines = settings_.bench.check.defines;
   for (const auto& define : variant.defines) defines.push_back(define);
   // The GPU's arch is asked once: arch_ holds it from the first check or SASS step on.

@@ -78,7 +78,8 @@ json generator_context(const RunFolder& run, const RunState& state, const json& 
           {"write",
            {{"methods", fs::absolute(dir / "methods.json").string()},
             {"branches", fs::absolute(run.branches(i)).string()},
-            {"branch_files", "BRANCHES/bK/kernel.cu, or BRANCHES/bK/variant.json {\"defines\": {...}}"}}},
+            {"branch_files", "BRANCHES/bK/" + kernel_file_like(state.kernel) +
+                                 ", or BRANCHES/bK/variant.json {\"defines\": {...}}"}}},
           {"errors", errors}};
 }
 

@@ -80,14 +80,14 @@ RunState init_run(Lab& lab, const InitRequest& request, const LoopContext& hooks
   }
   RunLock lock(run);
   const spec::ProblemSpec located = spec::locate_problem(request.kernel, request.spec);
-  spec::refuse_python_kernel(located.kernel, "the optimization loop");  // its variants are .cu copies
   RunState state{.kernel = fs::absolute(located.kernel), .dims = request.dims, .settings = request.settings};
   if (located.spec_file) state.spec = fs::absolute(*located.spec_file);
   state.created = utc_timestamp();
 
-  write_file_atomic(run.baseline() / "kernel.cu", read_file(located.kernel));
+  const std::string kernel_file = kernel_file_like(located.kernel);  // a Triton kernel's copies stay .py
+  write_file_atomic(run.baseline() / kernel_file, read_file(located.kernel));
   freeze_inputs(run, located);
-  state.baseline = {.label = "baseline", .kernel = "baseline/kernel.cu", .defines = request.defines};
+  state.baseline = {.label = "baseline", .kernel = "baseline/" + kernel_file, .defines = request.defines};
   write_json(run.baseline() / "variant.json", state.baseline);
 
   say(hooks, "measuring the baseline");
@@ -239,9 +239,11 @@ json next_step(const RunFolder& run, const RunState& state) {
   });
   if (!path_exists(dir / "methods.json") && !each_claims) write.push_back(it + "/methods.json");
   if (names.empty()) {
-    for (int k = 1; k <= state.settings.branches; ++k) write.push_back(fmt::format("{}/branches/b{}/kernel.cu", it, k));
+    const std::string kernel_file = kernel_file_like(state.kernel);
+    for (int k = 1; k <= state.settings.branches; ++k) write.push_back(fmt::format("{}/branches/b{}/{}", it, k, kernel_file));
   }
   next["write"] = write;
+  next["branch_kernel"] = kernel_file_like(state.kernel);
   next["best_kernel"] = state.best.kernel.string();
   next["best_defines"] = state.best.defines;
   next["phase"] = path_exists(dir / "screen.json") ? "closing" : write.empty() ? "ready_to_close" : "awaiting_branches";

@@ -9,6 +9,7 @@
 #include "kopt/core/error.hpp"
 #include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/spec/python_kernel.hpp"
 
 namespace kopt::loop {
 namespace fs = std::filesystem;
@@ -110,6 +111,10 @@ fs::path resolved_from(const fs::path& stored, const fs::path& root) {
 }
 
 }  // namespace
+
+std::string kernel_file_like(const fs::path& kernel) {
+  return spec::is_python_kernel(kernel) ? "kernel.py" : "kernel.cu";
+}
 
 void require_inputs(const RunState& state) {
   if (state.spec && !path_exists(*state.spec)) {

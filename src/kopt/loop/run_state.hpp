@@ -67,6 +67,10 @@ void from_json(const nlohmann::json& in, RunState& state);
 // line naming the path state.json leads to. Measuring needs the spec; reading a run does not.
 void require_inputs(const RunState& state);
 
+// The name a run gives its copies of a kernel: "kernel.cu" for a CUDA kernel, "kernel.py" for
+// a Triton one (the kind of `kernel`, any path of the run's kernel or of a copy).
+std::string kernel_file_like(const std::filesystem::path& kernel);
+
 // Paths of one run folder.
 class RunFolder {
  public:

@@ -12,6 +12,7 @@
 #include "kopt/discover/settable_source.hpp"
 #include "kopt/discover/tune_space.hpp"
 #include "kopt/loop/search_strategy.hpp"
+#include "kopt/spec/python_kernel.hpp"
 
 namespace kopt::loop {
 namespace fs = std::filesystem;
@@ -196,6 +197,13 @@ void add_discovered_params(SearchSpace& space, const fs::path& kernel) {
 SearchSpace tunable_space(const fs::path& kernel, const std::optional<fs::path>& spec) {
   const spec::ProblemSpec problem = spec::locate_problem(kernel, spec);
   SearchSpace space = search_space(problem, spec::parse_source_annotations(read_file(kernel), kernel.string()));
+  // kopt tune-space reads CUDA C++: a Triton kernel's space is the one its spec declares.
+  if (spec::is_python_kernel(kernel) && space.empty()) {
+    throw input_error("{}: a Triton kernel declares its tunable parameters in [tune] of its spec (module-level "
+                      "variables of kernel.py, set by -D: docs/triton.md); the built-in tuner has nothing to search; "
+                      "use --generator CMD",
+                      kernel.string());
+  }
   if (space.params.empty()) add_discovered_params(space, kernel);
   if (space.empty()) {
     throw input_error("{}: declares no tunable parameters ([tune] or kopt:param) and kopt tune-space finds no constant "

@@ -42,8 +42,10 @@ json bridge_entry(const TritonBridge& bridge) {
     }
     cases.push_back({{"case", bound.name}, {"scalars", scalars}, {"shapes", shapes}});
   }
+  json defines = json::array();
+  for (const auto& [name, value] : bridge.defines) defines.push_back({name, value});
   return {{"library", fs::absolute(bridge.library).string()}, {"kernel", problem.spec.kernel.string()},
-          {"entry", problem.signature.entry}, {"params", params}, {"cases", cases}};
+          {"entry", problem.signature.entry}, {"params", params}, {"defines", defines}, {"cases", cases}};
 }
 
 fs::path host_script(const fs::path& cache_dir) {
@@ -65,10 +67,14 @@ void require_torch_and_triton(ProcessRunner& runner, const fs::path& python) {
 }  // namespace
 
 std::vector<TritonBridge> triton_bridges(const std::vector<spec::Problem>& kernels,
-                                         const std::vector<fs::path>& libraries) {
+                                         const std::vector<fs::path>& libraries,
+                                         const std::vector<std::vector<std::pair<std::string, std::string>>>& defines) {
   std::vector<TritonBridge> bridges;
   for (std::size_t i = 0; i < kernels.size() && i < libraries.size(); ++i) {
-    if (spec::is_python_kernel(kernels[i].spec.kernel)) bridges.push_back({libraries[i], &kernels[i]});
+    if (!spec::is_python_kernel(kernels[i].spec.kernel)) continue;
+    TritonBridge bridge{.library = libraries[i], .problem = &kernels[i]};
+    if (i < defines.size()) bridge.defines = defines[i];
+    bridges.push_back(std::move(bridge));
   }
   return bridges;
 }

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -16,19 +17,23 @@
 
 namespace kopt::run {
 
-// One Triton kernel a job calls: its compiled bridge library and its problem (kernel.py,
-// the signature, the cases whose shapes its tensors take).
+// One Triton kernel a job calls: its compiled bridge library, its problem (kernel.py, the
+// signature, the cases whose shapes its tensors take) and the -D overrides it was built with,
+// which the host sets as kernel.py's module-level variables (docs/triton.md, "Parameters").
 struct TritonBridge {
   std::filesystem::path library;
   const spec::Problem* problem = nullptr;
+  std::vector<std::pair<std::string, std::string>> defines;
 };
 
-// The host script's plan (schema kopt.triton_plan/1): per bridge, the kernel file, each
-// parameter's kind and dtype, and per case its scalars and each buffer's shape.
-// The Triton kernels among `kernels`, with the libraries a job calls them by.
+// The Triton kernels among `kernels`, with the libraries a job calls them by and each one's
+// -D overrides (`defines[i]` for kernels[i]; none where `defines` is shorter).
 std::vector<TritonBridge> triton_bridges(const std::vector<spec::Problem>& kernels,
-                                         const std::vector<std::filesystem::path>& libraries);
+                                         const std::vector<std::filesystem::path>& libraries,
+                                         const std::vector<std::vector<std::pair<std::string, std::string>>>& defines = {});
 
+// The host script's plan (schema kopt.triton_plan/1): per bridge, the kernel file, each
+// parameter's kind and dtype, its defines, and per case its scalars and each buffer's shape.
 nlohmann::json triton_plan(const std::vector<TritonBridge>& bridges, int device);
 
 // The worker settings for jobs that call `bridges` (none: `base` itself): `base` with python3 and the host script

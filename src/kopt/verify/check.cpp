@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <sstream>
 
 #include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
@@ -49,6 +50,15 @@ std::string CheckReport::cause() const {
   return sanitizers ? sanitizer_cause(*sanitizers) : "";
 }
 
+std::string host_refusal_of(const std::string& stderr_tail) {
+  std::string last;
+  std::istringstream in(stderr_tail);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) last = line;
+  }
+  return last.starts_with("kopt: ") ? ": " + last.substr(6) : "";
+}
+
 std::string resolve_arch(const std::string& spec_arch, const std::optional<std::string>& option,
                          const std::string& device_arch) {
   if (option) return *option;
@@ -60,9 +70,10 @@ namespace {
 
 // A Triton kernel runs in its Python-hosted worker (run/triton_worker.hpp), a .cu kernel in kopt's.
 run::WorkerSettings kernel_worker(CheckContext& context, const spec::Problem& problem, const fs::path& library,
-                                  const fs::path& work) {
+                                  const CheckOptions& options, const fs::path& work) {
   return run::triton_worker_settings(context.runner, context.worker, find_python(), context.cache_dir,
-                                     run::triton_bridges({problem}, {library}), work / "triton_plan.json");
+                                     run::triton_bridges({problem}, {library}, {options.defines}),
+                                     work / "triton_plan.json");
 }
 
 // Secret seeds unless the user fixed the first one: inputs a kernel cannot have been
@@ -101,7 +112,9 @@ KernelFailure failure_from_worker(const run::WorkerOutcome& outcome, std::chrono
             fmt::format("solve did not finish within {:.0f} s{}; its worker was killed", limit.count(), where),
             outcome.stderr_tail};
   }
-  return {"crash", fmt::format("the worker running solve {}{}", outcome.failure.substr(outcome.failure.find(' ') + 1), where),
+  return {"crash",
+          fmt::format("the worker running solve {}{}{}", outcome.failure.substr(outcome.failure.find(' ') + 1), where,
+                      host_refusal_of(outcome.stderr_tail)),
           outcome.stderr_tail};
 }
 
@@ -284,7 +297,7 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
   // exited (run::PrestartedWorker).
   std::optional<TempDir> reference_work;
   std::optional<run::PrestartedWorker> reference_worker;
-  run::WorkerSettings worker = kernel_worker(context, problem, job.library, work.path());
+  run::WorkerSettings worker = kernel_worker(context, problem, job.library, options, work.path());
   if (problem.spec.reference && !python_reference) {
     worker.on_progress = [&](const std::string&) {
       if (reference_worker) return;

@@ -102,6 +102,11 @@ std::string coverage_gap(const CheckReport& report);
 
 CheckReport run_check(const spec::Problem& problem, const CheckOptions& options, CheckContext& context);
 
+// ": CAUSE" when a dead worker's last line of stderr is "kopt: CAUSE" (a Triton kernel's host
+// refusing, in one line, what it cannot run: docs/triton.md), else "": the cause belongs in the
+// failure's message, not only in its detail.
+std::string host_refusal_of(const std::string& stderr_tail);
+
 // The arch to build for: the spec's [build] arch, the option, or the device's own.
 std::string resolve_arch(const std::string& spec_arch, const std::optional<std::string>& option,
                          const std::string& device_arch);

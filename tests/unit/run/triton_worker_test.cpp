@@ -80,6 +80,17 @@ TEST(TritonWorker, OnlyPythonKernelsAreBridged) {
   EXPECT_EQ(bridges[0].library, "/a.so");
 }
 
+// -D overrides reach the host with the bridge they were built into: kernel.py's variables.
+TEST(TritonWorker, EachBridgeCarriesTheDefinesItsKernelWasBuiltWith) {
+  TritonFolder triton;
+  std::vector<spec::Problem> kernels{triton.problem, triton.problem};
+  const auto bridges = triton_bridges(kernels, {"/a.so", "/b.so"}, {{{"BLOCK", "256"}, {"NUM_WARPS", "8"}}});
+  ASSERT_EQ(bridges.size(), 2u);
+  const nlohmann::json plan = triton_plan(bridges, 0);
+  EXPECT_EQ(plan["bridges"][0]["defines"].dump(), R"([["BLOCK","256"],["NUM_WARPS","8"]])");  // pairs, in order
+  EXPECT_EQ(plan["bridges"][1]["defines"], nlohmann::json::array());  // no -D of its own
+}
+
 TEST(TritonWorker, RunsKoptsWorkerLibraryUnderPythonAndTheHostScript) {
   TritonFolder triton;
   const fs::path bin = triton.folder / "bin";

@@ -167,5 +167,14 @@ TEST(CoverageGap, EveryCaseAndSeedHasExactlyOneRun) {
   EXPECT_THAT(coverage_gap(foreign), ::testing::HasSubstr("seed 99, which the check did not ask for"));
 }
 
+// A worker whose last line is the Triton host's own refusal names its cause in the message;
+// a traceback, or a kernel's noise before a later line, adds nothing.
+TEST(HostRefusal, IsTheLastLineOfStderrWhenItIsKopts) {
+  EXPECT_EQ(host_refusal_of("some output\nkopt: kernel.py has no module-level variable BLOKC for -D BLOKC=256\n"),
+            ": kernel.py has no module-level variable BLOKC for -D BLOKC=256");
+  EXPECT_EQ(host_refusal_of("kopt: kernel.py's solve raised:\nTraceback ...\nValueError: planted\n"), "");
+  EXPECT_EQ(host_refusal_of(""), "");
+}
+
 }  // namespace
 }  // namespace kopt::verify
