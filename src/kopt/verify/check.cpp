@@ -104,7 +104,8 @@ std::string describe_reference(const spec::Problem& problem, const ReferenceOutp
                      outputs.backend, outputs.computed, outputs.cached);
 }
 
-KernelFailure failure_from_worker(const run::WorkerOutcome& outcome, std::chrono::duration<double> limit) {
+// `hosted`: the worker was a Triton kernel's Python host, whose own refusals end its stderr.
+KernelFailure failure_from_worker(const run::WorkerOutcome& outcome, std::chrono::duration<double> limit, bool hosted) {
   std::string where = outcome.last_progress.empty() ? "" : " (" + outcome.last_progress + ")";
   if (outcome.forged) return {"forged_result", outcome.failure + where, outcome.stderr_tail};
   if (outcome.timed_out) {
@@ -114,7 +115,7 @@ KernelFailure failure_from_worker(const run::WorkerOutcome& outcome, std::chrono
   }
   return {"crash",
           fmt::format("the worker running solve {}{}{}", outcome.failure.substr(outcome.failure.find(' ') + 1), where,
-                      host_refusal_of(outcome.stderr_tail)),
+                      hosted ? host_refusal_of(outcome.stderr_tail) : ""),
           outcome.stderr_tail};
 }
 
@@ -311,7 +312,7 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
   if (context.after_kernel_worker) context.after_kernel_worker();
   report.phase_seconds.total = clock.seconds();
   if (!outcome.result) {
-    report.failure = failure_from_worker(outcome, context.worker.time_limit);
+    report.failure = failure_from_worker(outcome, context.worker.time_limit, spec::is_python_kernel(problem.spec.kernel));
     return report;
   }
   run::rethrow_worker_error(*outcome.result);

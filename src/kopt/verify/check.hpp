@@ -104,7 +104,8 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
 
 // ": CAUSE" when a dead worker's last line of stderr is "kopt: CAUSE" (a Triton kernel's host
 // refusing, in one line, what it cannot run: docs/triton.md), else "": the cause belongs in the
-// failure's message, not only in its detail.
+// failure's message, not only in its detail. Asked only of a Triton kernel's worker: a .cu
+// kernel's stderr is the kernel's own, and kopt's message is not its to write.
 std::string host_refusal_of(const std::string& stderr_tail);
 
 // The arch to build for: the spec's [build] arch, the option, or the device's own.
