@@ -21,6 +21,7 @@ std::string format_stage_costs(const nlohmann::json& stages) {
   for (const std::string name : {"first_look", "full_check", "finals", "ablation"}) {  // in the order they ran
     if (!stages.contains(name)) continue;
     const nlohmann::json& cost = stages.at(name);
+    if (cost.at("candidates").get<std::size_t>() == 0) continue;  // a champion with no method to ablate
     std::string label = name;
     std::ranges::replace(label, '_', ' ');
     const double compile = cost.at("compile_s").get<double>();

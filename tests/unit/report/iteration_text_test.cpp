@@ -39,6 +39,9 @@ TEST(StageCosts, SayHowManyCompilesRanAtOnceWhereTheFileRecordsIt) {
   EXPECT_THAT(line, HasSubstr("ablation 1 in 5.0 s (compile 1.0 s, GPU 4.0 s)"));  // an older file
   EXPECT_LT(line.find("first look"), line.find("finals"));  // in the order the stages ran
   EXPECT_EQ(format_stage_costs(nlohmann::json::object()), "no stage recorded");
+  const nlohmann::json nothing_ablated = {
+      {"ablation", {{"wall_s", 0.0}, {"compile_s", 0.0}, {"device_s", 0.0}, {"candidates", 0}}}};
+  EXPECT_EQ(format_stage_costs(nothing_ablated), "no stage recorded");  // a stage of no candidates says nothing
 }
 
 TEST(IterationVerdict, EndsWithWhatItsStagesCost) {
