@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "kopt/build/compiler.hpp"
+#include "kopt/build/triton_bridge.hpp"
 #include "kopt/catalog/method_catalog.hpp"
 #include "kopt/catalog/method_evidence.hpp"
 #include "kopt/catalog/sass_signature.hpp"
@@ -70,8 +71,9 @@ std::unique_ptr<CompileQueue> GpuLab::compile_ahead(const std::vector<Variant>& 
     SystemProcessRunner system;  // one per thread: no shared state
     TimedProcessRunner runner(system, ledger_);
     build::Compiler compiler(runner, nvcc, settings_.cache_dir);
-    compiler.compile({.source = job.first.spec.kernel, .arch = arch, .flags = job.first.spec.build.flags,
-                      .defines = job.second});
+    // What the check builds: the kernel, or a Triton kernel's bridge (build/triton_bridge.hpp).
+    compiler.compile({.source = build::kernel_build_source(settings_.cache_dir, job.first), .arch = arch,
+                      .flags = job.first.spec.build.flags, .defines = job.second});
   });
 }
 
