@@ -30,7 +30,7 @@ std::optional<sass::KernelSass> disassembled(const std::string& target, const Sa
   const auto arch = config.problem.arch.empty() ? std::nullopt : std::optional(config.problem.arch);
   sass::KernelSassOutcome outcome =
       sass::problem_sass(context, problem, check_options_of(config.problem).defines, arch, worker_settings_of(config.common));
-  if (!outcome.ok()) std::cerr << fmt::format("FAIL: {} does not compile: {}\n", problem.spec.kernel.filename().string(), outcome.compile_error);
+  if (!outcome.ok()) std::cerr << fmt::format("FAIL: {} {}\n", problem.spec.kernel.filename().string(), outcome.failure);
   return std::move(outcome.sass);
 }
 

@@ -6,12 +6,14 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/discover/launch_limits.hpp"
 #include "kopt/discover/settable_source.hpp"
 #include "kopt/discover/tune_space.hpp"
 #include "kopt/report/tune_space_table.hpp"
 #include "kopt/spec/problem_spec.hpp"
+#include "kopt/spec/python_kernel.hpp"
 
 namespace kopt::cli {
 namespace {
@@ -24,6 +26,12 @@ struct TuneSpaceConfig {
 
 int run_tune_space_command(const TuneSpaceConfig& config) {
   const spec::ProblemSpec problem = spec::locate_problem(config.target);
+  // Its rules are CUDA C++'s (macros, constexprs, launch literals, nvcc options): none applies to kernel.py.
+  if (spec::is_python_kernel(problem.kernel)) {
+    throw input_error("{}: kopt tune-space reads CUDA C++; a Triton kernel declares its tunable parameters in [tune] "
+                      "of its spec (module-level variables of kernel.py, set by -D: docs/triton.md)",
+                      problem.kernel.string());
+  }
   const discover::TuneSpace space = discover::discover_tune_space(problem.kernel);
   std::string out = report::format_tune_space(
       problem.kernel.filename().string(), space,

@@ -117,6 +117,32 @@ def torch_tensor_factory(torch):
     return make_tensor
 
 
+def remembered(make_tensor, still_describes, capacity=256):
+    """make_tensor that hands back the tensor it made before for the same memory, shape and
+    dtype. Wrapping an address (torch.as_tensor of __cuda_array_interface__) costs tens of µs of
+    host time per buffer, and the timing holds a call to ~100 µs of host time (data/witness.toml
+    [sample] held_seconds_per_call) before it times the host too: a kernel's tensors must cost
+    what a PyTorch caller's cost, nothing, not what kopt's wrapping costs. A tensor only
+    describes kopt's memory (it owns nothing), so the same key gives an equal tensor, unless
+    solve changed it in place (a resize_, a t_()): still_describes(tensor, address, shape)
+    says it did not. kopt's buffers are few; the memory is cleared when full, never grown."""
+    made = {}
+
+    def make(address, shape, dtype):
+        key = (address, tuple(shape), dtype)
+        tensor = made.get(key)
+        if tensor is None or not still_describes(tensor, address, key[1]):
+            if len(made) >= capacity:
+                made.clear()
+            tensor = made[key] = make_tensor(address, shape, dtype)
+        return tensor
+    return make
+
+
+def torch_tensor_unchanged(tensor, address, shape):
+    return tensor.data_ptr() == address and tuple(tensor.shape) == shape and tensor.is_contiguous()
+
+
 def define_value(text):
     """A -D value as kernel.py's variable takes it: a Python literal (128, 0.5, True, "a")
     where it is one, else the text itself."""
@@ -205,7 +231,7 @@ def main(argv):
     except ImportError as error:
         sys.stderr.write(MISSING_TORCH.format(sys.executable, error) + "\n")
         return 3
-    make_tensor = torch_tensor_factory(torch)
+    make_tensor = remembered(torch_tensor_factory(torch), torch_tensor_unchanged)
 
     def first_call():
         # torch meets CUDA only once kopt's worker has set the device up and read its job.

@@ -6,8 +6,7 @@
 # installed here offline, --no-deps). Writes $OUT/cutlass_gpu.tgz holding:
 #   check.txt check.json   kopt check on every case and seed
 #   bench.txt bench.json   kopt bench of the 4096^3 case (cold L2)
-#   cublas.json            torch.mm on BF16 at 4096^3 (cuBLAS), median of CUDA-event timings with
-#                          the L2 flushed before each, and the same for the CUTLASS call's share
+#   cublas.json            tools/cublas_bf16.py: torch.mm on BF16 at 4096^3 (cuBLAS), timed cold
 #   sass.txt sass.json     kopt sass: HGMMA, UTMALDG, SYNCS, USETMAXREG in the kernel
 #   optimize.txt run.tgz   a short kopt optimize over the template parameters (3-minute budget)
 # Takes about 5 minutes on an H200 (the optimize budget is most of it).
@@ -33,27 +32,8 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv > gpu.txt 2>&1 
 "$kopt" bench "$OLDPWD/$example" --case default --out bench.json > bench.txt 2>&1 || echo "kopt bench exit $?" >> bench.txt
 "$kopt" sass "$OLDPWD/$example" --out sass.json > sass.txt 2>&1 || echo "kopt sass exit $?" >> sass.txt
 
-# cuBLAS BF16 (torch.mm: BF16 in, FP32 accumulate, BF16 out), timed as kopt's cold mode does:
-# the L2 overwritten before each call, CUDA events around the call alone.
-python3 - > cublas.json <<'PY'
-import json, statistics, torch
-n = 4096
-a = torch.randn(n, n, device="cuda").bfloat16()
-b = torch.randn(n, n, device="cuda").bfloat16()
-flush = torch.empty(int(torch.cuda.get_device_properties(0).L2_cache_size * 2) // 4, device="cuda")
-times = []
-for i in range(220):
-    flush.fill_(i)
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record(); c = torch.mm(a, b); end.record(); torch.cuda.synchronize()
-    if i >= 20:
-        times.append(start.elapsed_time(end) / 1e3)
-median = statistics.median(times)
-print(json.dumps({"what": "torch.mm bf16 4096^3 (cuBLAS), cold L2", "samples": len(times), "median_s": median,
-                  "tflop_per_s": 2 * n**3 / median / 1e12, "torch": torch.__version__,
-                  "cublas": torch.backends.cuda.preferred_blas_library().name if hasattr(torch.backends.cuda, "preferred_blas_library") else ""},
-                 indent=1))
-PY
+# cuBLAS BF16 in the same run, timed as kopt's cold mode times a kernel.
+python3 "$OLDPWD/tools/cublas_bf16.py" 4096 > cublas.json
 
 "$kopt" optimize "$OLDPWD/$example" --run "$work/out/run" --budget 3 --iterations 3 --branches 6 \
   > optimize.txt 2>&1 || echo "kopt optimize exit $?" >> optimize.txt

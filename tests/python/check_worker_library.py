@@ -25,7 +25,7 @@ def call(library, *arguments):
 
 def main(library):
     wrong = call(library, "kopt", "check")
-    assert wrong.returncode == 2 and "expects: worker JOB.json RESULT.json" in wrong.stderr, wrong
+    assert wrong.returncode == 2 and "expects: worker [--await-device N] JOB.json RESULT.json" in wrong.stderr, wrong
     with tempfile.TemporaryDirectory() as folder:
         job, result = os.path.join(folder, "job.json"), os.path.join(folder, "result.json")
         with open(job, "w", encoding="utf-8") as out:

@@ -73,6 +73,44 @@ class ArgumentsTest(unittest.TestCase):
             host.CudaArray(0x1000, [1], "float8_e4m3")
 
 
+class RememberedTensorsTest(unittest.TestCase):
+    """Wrapping an address costs host time the hold would count against the kernel: a tensor
+    is made once per memory, shape and dtype, and again only when solve changed it."""
+
+    def setUp(self):
+        self.made = []
+
+        def make(address, shape, dtype):
+            self.made.append((address, tuple(shape), dtype))
+            return {"address": address, "shape": tuple(shape)}
+        self.make = make
+
+    def test_the_same_memory_shape_and_dtype_is_wrapped_once(self):
+        make = host.remembered(self.make, lambda t, a, s: True)
+        first = make(16, [4, 8], "float32")
+        self.assertIs(make(16, [4, 8], "float32"), first)
+        self.assertEqual(self.made, [(16, (4, 8), "float32")])
+
+    def test_another_address_shape_or_dtype_is_another_tensor(self):
+        make = host.remembered(self.make, lambda t, a, s: True)
+        for call in ((16, [4, 8], "float32"), (32, [4, 8], "float32"), (16, [8, 4], "float32"),
+                     (16, [4, 8], "int32")):
+            make(*call)
+        self.assertEqual(len(self.made), 4)
+
+    def test_a_tensor_solve_changed_in_place_is_made_again(self):
+        make = host.remembered(self.make, lambda t, a, s: t["shape"] == s)
+        make(16, [4, 8], "float32")["shape"] = (32,)  # as x.resize_(32) would
+        self.assertEqual(make(16, [4, 8], "float32")["shape"], (4, 8))
+        self.assertEqual(len(self.made), 2)
+
+    def test_a_full_memory_starts_over_instead_of_growing(self):
+        make = host.remembered(self.make, lambda t, a, s: True, capacity=2)
+        for address in (1, 2, 3, 1):
+            make(address, [1], "float32")
+        self.assertEqual([m[0] for m in self.made], [1, 2, 3, 1])
+
+
 class CallbackTest(unittest.TestCase):
     def test_the_callback_imports_kernel_py_at_the_first_call_and_calls_its_solve(self):
         with tempfile.TemporaryDirectory() as folder:

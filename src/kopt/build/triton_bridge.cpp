@@ -1,5 +1,7 @@
 #include "kopt/build/triton_bridge.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "kopt/core/embedded_files.hpp"
@@ -17,6 +19,18 @@ std::string word_of(const spec::KernelParam& param) {
   return fmt::format("kopt_bridge_integer({})", param.name);
 }
 
+// __half and __nv_bfloat16 are declared by CUDA's headers, which nvcc does not include by itself.
+std::string headers_for(const spec::KernelSignature& signature) {
+  std::string headers;
+  auto names = [&](std::string_view dtype) {
+    return std::any_of(signature.params.begin(), signature.params.end(),
+                       [&](const spec::KernelParam& p) { return p.dtype && p.dtype->name == dtype; });
+  };
+  if (names("float16")) headers += "#include <cuda_fp16.h>\n";
+  if (names("bfloat16")) headers += "#include <cuda_bf16.h>\n";
+  return headers;
+}
+
 }  // namespace
 
 std::string triton_bridge_source(const spec::KernelSignature& signature, std::string_view kernel_hash) {
@@ -29,12 +43,12 @@ std::string triton_bridge_source(const spec::KernelSignature& signature, std::st
   // An empty braced array is not C++: a solve without parameters passes one unused word.
   if (words.empty()) words = "0";
   return fmt::format(
-      "// kopt's bridge to a Triton kernel (docs/triton.md); kernel.py {}\n{}\n"
+      "// kopt's bridge to a Triton kernel (docs/triton.md); kernel.py {}\n{}{}\n"
       "extern \"C\" void {}({}) {{\n"
       "  const kopt_bridge_word words[] = {{{}}};\n"
       "  kopt_bridge_forward({}, words);\n"
       "}}\n",
-      kernel_hash, data_file("runtime/kopt_triton_bridge.h"), signature.entry, declarations, words,
+      kernel_hash, headers_for(signature), data_file("runtime/kopt_triton_bridge.h"), signature.entry, declarations, words,
       signature.params.size());
 }
 

@@ -356,15 +356,12 @@ std::vector<MethodSass> method_sass_rows(const std::vector<std::string>& methods
 std::vector<MethodSass> GpuLab::sass(const Variant& variant, const std::vector<std::string>& methods) {
   if (methods.empty()) return {};
   const spec::Problem problem = load(variant, true);
-  if (spec::is_python_kernel(problem.spec.kernel)) {
-    return method_sass_rows(methods, {}, "a Triton kernel's machine code is in Triton's cache, which kopt does not read yet");
-  }
   std::vector<std::pair<std::string, std::string>> defines = settings_.bench.check.defines;
   for (const auto& define : variant.defines) defines.push_back(define);
   // The GPU's arch is asked once: arch_ holds it from the first check or SASS step on.
   const sass::KernelSassOutcome outcome = sass::problem_sass(
       context_, problem, defines, !arch_.empty() ? std::optional(arch_) : settings_.bench.check.arch, settings_.worker);
-  if (!outcome.ok()) return method_sass_rows(methods, {}, "does not compile");
+  if (!outcome.ok()) return method_sass_rows(methods, {}, outcome.failure);
   if (arch_.empty() && !settings_.bench.check.arch && problem.spec.build.arch.empty()) arch_ = outcome.sass->arch;
   return method_sass_rows(methods, catalog::check_kernel_methods(problem.spec.kernel, methods, defines,
                                                                  outcome.sass->profile.functions,

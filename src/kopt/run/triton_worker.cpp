@@ -1,5 +1,7 @@
 #include "kopt/run/triton_worker.hpp"
 
+#include <algorithm>
+
 #include "kopt/core/embedded_files.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/file_queries.hpp"
@@ -101,6 +103,20 @@ WorkerSettings triton_worker_settings(ProcessRunner& runner, const WorkerSetting
                            {python.string(), host_script(cache_dir).string(), plan_file.string()});
   settings.executable = library;
   return settings;
+}
+
+std::vector<fs::path> keep_triton_cubins(const fs::path& job_folder, const fs::path& into) {
+  std::vector<fs::path> kept;
+  for (const fs::path& compiled : folder_entries(job_folder / "triton_cache")) {
+    for (const fs::path& file : folder_entries(compiled)) {
+      if (file.extension() != ".cubin" || !is_file(file)) continue;
+      create_folders(into);
+      kept.push_back(into / (compiled.filename().string() + "-" + file.filename().string()));
+      move_path(file, kept.back());
+    }
+  }
+  std::ranges::sort(kept);
+  return kept;
 }
 
 }  // namespace kopt::run

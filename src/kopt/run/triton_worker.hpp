@@ -44,4 +44,11 @@ WorkerSettings triton_worker_settings(ProcessRunner& runner, const WorkerSetting
                                       const std::filesystem::path& python, const std::filesystem::path& cache_dir,
                                       const std::vector<TritonBridge>& bridges, const std::filesystem::path& plan_file);
 
+// A Triton kernel's worker compiles its kernels into the Triton cache beside the job's result
+// (python/kopt_triton_host.py, confine_caches): `job_folder`/triton_cache/HASH/NAME.cubin. Moves
+// every cubin there into `into` as HASH-NAME.cubin, before the job's folder is removed; returns
+// them sorted (none where the worker compiled nothing, or the cache is absent).
+std::vector<std::filesystem::path> keep_triton_cubins(const std::filesystem::path& job_folder,
+                                                      const std::filesystem::path& into);
+
 }  // namespace kopt::run

@@ -37,7 +37,9 @@ struct KernelSass {
 
 struct KernelSassOutcome {
   std::optional<KernelSass> sass;
-  std::string compile_error;  // the compiler's first error, when it did not compile
+  // Why there is no machine code, one line: "does not compile: " and the compiler's first error,
+  // or, for a Triton kernel (compiled only when it runs), "failed its check: " and the cause.
+  std::string failure;
   bool ok() const { return sass.has_value(); }
 };
 
@@ -54,7 +56,10 @@ KernelSassOutcome kernel_sass(Context& context, const KernelSassRequest& request
 
 // `kopt sass`'s and the loop's step for a loaded problem: its kernel compiled with the spec's
 // flags and `defines` for target_arch (the spec's, else `arch`, else the GPU's through a
-// worker), and disassembled.
+// worker), and disassembled. A Triton kernel is compiled by Triton when solve first launches
+// it, so it is run instead: a check of the spec's first case with one secret seed (`defines`
+// as kernel.py's variables), whose worker's cubins are disassembled the same way; its arch is
+// the GPU's (Triton compiles for the device it runs on), the library the check's bridge.
 KernelSassOutcome problem_sass(Context& context, const spec::Problem& problem,
                                const std::vector<std::pair<std::string, std::string>>& defines,
                                const std::optional<std::string>& arch, const run::WorkerSettings& worker);

@@ -309,6 +309,7 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
   }
   run::WorkerOutcome outcome = run::run_worker(context.runner, worker, check_job_to_json(job), work.path() / "check");
   clock.lap(report.phase_seconds.kernel_worker);
+  if (!options.triton_cubins_out.empty()) report.triton_cubins = run::keep_triton_cubins(work.path() / "check", options.triton_cubins_out);
   if (context.after_kernel_worker) context.after_kernel_worker();
   report.phase_seconds.total = clock.seconds();
   if (!outcome.result) {

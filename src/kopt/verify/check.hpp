@@ -30,6 +30,9 @@ struct CheckOptions {
   std::vector<std::pair<std::string, std::string>> defines;      // -D overrides (variants, ablation)
   bool strict = false;  // a source-audit finding fails the check (docs/integrity.md)
   bool sanitize = false;  // also run compute-sanitizer's tools on the smallest case (sanitizer.hpp)
+  // A Triton kernel's check moves the cubins Triton compiled in its worker here (kopt sass of a
+  // .py kernel reads them; run::keep_triton_cubins); empty: they go with the worker's folder.
+  std::filesystem::path triton_cubins_out;
 };
 
 struct CheckContext {
@@ -87,6 +90,7 @@ struct CheckReport {
   CheckPhaseSeconds phase_seconds;
   CheckWorkerPhases worker_phases;             // inside the kernel's worker
   std::optional<std::vector<SanitizerRun>> sanitizers;  // with --sanitize: each tool's findings
+  std::vector<std::filesystem::path> triton_cubins;  // where options.triton_cubins_out kept them
 
   bool passed() const;
   // One line naming the cause of failure, with case and seed; empty when passed.

@@ -33,6 +33,16 @@ TEST(TritonBridge, SolveForwardsEachParameterAsItsWord) {
   EXPECT_THAT(source, HasSubstr("kopt_bridge_register"));  // the header is inlined: one file to compile
 }
 
+TEST(TritonBridge, IncludesCudasHeadersForSixteenBitFloatsOnly) {
+  EXPECT_THAT(triton_bridge_source(softmax_signature(), "0"), ::testing::Not(HasSubstr("cuda_bf16.h")));
+  const std::string source = triton_bridge_source(
+      spec::parse_kernel_signature("extern \"C\" void solve(const __nv_bfloat16* a, __half* c, int n);", "kernel.py"),
+      "0");
+  EXPECT_THAT(source, HasSubstr("#include <cuda_bf16.h>"));
+  EXPECT_THAT(source, HasSubstr("#include <cuda_fp16.h>"));
+  EXPECT_LT(source.find("cuda_bf16.h"), source.find("extern \"C\" void solve("));
+}
+
 TEST(TritonBridge, ASolveWithoutParametersStillCompilesAsCpp) {
   const std::string source =
       triton_bridge_source(spec::parse_kernel_signature("extern \"C\" void solve();", "kernel.py"), "0");

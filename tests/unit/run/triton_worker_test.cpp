@@ -140,5 +140,27 @@ TEST(TritonWorker, RefusesInOneLineWithoutTorchOrTheWorkerLibrary) {
   EXPECT_EQ(message.find('\n'), std::string::npos);
 }
 
+// kopt sass of a .py kernel reads what Triton compiled in the check's worker: every cubin of the
+// cache beside the job's result, named by its compile's folder, and nothing else Triton wrote.
+TEST(TritonWorker, KeepsEveryCubinTritonCompiledBesideTheJob) {
+  TempDir job("job");
+  TempDir into("cubins");
+  write_file_atomic(job.path() / "triton_cache" / "B2" / "gemm_kernel.cubin", "elf");
+  write_file_atomic(job.path() / "triton_cache" / "B2" / "gemm_kernel.json", "{}");
+  write_file_atomic(job.path() / "triton_cache" / "A1" / "softmax_kernel.cubin", "elf");
+  write_file_atomic(job.path() / "triton_cache" / "A1" / "softmax_kernel.ptx", "ptx");
+  const std::vector<std::filesystem::path> kept = keep_triton_cubins(job.path(), into.path() / "kept");
+  EXPECT_EQ(kept, (std::vector<std::filesystem::path>{into.path() / "kept" / "A1-softmax_kernel.cubin",
+                                                      into.path() / "kept" / "B2-gemm_kernel.cubin"}));
+  EXPECT_EQ(read_file(kept[1]), "elf");
+  EXPECT_FALSE(std::filesystem::exists(job.path() / "triton_cache" / "B2" / "gemm_kernel.cubin"));
+}
+
+TEST(TritonWorker, AJobWithoutATritonCacheKeepsNoCubins) {
+  TempDir job("job");
+  EXPECT_TRUE(keep_triton_cubins(job.path(), job.path() / "kept").empty());
+  EXPECT_FALSE(std::filesystem::exists(job.path() / "kept"));
+}
+
 }  // namespace
 }  // namespace kopt::run

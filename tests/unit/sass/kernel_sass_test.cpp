@@ -76,7 +76,7 @@ TEST(TargetArch, TheOptionThenTheSpecAndOnlyThenTheProbedGpu) {
 TEST_F(KernelSassTest, CompilesForTheArchAndKeepsOnlyTheKernelsOwnFunctions) {
   const KernelSassOutcome outcome =
       kernel_sass(context, {.kernel = kernel("extern \"C\" void solve() {}\n"), .arch = "sm_90"});
-  ASSERT_TRUE(outcome.ok()) << outcome.compile_error;
+  ASSERT_TRUE(outcome.ok()) << outcome.failure;
   EXPECT_TRUE(runner.ran_with("-gencode=arch=compute_90,code=sm_90"));
   EXPECT_EQ(outcome.sass->arch, "sm_90");
   ASSERT_EQ(outcome.sass->profile.functions.size(), 1u);
@@ -87,7 +87,8 @@ TEST_F(KernelSassTest, CompilesForTheArchAndKeepsOnlyTheKernelsOwnFunctions) {
 TEST_F(KernelSassTest, ACompileErrorIsAnOutcomeNotAnException) {
   const KernelSassOutcome outcome = kernel_sass(context, {.kernel = kernel("syntax error\n"), .arch = "sm_90"});
   EXPECT_FALSE(outcome.ok());
-  EXPECT_THAT(outcome.compile_error, HasSubstr("expected a"));
+  EXPECT_THAT(outcome.failure, HasSubstr("does not compile: "));
+  EXPECT_THAT(outcome.failure, HasSubstr("expected a"));
   EXPECT_FALSE(runner.ran_with("-sass"));
 }
 
