@@ -10,6 +10,7 @@
 #include "kopt/core/files.hpp"
 #include "kopt/discover/launch_limits.hpp"
 #include "kopt/discover/settable_source.hpp"
+#include "kopt/discover/triton_autotune.hpp"
 #include "kopt/discover/tune_space.hpp"
 #include "kopt/report/tune_space_table.hpp"
 #include "kopt/spec/problem_spec.hpp"
@@ -24,14 +25,24 @@ struct TuneSpaceConfig {
   bool save = false;
 };
 
+int run_triton_tune_space(const spec::ProblemSpec& problem, const TuneSpaceConfig& config) {
+  const std::vector<discover::AutotunedKernel> kernels = discover::triton_autotuned_kernels(problem.kernel);
+  std::string out = discover::format_autotune_space(problem.kernel.filename().string(), kernels);
+  if (config.save) {
+    if (kernels.empty()) throw input_error("nothing to save: {} has no @triton.autotune config list", problem.kernel.string());
+    const fs::path spec_file = problem.spec_file.value_or(problem.kernel.parent_path() / "kopt.toml");
+    discover::append_tune_table(discover::autotune_tune_table(kernels), spec_file);
+    out += fmt::format("wrote [tune] into {}\n", spec_file.string());
+  }
+  std::cout << out;
+  return 0;
+}
+
 int run_tune_space_command(const TuneSpaceConfig& config) {
   const spec::ProblemSpec problem = spec::locate_problem(config.target);
-  // Its rules are CUDA C++'s (macros, constexprs, launch literals, nvcc options): none applies to kernel.py.
-  if (spec::is_python_kernel(problem.kernel)) {
-    throw input_error("{}: kopt tune-space reads CUDA C++; a Triton kernel declares its tunable parameters in [tune] "
-                      "of its spec (module-level variables of kernel.py, set by -D: docs/triton.md)",
-                      problem.kernel.string());
-  }
+  // Its rules are CUDA C++'s (macros, constexprs, launch literals, nvcc options): a Triton
+  // kernel's own search space is its @triton.autotune lists.
+  if (spec::is_python_kernel(problem.kernel)) return run_triton_tune_space(problem, config);
   const discover::TuneSpace space = discover::discover_tune_space(problem.kernel);
   std::string out = report::format_tune_space(
       problem.kernel.filename().string(), space,

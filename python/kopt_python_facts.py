@@ -3,6 +3,7 @@
 
     python3 kopt_python_facts.py tolerance REF.py
     python3 kopt_python_facts.py leetgpu CHALLENGE.py
+    python3 kopt_python_facts.py autotune KERNEL.py
 
 Parses the file with Python's own `ast` module (nothing in it is imported or executed) and
 prints one JSON object on stdout:
@@ -15,6 +16,10 @@ prints one JSON object on stdout:
              {"format": "leetgpu", "name": ..., "tolerance": {...}, "dims": {...},
               "buffers": {NAME: {"shape": [...], "init": ..., "role": ...}},
               "cases": [{"name": ..., "dims": {...}}], "notes": [...]}
+  autotune   a Triton kernel.py's @triton.autotune config lists, per decorated kernel:
+             {"kernels": [{"kernel": "softmax_kernel", "line": 12,
+                           "configs": [{"kwargs": {"BLOCK": 1024}, "num_warps": 4, ...}]}]}
+             (a list written out, or a module-level name bound to one)
 
 Exit codes: 0 ok; 2 the file cannot be read or says something this reader cannot take (the
 last line of stderr is `PYTHON_FACTS: message`, naming the file, the line and the thing).
@@ -403,7 +408,74 @@ def leetgpu(path):
     return facts
 
 
-COMMANDS = {"tolerance": tolerance, "leetgpu": leetgpu}
+# ---------------------------------------------------------------- Triton @triton.autotune
+
+# triton.Config's keyword arguments besides the kernel's own (its first argument, a dict).
+CONFIG_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+
+
+def called_name(node):
+    """`triton.autotune` / `autotune` / `triton.Config` / `Config` of a call's function."""
+    function = node.func if isinstance(node, ast.Call) else node
+    if isinstance(function, ast.Attribute):
+        return function.attr
+    return function.id if isinstance(function, ast.Name) else None
+
+
+def literal(node, what, path):
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        raise CannotRead("%s:%d: %s is %s, not a literal (kopt reads configs without running kernel.py)"
+                         % (path, line_of(node), what, ast.unparse(node)))
+
+
+def triton_config(node, kernel, path):
+    if not isinstance(node, ast.Call) or called_name(node) != "Config":
+        raise CannotRead("%s:%d: a config of %s's @triton.autotune is %s, not triton.Config(...)"
+                         % (path, line_of(node), kernel, ast.unparse(node)))
+    config = {"kwargs": literal(node.args[0], "a triton.Config's dict", path) if node.args else {}}
+    if not isinstance(config["kwargs"], dict):
+        raise CannotRead("%s:%d: a triton.Config's first argument is not a dict" % (path, line_of(node)))
+    for keyword in node.keywords:
+        if keyword.arg == "kwargs":
+            config["kwargs"] = literal(keyword.value, "a triton.Config's kwargs", path)
+        elif keyword.arg in CONFIG_OPTIONS:
+            config[keyword.arg] = literal(keyword.value, "a triton.Config's " + keyword.arg, path)
+        # pre_hook and the like change how a config runs, not which one: not part of its name
+    return config
+
+
+def autotune_configs(decorator, kernel, assigned, path):
+    """The configs list of one @triton.autotune(...) decorator."""
+    given = next((k.value for k in decorator.keywords if k.arg == "configs"), None)
+    if given is None and decorator.args:
+        given = decorator.args[0]
+    if isinstance(given, ast.Name) and given.id in assigned:
+        given = assigned[given.id]
+    if not isinstance(given, (ast.List, ast.Tuple)):
+        raise CannotRead("%s:%d: the configs of %s's @triton.autotune are %s, not a list of triton.Config(...) "
+                         "written out (or a module-level name bound to one): write them out, or give [tune] "
+                         "in kopt.toml" % (path, line_of(decorator), kernel,
+                                           ast.unparse(given) if given is not None else "missing"))
+    return [triton_config(element, kernel, path) for element in given.elts]
+
+
+def autotune(path):
+    tree = parse(path)
+    assigned = module_assignments(tree)
+    kernels = []
+    for statement in tree.body:
+        if not isinstance(statement, ast.FunctionDef):
+            continue
+        for decorator in statement.decorator_list:
+            if isinstance(decorator, ast.Call) and called_name(decorator) == "autotune":
+                kernels.append({"kernel": statement.name, "line": decorator.lineno,
+                                "configs": autotune_configs(decorator, statement.name, assigned, path)})
+    return {"kernels": kernels}
+
+
+COMMANDS = {"tolerance": tolerance, "leetgpu": leetgpu, "autotune": autotune}
 
 
 def main(argv):

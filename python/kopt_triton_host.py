@@ -152,6 +152,58 @@ def define_value(text):
         return text
 
 
+# -D KOPT_TRITON_CONFIG_<kernel>=I runs only the I-th config of that kernel's @triton.autotune list
+# ("all": the list as written). kopt reads the lists without running kernel.py
+# (python/kopt_python_facts.py autotune) and searches them as one parameter per kernel.
+CONFIG_PREFIX = "KOPT_TRITON_CONFIG_"
+
+
+def split_defines(defines):
+    """kernel.py's variables, and the autotuned kernels' chosen config index by kernel name."""
+    variables, chosen = [], {}
+    for name, value in defines:
+        if not name.startswith(CONFIG_PREFIX):
+            variables.append((name, value))
+        elif value != "all":
+            try:
+                chosen[name[len(CONFIG_PREFIX):]] = int(value)
+            except ValueError:
+                raise HostError(f"-D {name}={value}: a config is chosen by its index in the @triton.autotune list, "
+                                "or all") from None
+    return variables, chosen
+
+
+def kernel_name(function):
+    """A JITFunction's (or a heuristics wrapper's) Python name."""
+    while function is not None:
+        if getattr(function, "__name__", None):
+            return function.__name__
+        function = getattr(function, "fn", None)
+    return None
+
+
+def restricted_autotune(real_autotune, chosen, seen):
+    """triton.autotune as kernel.py's decorators call it, with each chosen kernel's list cut to
+    its one config (Triton then runs it without benchmarking the others)."""
+    def autotune(*args, **kwargs):
+        configs = kwargs.pop("configs") if "configs" in kwargs else args[0]
+        rest = args if "configs" in kwargs or not args else args[1:]
+
+        def decorate(function):
+            name = kernel_name(function)
+            kept = configs
+            if name in chosen:
+                index = chosen[name]
+                if not 0 <= index < len(configs):
+                    raise HostError(f"-D {CONFIG_PREFIX}{name}={index}: {name}'s @triton.autotune has "
+                                    f"{len(configs)} configs (0 to {len(configs) - 1})")
+                kept = [configs[index]]
+                seen.add(name)
+            return real_autotune(kept, *rest, **kwargs)(function)
+        return decorate
+    return autotune
+
+
 def apply_defines(module, defines, kernel):
     """kopt's -D NAME=VALUE for a Triton kernel: kernel.py's module-level variable NAME set to
     VALUE after the import, before the first call. solve reads its globals when it runs, so a
@@ -164,12 +216,28 @@ def apply_defines(module, defines, kernel):
         setattr(module, name, define_value(value))
 
 
-def load_kernel(path, entry, defines=()):
+def load_kernel(path, entry, defines=(), triton_module=None):
     # A module of its own per bridge: two variants of one kernel.py keep their own variables.
+    variables, chosen = split_defines(defines)
     spec = importlib.util.spec_from_file_location("kopt_triton_kernel", path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    apply_defines(module, defines, path)
+    if chosen:
+        # The decorators run while kernel.py is imported: triton.autotune is replaced for that
+        # import only, so another bridge's module gets its own choice.
+        if triton_module is None:
+            import triton as triton_module
+        real, seen = triton_module.autotune, set()
+        triton_module.autotune = restricted_autotune(real, chosen, seen)
+        try:
+            spec.loader.exec_module(module)
+        finally:
+            triton_module.autotune = real
+        for name in sorted(set(chosen) - seen):
+            raise HostError(f"{os.path.basename(path)} has no @triton.autotune kernel {name} for "
+                            f"-D {CONFIG_PREFIX}{name}={chosen[name]}")
+    else:
+        spec.loader.exec_module(module)
+    apply_defines(module, variables, path)
     return getattr(module, entry)
 
 

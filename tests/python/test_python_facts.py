@@ -74,3 +74,57 @@ def test_leetgpu_says_what_it_cannot_translate(tmp_path):
     code, line = read("leetgpu", path)
     assert code == 2
     assert line.startswith("PYTHON_FACTS: ") and "generate_performance_test: the test is not a dict literal" in line
+
+
+AUTOTUNED = """
+import triton
+import triton.language as tl
+
+SMALL = [triton.Config({"BLOCK": 256}, num_warps=2)]
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 1024}, num_warps=4, num_stages=2),
+                          triton.Config(kwargs={"BLOCK": 2048}, num_warps=8, pre_hook=None)], key=["cols"])
+@triton.jit
+def softmax_kernel(x, y, cols, BLOCK: tl.constexpr):
+    pass
+
+
+@triton.autotune(SMALL, key=["n"])
+@triton.jit
+def other_kernel(x, n, BLOCK: tl.constexpr):
+    pass
+
+
+@triton.jit
+def plain_kernel(x):
+    pass
+"""
+
+
+def test_autotune_reads_each_decorated_kernels_configs_in_order(tmp_path):
+    code, facts = read("autotune", write(tmp_path, AUTOTUNED))
+    assert code == 0, facts
+    assert facts == {"kernels": [
+        {"kernel": "softmax_kernel", "line": 9,
+         "configs": [{"kwargs": {"BLOCK": 1024}, "num_warps": 4, "num_stages": 2},
+                     {"kwargs": {"BLOCK": 2048}, "num_warps": 8}]},
+        {"kernel": "other_kernel", "line": 16, "configs": [{"kwargs": {"BLOCK": 256}, "num_warps": 2}]}]}
+
+
+def test_autotune_of_a_file_without_it_is_no_kernel(tmp_path):
+    assert read("autotune", write(tmp_path, "def solve(x: 'float*'):\n    pass\n")) == (0, {"kernels": []})
+
+
+def test_autotune_configs_built_by_code_are_named_with_their_line(tmp_path):
+    source = """
+    import triton
+    @triton.autotune(configs=[triton.Config({"BLOCK": b}) for b in (256, 512)], key=["n"])
+    @triton.jit
+    def k(x, n, BLOCK: tl.constexpr):
+        pass
+    """
+    code, reason = read("autotune", write(tmp_path, source))
+    assert code == 2
+    assert "challenge.py:4: the configs of k's @triton.autotune are [triton.Config" in reason
+    assert "give [tune] in kopt.toml" in reason

@@ -7,6 +7,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
@@ -179,6 +180,60 @@ class DefinesTest(unittest.TestCase):
                              ["kopt: kernel.py has no module-level variable BLOKC for -D BLOKC=256 "
                               "(docs/triton.md, \"Parameters\")"])
             self.assertNotIn("not reached", done.stdout)
+
+
+class AutotuneConfigTest(unittest.TestCase):
+    """-D KOPT_TRITON_CONFIG_<kernel>=I: the kernel's @triton.autotune list cut to its I-th
+    config while kernel.py is imported, with a fake triton module standing in."""
+    KERNEL = ("import kopt_fake_triton as triton\n\n"
+              "@triton.autotune(configs=['c0', 'c1', 'c2'], key=['n'])\n@triton.jit\ndef first(x):\n    pass\n\n"
+              "@triton.autotune(['d0', 'd1'], key=['n'])\n@triton.jit\ndef second(x):\n    pass\n\n"
+              "def solve(x, y, rows, scale):\n    pass\n")
+
+    def setUp(self):
+        fake = types.ModuleType("kopt_fake_triton")
+        fake.kept = {}
+
+        def autotune(configs, key):
+            def decorate(function):
+                fake.kept[function.__name__] = (list(configs), key)
+                return function
+            return decorate
+        fake.autotune = autotune
+        fake.jit = lambda function: function
+        sys.modules["kopt_fake_triton"] = self.fake = fake
+        self.folder = tempfile.TemporaryDirectory()
+        self.kernel = os.path.join(self.folder.name, "kernel.py")
+        with open(self.kernel, "w", encoding="utf-8") as out:
+            out.write(self.KERNEL)
+
+    def tearDown(self):
+        del sys.modules["kopt_fake_triton"]
+        self.folder.cleanup()
+
+    def load(self, *defines):
+        return host.load_kernel(self.kernel, "solve", list(defines), triton_module=self.fake)
+
+    def test_a_chosen_config_is_the_only_one_its_kernel_keeps(self):
+        self.load(("KOPT_TRITON_CONFIG_first", "2"))
+        self.assertEqual(self.fake.kept, {"first": (["c2"], ["n"]), "second": (["d0", "d1"], ["n"])})
+
+    def test_all_leaves_the_list_as_written_and_the_real_autotune_comes_back(self):
+        real = self.fake.autotune
+        self.load(("KOPT_TRITON_CONFIG_first", "all"), ("KOPT_TRITON_CONFIG_second", "1"))
+        self.assertEqual(self.fake.kept, {"first": (["c0", "c1", "c2"], ["n"]), "second": (["d1"], ["n"])})
+        self.assertIs(self.fake.autotune, real)
+
+    def test_an_index_past_the_list_or_not_a_number_is_refused(self):
+        with self.assertRaisesRegex(host.HostError, "second's @triton.autotune has 2 configs \\(0 to 1\\)"):
+            self.load(("KOPT_TRITON_CONFIG_second", "2"))
+        with self.assertRaisesRegex(host.HostError, "chosen by its index in the @triton.autotune list, or all"):
+            self.load(("KOPT_TRITON_CONFIG_second", "fast"))
+
+    def test_a_kernel_with_no_autotune_list_is_refused_by_name(self):
+        with self.assertRaisesRegex(host.HostError, "kernel.py has no @triton.autotune kernel third for "
+                                                    "-D KOPT_TRITON_CONFIG_third=0"):
+            self.load(("KOPT_TRITON_CONFIG_third", "0"))
 
 
 class PlanAndRefusalTest(unittest.TestCase):

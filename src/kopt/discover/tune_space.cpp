@@ -289,6 +289,10 @@ void save_tune_table(const TuneSpace& space, const fs::path& spec_path) {
     throw input_error("nothing to save: no constant that -D can set (a #define under #ifndef); the others need a "
                       "source rewrite");
   }
+  append_tune_table(table, spec_path);
+}
+
+void append_tune_table(const std::string& table, const fs::path& spec_path) {
   if (!is_file(spec_path)) {
     throw input_error("{}: no kopt.toml to save [tune] in (write one, or kopt import the problem)", spec_path.string());
   }

@@ -52,6 +52,8 @@ std::string tune_table_of(const TuneSpace& space);
 // Appends tune_table_of(space) as [tune] to the kopt.toml `spec` (atomically). Refuses, in one
 // line, a spec that already has [tune], a missing spec and a space with nothing -D can set.
 void save_tune_table(const TuneSpace& space, const std::filesystem::path& spec);
+// Appends `table` (TOML lines) as [tune] to the spec at `spec_path`: refused where it has one.
+void append_tune_table(const std::string& table, const std::filesystem::path& spec_path);
 
 std::string kind_text(ConstantKind kind);
 

@@ -10,6 +10,7 @@
 #include "kopt/core/files.hpp"
 #include "kopt/discover/launch_limits.hpp"
 #include "kopt/discover/settable_source.hpp"
+#include "kopt/discover/triton_autotune.hpp"
 #include "kopt/discover/tune_space.hpp"
 #include "kopt/loop/search_strategy.hpp"
 #include "kopt/spec/python_kernel.hpp"
@@ -192,16 +193,26 @@ void add_discovered_params(SearchSpace& space, const fs::path& kernel) {
   space.defaults[discover::kCompileOptionMacro] = "0";
 }
 
+// One parameter per autotuned kernel: "all" (the baseline: Triton's own choice) and each config.
+void add_autotuned_params(SearchSpace& space, const fs::path& kernel) {
+  for (const discover::AutotunedKernel& autotuned : discover::triton_autotuned_kernels(kernel)) {
+    space.params.emplace_back(autotuned.parameter(), autotuned.values());
+    space.defaults[autotuned.parameter()] = "all";
+  }
+}
+
 }  // namespace
 
 SearchSpace tunable_space(const fs::path& kernel, const std::optional<fs::path>& spec) {
   const spec::ProblemSpec problem = spec::locate_problem(kernel, spec);
   SearchSpace space = search_space(problem, spec::parse_source_annotations(read_file(kernel), kernel.string()));
-  // kopt tune-space reads CUDA C++: a Triton kernel's space is the one its spec declares.
+  // kopt tune-space reads CUDA C++: a Triton kernel's space is the one its spec declares, else
+  // its @triton.autotune lists.
+  if (spec::is_python_kernel(kernel) && space.empty()) add_autotuned_params(space, kernel);
   if (spec::is_python_kernel(kernel) && space.empty()) {
     throw input_error("{}: a Triton kernel declares its tunable parameters in [tune] of its spec (module-level "
-                      "variables of kernel.py, set by -D: docs/triton.md); the built-in tuner has nothing to search; "
-                      "use --generator CMD",
+                      "variables of kernel.py, set by -D: docs/triton.md), or as @triton.autotune config lists, and "
+                      "this one has neither; the built-in tuner has nothing to search; use --generator CMD",
                       kernel.string());
   }
   if (space.params.empty()) add_discovered_params(space, kernel);

@@ -162,6 +162,20 @@ void stop_holding_slow_host(VariantState& v, const Sample& held) {
                                   held.held_seconds * 1e6));
 }
 
+// BenchJob::time_alike: after every variant's warm-up, before any sample, so that all of a
+// variant's samples are timed one way.
+void time_alike(std::vector<VariantState>& variants) {
+  const auto unheld = std::ranges::find_if(variants, [](const VariantState& v) { return !v.blocked; });
+  if (unheld == variants.end()) return;
+  for (VariantState& v : variants) {
+    if (!v.blocked) continue;
+    v.blocked = false;
+    add_note(v.samples, fmt::format("timed unheld, the host's time included, as {} is: the variants compared are "
+                                    "timed alike",
+                                    unheld->label));
+  }
+}
+
 // What surrounds the calls of every sample, outside the events.
 struct SampleKit {
   const L2Flusher* flush;
@@ -265,6 +279,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     warm_up(job, v, sets.first(), kit);
     budgeted.push_back(job.variants[i].budgeted);
   }
+  if (job.time_alike) time_alike(variants);
   result.phases.warmup += mark.lap();
   const int calls = choose_calls(job, variants, sets);
   const std::vector<run::KernelArguments*> batch_sets = sets.first(calls);

@@ -73,7 +73,8 @@ json bench_job_to_json(const BenchJob& job) {
           {"settings", settings_to_json(job.settings)},
           {"device", job.device},
           {"witness_fd", job.witness_fd},
-          {"retention_dir", job.retention_dir.string()}};
+          {"retention_dir", job.retention_dir.string()},
+          {"time_alike", job.time_alike}};
 }
 
 BenchJob bench_job_from_json(const json& in) {
@@ -90,6 +91,7 @@ BenchJob bench_job_from_json(const json& in) {
   job.device = in.at("device");
   job.witness_fd = in.value("witness_fd", -1);
   job.retention_dir = in.value("retention_dir", std::string());
+  job.time_alike = in.value("time_alike", false);
   return job;
 }
 

@@ -77,6 +77,16 @@ TEST(BenchJob, CarriesWhichVariantsKeepOutputsAndWhere) {
   EXPECT_EQ(back.retention_dir, "/w/kept");
 }
 
+// A Triton bench times its variants alike (one unheld, all unheld); the worker must learn it,
+// and a job that does not say so (a .cu bench, an older kopt's) keeps each variant's own.
+TEST(BenchJob, CarriesWhetherItsVariantsAreTimedAlike) {
+  EXPECT_TRUE(bench_job_from_json(bench_job_to_json(BenchJob{.time_alike = true})).time_alike);
+  nlohmann::json unsaid = bench_job_to_json(BenchJob{});
+  EXPECT_FALSE(bench_job_from_json(unsaid).time_alike);
+  unsaid.erase("time_alike");
+  EXPECT_FALSE(bench_job_from_json(unsaid).time_alike);
+}
+
 TEST(WorkerPhases, JsonNamesEachPhase) {
   const WorkerPhases phases{.setup = 1, .inputs = 2, .warmup = 3, .sampling = 4, .recheck = 5,
                             .sampling_inputs = 0.5, .sampling_timed = 1.5, .sampling_digests = 2};
