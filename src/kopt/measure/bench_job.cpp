@@ -163,7 +163,7 @@ void stop_holding_slow_host(VariantState& v, const Sample& held) {
 }
 
 // BenchJob::time_alike: after every variant's warm-up, before any sample, so that all of a
-// variant's samples are timed one way.
+// variant's samples are timed one way; again if a blocker times out while sampling.
 void time_alike(std::vector<VariantState>& variants) {
   const auto unheld = std::ranges::find_if(variants, [](const VariantState& v) { return !v.blocked; });
   if (unheld == variants.end()) return;
@@ -301,6 +301,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
       if (!stopping.sampling(i)) continue;
       VariantState& v = variants[i];
       const TimedBatch batch = timed_batch(v, batch_sets, kit, ++round);
+      if (job.time_alike && !v.blocked) time_alike(variants);  // its blocker timed out: the rest follow
       kit.retention.offer_calls(i, batch.seeds, batch_sets);
       keep_batch(job, v, batch, timing.max_clock_mhz);
       progress.sampled(v.label, false);
