@@ -52,8 +52,12 @@ champion_defines() {  # the -D arguments of a run's best variant (its state.json
 best = json.load(open(sys.argv[1])).get("best") or {}
 print(" ".join(f"-D {k}={v}" for k, v in (best.get("defines") or {}).items()))' "$1/state.json" 2>/dev/null
 }
+# A Triton candidate costs ~14 s in a first look and ~30 s in a full check on an H200, and the
+# budget is read between iterations (docs/loop.md): BRANCHES (default 4) and ITERATIONS (default
+# 2) keep a run near its budget.
 optimize() {  # optimize NAME EXAMPLE BUDGET: the loop's run folder, its summary kept
-  step "optimize_$1" "$kopt" optimize "$2" --run "$work/run_$1" --budget "$3" --iterations 3 --branches 8
+  step "optimize_$1" "$kopt" optimize "$2" --run "$work/run_$1" --budget "$3" --iterations "${ITERATIONS:-2}" \
+      --branches "${BRANCHES:-4}"
   cp "$work/run_$1/summary.md" "$work/summary_$1.md" 2>/dev/null
 }
 # The measured ceilings (DRAM, BF16 tensor) the figures are read against, cached for the loop.
