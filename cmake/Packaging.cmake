@@ -1,9 +1,13 @@
 # `cmake --install build [--prefix DIR]`: kopt on PATH (DIR/bin), the agent skill and the
-# README beside it. Everything kopt reads at run time (data/, the Python runner, the shim) is
+# README beside it, and in a -DKOPT_TRITON_WORKER=ON build libkopt_worker.so in DIR/lib/kopt. Everything kopt reads at run time (data/, the Python runner, the shim) is
 # embedded in the binary, so nothing else needs to travel.
 # `cpack --config build/CPackConfig.cmake`: the same as a .deb.
 include(GNUInstallDirs)
 install(TARGETS kopt RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The Triton kernels' worker, where kopt looks from its bin folder (src/kopt/CMakeLists.txt).
+if(KOPT_TRITON_WORKER)
+  install(TARGETS kopt_worker LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/kopt)
+endif()
 install(FILES skill/SKILL.md DESTINATION ${CMAKE_INSTALL_DATADIR}/kopt/skill)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 

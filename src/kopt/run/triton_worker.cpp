@@ -87,21 +87,29 @@ json triton_plan(const std::vector<TritonBridge>& bridges, int device) {
   return {{"schema", "kopt.triton_plan/1"}, {"device", device}, {"bridges", entries}};
 }
 
+std::optional<fs::path> find_worker_library(const fs::path& executable) {
+  const fs::path folder = executable.parent_path();
+  for (const fs::path& candidate : {folder / "libkopt_worker.so", folder / KOPT_WORKER_FROM_BIN / "libkopt_worker.so"}) {
+    if (is_file(candidate)) return candidate.lexically_normal();
+  }
+  return std::nullopt;
+}
+
 WorkerSettings triton_worker_settings(ProcessRunner& runner, const WorkerSettings& base, const fs::path& python,
                                       const fs::path& cache_dir, const std::vector<TritonBridge>& bridges,
                                       const fs::path& plan_file) {
   if (bridges.empty()) return base;
-  const fs::path library = base.executable.parent_path() / "libkopt_worker.so";
-  if (!is_file(library)) {
+  const std::optional<fs::path> library = find_worker_library(base.executable);
+  if (!library) {
     throw environment_error("a Triton kernel's worker needs {} (configure kopt with -DKOPT_TRITON_WORKER=ON)",
-                            library.string());
+                            (base.executable.parent_path() / "libkopt_worker.so").string());
   }
   require_torch_and_triton(runner, python);
   write_file_atomic(plan_file, triton_plan(bridges, base.device).dump(2));
   WorkerSettings settings = base;
   settings.launcher.insert(settings.launcher.end(),
                            {python.string(), host_script(cache_dir).string(), plan_file.string()});
-  settings.executable = library;
+  settings.executable = *library;
   return settings;
 }
 

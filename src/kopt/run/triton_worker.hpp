@@ -5,6 +5,7 @@
 // only the process that hosts them differs.
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +36,10 @@ std::vector<TritonBridge> triton_bridges(const std::vector<spec::Problem>& kerne
 // The host script's plan (schema kopt.triton_plan/1): per bridge, the kernel file, each
 // parameter's kind and dtype, its defines, and per case its scalars and each buffer's shape.
 nlohmann::json triton_plan(const std::vector<TritonBridge>& bridges, int device);
+
+// libkopt_worker.so for the kopt at `executable`: beside it (a build tree), else in the lib
+// folder an install puts it in (KOPT_WORKER_FROM_BIN: ../lib/kopt from bin/); none: neither holds it.
+std::optional<std::filesystem::path> find_worker_library(const std::filesystem::path& executable);
 
 // The worker settings for jobs that call `bridges` (none: `base` itself): `base` with python3 and the host script
 // (written under `cache_dir`) before libkopt_worker.so (beside `kopt_executable`), and the

@@ -162,5 +162,20 @@ TEST(TritonWorker, AJobWithoutATritonCacheKeepsNoCubins) {
   EXPECT_FALSE(std::filesystem::exists(job.path() / "kept"));
 }
 
+// A build tree keeps libkopt_worker.so beside kopt; an install puts it in lib/kopt (its
+// relative place from bin/ is compiled in): kopt finds it in either, beside itself first.
+TEST(TritonWorker, FindsItsWorkerLibraryBesideKoptOrWhereAnInstallPutsIt) {
+  TempDir prefix("prefix");
+  const std::filesystem::path kopt = prefix.path() / "bin" / "kopt";
+  write_file_atomic(kopt, "");
+  EXPECT_FALSE(find_worker_library(kopt).has_value());
+  const std::filesystem::path installed = (prefix.path() / "bin" / KOPT_WORKER_FROM_BIN / "libkopt_worker.so").lexically_normal();
+  write_file_atomic(installed, "");
+  EXPECT_EQ(find_worker_library(kopt), installed);
+  EXPECT_NE(installed.string().find("/kopt/libkopt_worker.so"), std::string::npos);
+  write_file_atomic(prefix.path() / "bin" / "libkopt_worker.so", "");
+  EXPECT_EQ(find_worker_library(kopt), prefix.path() / "bin" / "libkopt_worker.so");
+}
+
 }  // namespace
 }  // namespace kopt::run
