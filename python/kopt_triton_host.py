@@ -221,7 +221,9 @@ def load_kernel(path, entry, defines=(), triton_module=None):
     variables, chosen = split_defines(defines)
     spec = importlib.util.spec_from_file_location("kopt_triton_kernel", path)
     module = importlib.util.module_from_spec(spec)
-    if chosen:
+    if not chosen:
+        spec.loader.exec_module(module)
+    else:
         # The decorators run while kernel.py is imported: triton.autotune is replaced for that
         # import only, so another bridge's module gets its own choice.
         if triton_module is None:
@@ -232,11 +234,10 @@ def load_kernel(path, entry, defines=(), triton_module=None):
             spec.loader.exec_module(module)
         finally:
             triton_module.autotune = real
-        for name in sorted(set(chosen) - seen):
-            raise HostError(f"{os.path.basename(path)} has no @triton.autotune kernel {name} for "
-                            f"-D {CONFIG_PREFIX}{name}={chosen[name]}")
-    else:
-        spec.loader.exec_module(module)
+        missing = sorted(set(chosen) - seen)
+        if missing:
+            raise HostError(f"{os.path.basename(path)} has no @triton.autotune kernel {missing[0]} for "
+                            f"-D {CONFIG_PREFIX}{missing[0]}={chosen[missing[0]]}")
     apply_defines(module, variables, path)
     return getattr(module, entry)
 

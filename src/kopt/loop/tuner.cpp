@@ -206,16 +206,16 @@ void add_autotuned_params(SearchSpace& space, const fs::path& kernel) {
 SearchSpace tunable_space(const fs::path& kernel, const std::optional<fs::path>& spec) {
   const spec::ProblemSpec problem = spec::locate_problem(kernel, spec);
   SearchSpace space = search_space(problem, spec::parse_source_annotations(read_file(kernel), kernel.string()));
-  // kopt tune-space reads CUDA C++: a Triton kernel's space is the one its spec declares, else
-  // its @triton.autotune lists.
-  if (spec::is_python_kernel(kernel) && space.empty()) add_autotuned_params(space, kernel);
-  if (spec::is_python_kernel(kernel) && space.empty()) {
+  // Without [tune] or annotations: a Triton kernel's space is its @triton.autotune lists (kopt
+  // tune-space's rules are CUDA C++'s), a CUDA kernel's what kopt tune-space finds.
+  const bool triton = spec::is_python_kernel(kernel);
+  if (space.empty()) triton ? add_autotuned_params(space, kernel) : add_discovered_params(space, kernel);
+  if (space.empty() && triton) {
     throw input_error("{}: a Triton kernel declares its tunable parameters in [tune] of its spec (module-level "
                       "variables of kernel.py, set by -D: docs/triton.md), or as @triton.autotune config lists, and "
                       "this one has neither; the built-in tuner has nothing to search; use --generator CMD",
                       kernel.string());
   }
-  if (space.params.empty()) add_discovered_params(space, kernel);
   if (space.empty()) {
     throw input_error("{}: declares no tunable parameters ([tune] or kopt:param) and kopt tune-space finds no constant "
                       "to search (a #define, a constexpr or a launch literal with a proposed ladder): the built-in "
