@@ -39,18 +39,61 @@ extern "C" int kopt_shim_clock_probe(unsigned long long* device_out, long long c
 // them: the events then time the GPU's work, not the host's launch path (nvbench's
 // "blocking kernel"). *timed_out says whether the host was too late — a solve that waits for
 // the device itself can never release it in time.
-__global__ void kopt_shim_stream_blocker_kernel(const volatile int* release, unsigned long long timeout_ns,
-                                                int* timed_out) {
-  unsigned long long start_ns, now_ns;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start_ns));
-  now_ns = start_ns;
-  while (*release == 0 && now_ns - start_ns < timeout_ns) {
+//
+// The blocker fills every SM's thread slots (kBlockerThreads × the blocks an SM holds, on every
+// SM), so that while it holds, no other kernel runs on the GPU at all: a solve that launches
+// work on a stream of its own and waits for it before returning (work no clock of the sample
+// would see) cannot finish it while held, and waits for the blocker's timeout instead, which
+// the hold's witness cannot miss (docs/integrity.md, "The hold"). Block 0 alone reads the
+// host's flag (one reader of mapped host memory, not thousands) and passes the release on to
+// the other blocks through `kopt_shim_blocker_released`, stamped with the hold's number so
+// that no block mistakes the release of an earlier hold for its own.
+constexpr int kBlockerThreads = 1024;
+__device__ unsigned int kopt_shim_blocker_released;
+
+__device__ unsigned long long kopt_shim_global_ns() {
+  unsigned long long ns;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+  return ns;
+}
+
+__device__ void kopt_shim_nap() {
 #if __CUDA_ARCH__ >= 700
-    __nanosleep(1000);
+  __nanosleep(1000);
 #endif
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now_ns));
+}
+
+__global__ void __launch_bounds__(kBlockerThreads, 2)
+    kopt_shim_stream_blocker_kernel(const volatile int* release, unsigned long long timeout_ns, int* timed_out,
+                                    unsigned int hold) {
+  if (threadIdx.x == 0) {
+    volatile unsigned int* released = &kopt_shim_blocker_released;
+    const unsigned long long start_ns = kopt_shim_global_ns();
+    if (blockIdx.x == 0) {
+      while (*release == 0 && kopt_shim_global_ns() - start_ns < timeout_ns) kopt_shim_nap();
+      *timed_out = *release == 0 ? 1 : 0;
+      __threadfence();
+      *released = hold;
+    } else {
+      while (*released != hold && kopt_shim_global_ns() - start_ns < timeout_ns) kopt_shim_nap();
+    }
   }
-  *timed_out = *release == 0 ? 1 : 0;
+  __syncthreads();  // the block's other threads keep their slots until thread 0 lets go
+}
+
+// The blocks that fill the device, counted once (a worker times on one device).
+int kopt_shim_blocker_blocks() {
+  static const int blocks = [] {
+    int device = 0, sms = 0, per_sm = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kopt_shim_stream_blocker_kernel, kBlockerThreads, 0) !=
+            cudaSuccess) {
+      return 1;
+    }
+    return sms * (per_sm > 0 ? per_sm : 1);
+  }();
+  return blocks;
 }
 
 // Makes the L2 cold by READING a buffer of twice its size (so that every set is displaced
@@ -76,7 +119,9 @@ extern "C" int kopt_shim_read_flush(const void* buffer, unsigned long long bytes
 }
 
 extern "C" int kopt_shim_block_stream(const volatile int* release, unsigned long long timeout_ns, int* timed_out) {
-  kopt_shim_stream_blocker_kernel<<<1, 1>>>(release, timeout_ns, timed_out);
+  static unsigned int holds = 0;  // the holds are queued on one stream, one after another
+  kopt_shim_stream_blocker_kernel<<<kopt_shim_blocker_blocks(), kBlockerThreads>>>(release, timeout_ns, timed_out,
+                                                                                  ++holds);
   return static_cast<int>(cudaGetLastError());
 }
 

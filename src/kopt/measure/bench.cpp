@@ -245,7 +245,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   const std::vector<run::TritonBridge> bridges = run::triton_bridges(kernels, libraries, kernel_defines);
   kernel_context.worker = run::triton_worker_settings(context.runner, context.worker, find_python(), context.cache_dir,
                                                       bridges, triton_plan.path() / "triton_plan.json");
-  job.time_alike = !bridges.empty();
+  job.python_hosted = !bridges.empty();
   if (!timing_worker) timing_worker.emplace(kernel_context, timing_limit);
   // The GPU is this process's alone from here to the end: timing, audits, a .py reference.
   const HostLock gpu = run::lock_gpu(report.device, context.worker.device);
@@ -279,10 +279,10 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
                                        audit_choice);
     report.phase_seconds.audit = audit_started.seconds();
   }
-  add_witness_flags(report, result.samples, spans);
+  add_witness_flags(report, result.samples, spans, solve_host(job));
 
   add_variants(report, first, std::move(result.samples), options.settings.mode, true);
-  add_witness_numbers(report, spans);
+  add_witness_numbers(report, spans, solve_host(job));
   const bool python_reference = first.spec.reference && verify::is_python_reference(*first.spec.reference);
   if (options.time_reference && python_reference) {
     spec::Problem timed = first;

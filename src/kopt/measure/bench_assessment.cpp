@@ -120,20 +120,21 @@ void add_variants(BenchReport& report, const spec::Problem& problem, std::vector
 
 // The parent's witness of the timing worker's samples (sample_witness.hpp): its flags, before
 // the samples move into the report.
-void add_witness_flags(BenchReport& report, const std::vector<VariantSamples>& samples, const WitnessedSpans& spans) {
+void add_witness_flags(BenchReport& report, const std::vector<VariantSamples>& samples, const WitnessedSpans& spans,
+                       SolveHost host) {
   if (!spans.listened) {
     report.warnings.push_back("kopt could not witness the timing worker's samples (no pipe): its times rest on the "
                               "worker's clocks alone");
     return;
   }
-  for (std::string& flag : witness_flags(samples, spans, sample_witness_rule())) report.flags.push_back(std::move(flag));
+  for (std::string& flag : witness_flags(samples, spans, sample_witness_rule(host))) report.flags.push_back(std::move(flag));
 }
 
 // The witness's numbers for each variant the timing worker sampled (bench.json "witness").
-void add_witness_numbers(BenchReport& report, const WitnessedSpans& spans) {
+void add_witness_numbers(BenchReport& report, const WitnessedSpans& spans, SolveHost host) {
   if (!spans.listened) return;
   for (VariantReport& v : report.variants) {
-    if (v.interleaved) v.witness = witness_variant(v.samples, spans, sample_witness_rule());
+    if (v.interleaved) v.witness = witness_variant(v.samples, spans, sample_witness_rule(host));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kopt/measure/bench.hpp"
+#include "kopt/measure/sample_witness.hpp"
 
 namespace kopt::measure {
 
@@ -18,10 +19,11 @@ void add_variants(BenchReport& report, const spec::Problem& problem, std::vector
 
 // The witness's flags, before the samples move into the report; a warning when it could not
 // listen.
-void add_witness_flags(BenchReport& report, const std::vector<VariantSamples>& samples, const WitnessedSpans& spans);
+void add_witness_flags(BenchReport& report, const std::vector<VariantSamples>& samples, const WitnessedSpans& spans,
+                       SolveHost host);
 
 // The witness's numbers for each interleaved variant (bench.json "witness").
-void add_witness_numbers(BenchReport& report, const WitnessedSpans& spans);
+void add_witness_numbers(BenchReport& report, const WitnessedSpans& spans, SolveHost host);
 
 // Every variant against `baseline_label`, case by case; the bootstrap ratios side by side.
 void add_verdicts(BenchReport& report, const std::string& baseline_label, const ComparisonSettings& settings);

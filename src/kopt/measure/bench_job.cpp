@@ -162,7 +162,7 @@ void stop_holding_slow_host(VariantState& v, const Sample& held) {
                                   held.held_seconds * 1e6));
 }
 
-// BenchJob::time_alike: after every variant's warm-up, before any sample, so that all of a
+// BenchJob::python_hosted: after every variant's warm-up, before any sample, so that all of a
 // variant's samples are timed one way; again if a blocker times out while sampling.
 void time_alike(std::vector<VariantState>& variants) {
   const auto unheld = std::ranges::find_if(variants, [](const VariantState& v) { return !v.blocked; });
@@ -224,7 +224,7 @@ void warm_up(const BenchJob& job, VariantState& v, run::KernelArguments& argumen
     if (i == 0) v.samples.first_call_seconds = s.host_seconds;
     v.one_call_seconds = s.gpu_seconds;
     if (s.blocker_timed_out) stop_blocking(v);
-    else if (hold != nullptr && held_too_long(s.held_seconds, s.gpu_seconds, 1, sample_witness_rule())) {
+    else if (hold != nullptr && held_too_long(s.held_seconds, s.gpu_seconds, 1, sample_witness_rule(solve_host(job)))) {
       stop_holding_slow_host(v, s);
     }
   }
@@ -279,7 +279,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     warm_up(job, v, sets.first(), kit);
     budgeted.push_back(job.variants[i].budgeted);
   }
-  if (job.time_alike) time_alike(variants);
+  if (job.python_hosted) time_alike(variants);
   result.phases.warmup += mark.lap();
   const int calls = choose_calls(job, variants, sets);
   const std::vector<run::KernelArguments*> batch_sets = sets.first(calls);
@@ -301,7 +301,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
       if (!stopping.sampling(i)) continue;
       VariantState& v = variants[i];
       const TimedBatch batch = timed_batch(v, batch_sets, kit, ++round);
-      if (job.time_alike && !v.blocked) time_alike(variants);  // its blocker timed out: the rest follow
+      if (job.python_hosted && !v.blocked) time_alike(variants);  // its blocker timed out: the rest follow
       kit.retention.offer_calls(i, batch.seeds, batch_sets);
       keep_batch(job, v, batch, timing.max_clock_mhz);
       progress.sampled(v.label, false);
@@ -379,7 +379,7 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   const DeviceTiming timing{.max_clock_mhz = static_cast<double>(device.sm_clock_khz) / 1e3,
                             .tick_seconds = measure_event_tick(*variants.front().library)};
   result.event_tick_seconds = timing.tick_seconds;
-  StreamBlocker blocker;
+  StreamBlocker blocker{sample_witness_rule(solve_host(job)).blocker_timeout_seconds};
   ClockProbe probe;
   Event start, stop;
   CallInputs inputs(job.sample_key, 4 * std::max(device.sm_count, 1));

@@ -103,11 +103,12 @@ struct BenchJob {
   int witness_fd = -1;
   // Where the worker writes the outputs it kept (a folder beneath its own); empty: none kept.
   std::filesystem::path retention_dir;
-  // Where one variant cannot be held (its solve waits for the device or keeps the host long),
-  // none is: the variants compared are timed alike. Set for Triton kernels, whose Python solve
-  // keeps the host ~100-250 µs a call, around the hold's rule, so that which variant is held
-  // would decide the verdict (docs/triton.md, "Timing"). A .cu bench keeps each variant's own.
-  bool time_alike = false;
+  // The variants are Python solves (Triton kernels) in the Python-hosted worker. Their holds
+  // are judged by the Python allowance (SolveHost::python), and they are timed alike: where one
+  // variant cannot be held (its solve waits for the device or keeps the host long), none is, so
+  // that which variant is held never decides a verdict (docs/triton.md, "Timing"). A .cu bench
+  // keeps each variant's own.
+  bool python_hosted = false;
 };
 
 // The samples of one variant on one case. Times in seconds.

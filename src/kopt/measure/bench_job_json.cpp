@@ -74,7 +74,7 @@ json bench_job_to_json(const BenchJob& job) {
           {"device", job.device},
           {"witness_fd", job.witness_fd},
           {"retention_dir", job.retention_dir.string()},
-          {"time_alike", job.time_alike}};
+          {"python_hosted", job.python_hosted}};
 }
 
 BenchJob bench_job_from_json(const json& in) {
@@ -91,7 +91,7 @@ BenchJob bench_job_from_json(const json& in) {
   job.device = in.at("device");
   job.witness_fd = in.value("witness_fd", -1);
   job.retention_dir = in.value("retention_dir", std::string());
-  job.time_alike = in.value("time_alike", false);
+  job.python_hosted = in.value("python_hosted", false);
   return job;
 }
 

@@ -94,10 +94,12 @@ class ClockProbe {
 // flag the blocker writes back.
 class StreamBlocker {
  public:
+  // `timeout_seconds`: data/witness.toml's blocker_timeout_seconds.
+  explicit StreamBlocker(double timeout_seconds) : timeout_ns_(static_cast<unsigned long long>(timeout_seconds * 1e9)) {}
   // Holds the default stream until release(); false when the library has no blocker.
   bool hold(const run::KernelLibrary& library) {
     flags_.clear();
-    return library.launch_stream_blocker(flags_.data(), kTimeoutNs, flags_.data() + 1);
+    return library.launch_stream_blocker(flags_.data(), timeout_ns_, flags_.data() + 1);
   }
   void release() { flags_[0] = 1; }
   // After the device is synchronized: whether solve kept the host from releasing in time.
@@ -106,7 +108,7 @@ class StreamBlocker {
  private:
   // Long enough for any solve to queue its launches; a solve that waits for the device
   // instead costs this once, in the warm-up, and is then timed without the blocker.
-  static constexpr unsigned long long kTimeoutNs = 50'000'000;
+  unsigned long long timeout_ns_;
   MappedHostValues<int, 2> flags_;  // [0] released by the host, [1] timed out
 };
 

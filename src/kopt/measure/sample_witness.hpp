@@ -138,8 +138,20 @@ struct SampleWitnessRule {
   // held_fraction × the reported time).
   double held_seconds_per_call = 100e-6;
   double held_fraction = 0.25;
+  // The blocker lets go by itself after this; a timed sample held this long (90 % of it, for
+  // the host's own lag) waited for the GPU while held, which its warm-up did not.
+  double blocker_timeout_seconds = 0.05;
 };
-const SampleWitnessRule& sample_witness_rule();  // loaded once; throws environment Error on a bad file
+
+// Who runs solve in the timing worker: kopt's C++ (a .cu kernel's library) or the Python host
+// (a Triton kernel's solve), whose calls keep the host longer and get their own hold allowance.
+enum class SolveHost { native, python };
+
+// Loaded once; throws environment Error on a bad file. For SolveHost::python,
+// held_seconds_per_call is the file's held_seconds_per_python_call.
+const SampleWitnessRule& sample_witness_rule(SolveHost host = SolveHost::native);
+
+inline SolveHost solve_host(const BenchJob& job) { return job.python_hosted ? SolveHost::python : SolveHost::native; }
 
 // One variant's kept samples against the parent's spans.
 struct VariantWitness {
@@ -148,6 +160,7 @@ struct VariantWitness {
   std::size_t short_samples = 0;    // reported less than the span beyond the slack
   std::size_t held_samples = 0;     // queued behind the blocker (a hold signal arrived)
   std::size_t long_held_samples = 0;  // whose calls kept the host beyond the rule
+  std::size_t timed_out_holds = 0;    // held until the blocker let go by itself
   double median_held_seconds = 0;   // per sample, over held samples
   double median_reported_seconds = 0;  // per sample (calls_per_sample calls), over witnessed samples
   double median_span_seconds = 0;

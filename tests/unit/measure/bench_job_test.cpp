@@ -77,14 +77,15 @@ TEST(BenchJob, CarriesWhichVariantsKeepOutputsAndWhere) {
   EXPECT_EQ(back.retention_dir, "/w/kept");
 }
 
-// A Triton bench times its variants alike (one unheld, all unheld); the worker must learn it,
+// A Triton bench is Python-hosted (its own hold allowance; one variant unheld, all unheld); the
+// worker must learn it,
 // and a job that does not say so (a .cu bench, an older kopt's) keeps each variant's own.
-TEST(BenchJob, CarriesWhetherItsVariantsAreTimedAlike) {
-  EXPECT_TRUE(bench_job_from_json(bench_job_to_json(BenchJob{.time_alike = true})).time_alike);
+TEST(BenchJob, CarriesWhetherItsSolvesArePythonHosted) {
+  EXPECT_TRUE(bench_job_from_json(bench_job_to_json(BenchJob{.python_hosted = true})).python_hosted);
   nlohmann::json unsaid = bench_job_to_json(BenchJob{});
-  EXPECT_FALSE(bench_job_from_json(unsaid).time_alike);
-  unsaid.erase("time_alike");
-  EXPECT_FALSE(bench_job_from_json(unsaid).time_alike);
+  EXPECT_FALSE(bench_job_from_json(unsaid).python_hosted);
+  unsaid.erase("python_hosted");
+  EXPECT_FALSE(bench_job_from_json(unsaid).python_hosted);
 }
 
 TEST(WorkerPhases, JsonNamesEachPhase) {

@@ -257,6 +257,23 @@ TEST(SampleWitnessRule, IsReadFromTheDataFile) {
   EXPECT_DOUBLE_EQ(rule.sum_slack_seconds, 1e-3);
   EXPECT_DOUBLE_EQ(rule.held_seconds_per_call, 100e-6);
   EXPECT_DOUBLE_EQ(rule.held_fraction, 0.25);
+  EXPECT_DOUBLE_EQ(rule.blocker_timeout_seconds, 0.05);
+}
+
+// A Python solve (Triton) gets its own hold allowance, and nothing else of the rule changes.
+TEST(SampleWitnessRule, APythonHostedSolveGetsItsOwnHoldAllowance) {
+  const SampleWitnessRule& native = sample_witness_rule(SolveHost::native);
+  const SampleWitnessRule& python = sample_witness_rule(SolveHost::python);
+  EXPECT_DOUBLE_EQ(python.held_seconds_per_call, 400e-6);
+  EXPECT_DOUBLE_EQ(native.held_seconds_per_call, 100e-6);
+  EXPECT_DOUBLE_EQ(python.held_fraction, native.held_fraction);
+  EXPECT_DOUBLE_EQ(python.slack_seconds, native.slack_seconds);
+  // 250 µs held for one call of a 150 µs kernel: a Python solve's honest launch, a C one's wait.
+  EXPECT_FALSE(held_too_long(250e-6, 150e-6, 1, python));
+  EXPECT_TRUE(held_too_long(250e-6, 150e-6, 1, native));
+  EXPECT_TRUE(held_too_long(450e-6, 150e-6, 1, python));
+  EXPECT_EQ(solve_host(BenchJob{.python_hosted = true}), SolveHost::python);
+  EXPECT_EQ(solve_host(BenchJob{}), SolveHost::native);
 }
 
 // ---- Held samples: the host's time while kopt's blocker held the GPU ----
@@ -333,6 +350,29 @@ TEST(WitnessFlags, HonestHeldSamplesPass) {
   const WitnessedSpans spans = held_spans_of(held, span);
   EXPECT_THAT(witness_flags({samples_of(reported)}, spans, kSampleRule), IsEmpty());
   EXPECT_EQ(witness_variant(samples_of(reported), spans, kSampleRule).long_held_samples, 4U);
+}
+
+// A solve that waits for work of its own only once it is timed: with kopt's blocker filling
+// every SM, that work cannot run while held, so the one held sample lasts until the blocker
+// lets go (50 ms), and the worker times the rest unheld. One such sample is enough.
+TEST(WitnessFlags, AHoldThatLastedUntilTheBlockerLetGoIsFlagged) {
+  std::vector<double> held(6, 30e-6), span(6, 25e-6), reported(6, 5e-6);
+  held.back() = 50.2e-3;
+  const WitnessedSpans spans = held_spans_of(held, span);
+  const VariantWitness w = witness_variant(samples_of(reported), spans, kSampleRule);
+  EXPECT_EQ(w.timed_out_holds, 1U);
+  EXPECT_FALSE(mostly_held_too_long(w, kSampleRule));  // 1 of 6: the majority rule alone would miss it
+  EXPECT_TRUE(witness_fails(w, kSampleRule));
+  const std::vector<std::string> flags = witness_flags({samples_of(reported)}, spans, kSampleRule);
+  ASSERT_THAT(flags, SizeIs(1));
+  EXPECT_THAT(flags[0], HasSubstr("k (case default): solve waited for the GPU while kopt held it in 1 timed sample(s)"));
+  EXPECT_THAT(flags[0], HasSubstr("50 ms"));
+}
+
+TEST(WitnessFlags, AHostPreemptedFarShortOfTheBlockersTimeoutIsNoTimeout) {
+  std::vector<double> held(6, 30e-6), span(6, 25e-6), reported(6, 5e-6);
+  held.back() = 20e-3;
+  EXPECT_EQ(witness_variant(samples_of(reported), held_spans_of(held, span), kSampleRule).timed_out_holds, 0U);
 }
 
 }  // namespace
