@@ -3,9 +3,10 @@
 #   softmax  the Triton softmax example through kopt check and kopt bench, the CUDA softmax
 #            beside it for scale, then its [tune] table (BLOCK, NUM_WARPS) through kopt optimize
 #            for SOFTMAX_BUDGET minutes (default 1) after its init
-#   gemm     the Triton BF16 GEMM example through kopt check and kopt bench at 4096^3, cuBLAS BF16
-#            in the same run (tools/cublas_bf16.py), its SASS (HGMMA), then kopt optimize over its
-#            [tune] table for GEMM_BUDGET minutes (default 2) and the champion's SASS
+#   gemm     the Triton BF16 GEMM example through kopt check and kopt bench at 4096^3 and its SASS
+#            (HGMMA; GEMM_STANDALONE=0 leaves these three out), cuBLAS BF16 in the same run
+#            (tools/cublas_bf16.py) before and after kopt optimize over its [tune] table for
+#            GEMM_BUDGET minutes (default 2), then the champion's SASS
 #   ctest    the gpu-labelled Triton tests but the two the softmax step repeats
 # Run from the repository root with a build/ configured with -DKOPT_TRITON_WORKER=ON
 # (build/cli/libkopt_worker.so) and carried as bench/device_round.sh carries it. Everything goes
@@ -70,12 +71,18 @@ for part in ${STEPS:-softmax gemm ctest}; do
       step bench_cuda_softmax "$kopt" bench examples/softmax --out "$work/bench_cuda_softmax.json"
       optimize triton_softmax examples/triton_softmax "${SOFTMAX_BUDGET:-1}" ;;
     gemm)
-      step check_triton_gemm "$kopt" check examples/triton_gemm_bf16 --out "$work/check_triton_gemm.json"
-      step bench_triton_gemm "$kopt" bench examples/triton_gemm_bf16 --case default --out "$work/bench_triton_gemm.json"
+      # GEMM_STANDALONE=0 leaves out the baseline's own check, bench and SASS: the loop's init
+      # checks and measures the baseline too, and the champion's SASS is read below.
+      if [ "${GEMM_STANDALONE:-1}" = 1 ]; then
+        step check_triton_gemm "$kopt" check examples/triton_gemm_bf16 --out "$work/check_triton_gemm.json"
+        step bench_triton_gemm "$kopt" bench examples/triton_gemm_bf16 --case default --out "$work/bench_triton_gemm.json"
+        step sass_triton_gemm "$kopt" sass examples/triton_gemm_bf16 --method compute.tensor_core_wgmma \
+            --out "$work/sass_triton_gemm.json"
+      fi
+      # cuBLAS before and after the loop: its spread between the two is the yardstick's own.
       step cublas_bf16 "${KOPT_PYTHON:-python3}" tools/cublas_bf16.py 4096
-      step sass_triton_gemm "$kopt" sass examples/triton_gemm_bf16 --method compute.tensor_core_wgmma \
-          --out "$work/sass_triton_gemm.json"
       optimize triton_gemm examples/triton_gemm_bf16 "${GEMM_BUDGET:-2}"
+      step cublas_bf16_after "${KOPT_PYTHON:-python3}" tools/cublas_bf16.py 4096
       # The champion's machine code: its tensor-core signature, as the loop's SASS step looks for it.
       # shellcheck disable=SC2046  # one word per -D argument
       step sass_triton_gemm_champion "$kopt" sass examples/triton_gemm_bf16 $(champion_defines "$work/run_triton_gemm") \
