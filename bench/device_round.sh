@@ -21,13 +21,10 @@ work=/tmp/kopt-round; rm -rf "$work"; mkdir -p "$work"
 finish() { tar czf "$OUT/round.tgz" --exclude='*.ncu-rep' --exclude='*.tgz' -C "$work" . 2>/dev/null; }
 trap finish EXIT
 regex=$1; shift
-# CUTLASS's headers for the CUTLASS tests: a wheel carried in third_party/ (git-ignored), offline.
-if ! python3 -c "import importlib.util as u, sys; sys.exit(u.find_spec('cutlass_library') is None)" 2>/dev/null; then
-  for wheel in third_party/nvidia_cutlass-*.whl; do
-    [ -f "$wheel" ] && { python3 -m pip install -q --no-deps --no-index "$wheel" 2>/dev/null \
-      || python3 -m pip install -q --no-deps --no-index --break-system-packages "$wheel"; }
-  done
-fi
+# CUTLASS's headers for the CUTLASS tests, from a carried wheel where the machine lacks them.
+# shellcheck source=tools/gpu_run_helpers.sh
+source tools/gpu_run_helpers.sh
+ensure_cutlass_headers || true
 # ctest's gtest discovery includes GoogleTestAddTests.cmake from the cmake that configured the
 # build; the GPU machine's cmake is another version: point it at the copy carried in build/.
 for inc in build/tests/*_include.cmake; do

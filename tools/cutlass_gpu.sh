@@ -23,13 +23,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$OUT" "$work/out"
 
-has_cutlass_package() { python3 -c "import importlib.util as u, sys; sys.exit(u.find_spec('cutlass_library') is None)"; }
-if [ -z "${CUTLASS_PATH:-}" ] && ! has_cutlass_package; then
-  wheel=$(ls third_party/nvidia_cutlass-*.whl 2>/dev/null | head -n 1 || true)
-  [ -n "$wheel" ] || { echo "cutlass_gpu.sh: no CUTLASS headers: set CUTLASS_PATH or carry third_party/nvidia_cutlass-*.whl" >&2; exit 3; }
-  python3 -m pip install --quiet --no-deps --no-index "$wheel" 2>/dev/null \
-    || python3 -m pip install --quiet --no-deps --no-index --break-system-packages "$wheel"
-fi
+# shellcheck source=tools/gpu_run_helpers.sh
+source tools/gpu_run_helpers.sh
+ensure_cutlass_headers \
+  || { echo "cutlass_gpu.sh: no CUTLASS headers: set CUTLASS_PATH or carry third_party/nvidia_cutlass-*.whl" >&2; exit 3; }
 
 cd "$work/out"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv > gpu.txt 2>&1 || true
@@ -46,9 +43,7 @@ timeout "${OPTIMIZE_LIMIT:-900}" "$kopt" optimize "$OLDPWD/$example" --run "$wor
   --iterations "${ITERATIONS:-3}" --branches "${BRANCHES:-6}" > optimize.txt 2>&1 || echo "kopt optimize exit $?" >> optimize.txt
 "${KOPT_PYTHON:-python3}" "$OLDPWD/tools/cublas_bf16.py" 4096 > cublas_after.json || echo "cublas_bf16.py exit $?" >> cublas_after.json
 # The champion's machine code, as the loop's SASS step reads it.
-defines=$(python3 -c 'import json, sys
-best = json.load(open(sys.argv[1])).get("best") or {}
-print(" ".join(f"-D {k}={v}" for k, v in (best.get("defines") or {}).items()))' run/state.json 2>/dev/null || true)
+defines=$(champion_defines run)
 # shellcheck disable=SC2086  # one word per -D argument
 "$kopt" sass "$OLDPWD/$example" $defines --out sass_champion.json > sass_champion.txt 2>&1 \
   || echo "kopt sass exit $?" >> sass_champion.txt

@@ -48,11 +48,8 @@ step() {  # step NAME COMMAND...: its output in NAME.txt, its exit status in the
 { nvidia-smi --query-gpu=name,driver_version --format=csv; "${KOPT_PYTHON:-python3}" -c \
   "import sys, torch, triton; print(sys.executable, 'torch', torch.__version__, 'triton', triton.__version__)"; } \
   > "$work/environment.txt" 2>&1
-champion_defines() {  # the -D arguments of a run's best variant (its state.json)
-  "${KOPT_PYTHON:-python3}" -c 'import json, sys
-best = json.load(open(sys.argv[1])).get("best") or {}
-print(" ".join(f"-D {k}={v}" for k, v in (best.get("defines") or {}).items()))' "$1/state.json" 2>/dev/null
-}
+# shellcheck source=tools/gpu_run_helpers.sh
+source "$repo/tools/gpu_run_helpers.sh"  # champion_defines
 # A Triton candidate costs ~14 s in a first look and ~30 s in a full check on an H200, and the
 # budget is read between iterations (docs/loop.md): BRANCHES (default 4) and ITERATIONS (default
 # 2) keep a run near its budget.
