@@ -16,11 +16,13 @@
 #   --no-match REGEX  stdout+stderr must not match this extended regex (repeatable)
 #   --one-line-error  stderr must be exactly one line, starting with "kopt: "
 #   --needs TOOL      skip (exit 77) unless kopt doctor finds TOOL (one of the CUDA tools it lists)
+#   --gpus N          skip (exit 77) unless nvidia-smi -L lists at least N GPUs (tests of a host
+#                     with several; use with --gpu)
 #   ARGS              the command; the word @KOPT@ in it is replaced by the kopt binary
 set -u
 kopt=$1
 shift
-want_exit=0 gpu="" one_line=0 needs=""
+want_exit=0 gpu="" one_line=0 needs="" gpus=0
 matches=() absent=() fresh=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -31,6 +33,7 @@ while [ $# -gt 0 ]; do
     --no-match) absent+=("$2"); shift ;;
     --one-line-error) one_line=1 ;;
     --needs) needs=$2; shift ;;
+    --gpus) gpus=$2; shift ;;
     --fresh) fresh+=("$2"); shift ;;
     --) shift; break ;;
     *) echo "expect_kopt.sh: unknown option $1" >&2; exit 2 ;;
@@ -57,6 +60,11 @@ if [ -n "$gpu" ]; then
   if [ "$gpu" = absent ] && { [ $doctor_rc -eq 0 ] || machine_has_gpu; }; then
     echo "SKIPPED: this machine has a GPU"; exit 77
   fi
+fi
+
+if [ "$gpus" -gt 1 ]; then
+  listed=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+  if [ "$listed" -lt "$gpus" ]; then echo "SKIPPED: needs $gpus GPUs, nvidia-smi -L lists $listed"; exit 77; fi
 fi
 
 # Asked of kopt itself: it also looks where ./setup installs the tools the toolkit lacks.

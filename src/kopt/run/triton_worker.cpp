@@ -105,7 +105,8 @@ WorkerSettings triton_worker_settings(ProcessRunner& runner, const WorkerSetting
                             (base.executable.parent_path() / "libkopt_worker.so").string());
   }
   require_torch_and_triton(runner, python);
-  write_file_atomic(plan_file, triton_plan(bridges, base.device).dump(2));
+  // The device as the worker sees it: the host script hands it to torch inside the worker.
+  write_file_atomic(plan_file, triton_plan(bridges, worker_device_view(base.device).ordinal).dump(2));
   WorkerSettings settings = base;
   settings.launcher.insert(settings.launcher.end(),
                            {python.string(), host_script(cache_dir).string(), plan_file.string()});

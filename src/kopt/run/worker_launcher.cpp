@@ -50,23 +50,41 @@ std::string without_progress(const std::string& err) {
 
 namespace {
 
-// The job as the worker reads it: the nonce its result must carry, and the write confinement.
-nlohmann::json sealed_job(const nlohmann::json& job, const WorkerSettings& settings, const std::string& nonce) {
+// Only the probe counts the GPUs and checks `--device`; every other job sees its own GPU alone.
+bool sees_every_gpu(const nlohmann::json& job) { return job.value("kind", "") == "probe"; }
+
+// The job as the worker reads it: the nonce its result must carry, the write confinement, and
+// its GPU by the number the worker knows it by.
+nlohmann::json sealed_job(const nlohmann::json& job, const WorkerSettings& settings, const std::string& nonce,
+                          const WorkerDeviceView& view) {
   nlohmann::json sealed = job;
   sealed["nonce"] = nonce;
   sealed["confine_writes"] = settings.confine_writes;
+  if (view.visible_devices && sealed.contains("device") && sealed["device"].is_number_integer()) {
+    sealed["device"] = view.ordinal;
+  }
   return sealed;
 }
 
-ProcessSpec worker_process(const WorkerSettings& settings, const std::vector<std::string>& worker_arguments) {
+ProcessSpec worker_process(const WorkerSettings& settings, const WorkerDeviceView& view,
+                           const std::vector<std::string>& worker_arguments) {
   ProcessSpec spec{.argv = settings.launcher, .time_limit = settings.time_limit, .inherited_fd = settings.inherited_fd,
                    .on_start = settings.on_start};
+  if (view.visible_devices) spec.env.emplace_back("CUDA_VISIBLE_DEVICES", *view.visible_devices);
   spec.argv.push_back(settings.executable.string());
   spec.argv.insert(spec.argv.end(), worker_arguments.begin(), worker_arguments.end());
   return spec;
 }
 
-WorkerOutcome outcome_of(const ProcessResult& process, const fs::path& result_path, const std::string& nonce) {
+// A result that names its device (a check's DeviceInfo) names it by kopt's number, as the
+// user asked for it, not by the worker's.
+void restore_device_ordinal(nlohmann::json& result, const WorkerSettings& settings, const WorkerDeviceView& view) {
+  if (!view.visible_devices || !result.contains("device") || !result["device"].is_object()) return;
+  if (result["device"].contains("ordinal")) result["device"]["ordinal"] = settings.device;
+}
+
+WorkerOutcome outcome_of(const ProcessResult& process, const fs::path& result_path, const std::string& nonce,
+                         const WorkerSettings& settings, const WorkerDeviceView& view) {
   WorkerOutcome outcome;
   outcome.last_progress = last_progress_line(process.err);
   ProcessResult quiet = process;
@@ -84,6 +102,7 @@ WorkerOutcome outcome_of(const ProcessResult& process, const fs::path& result_pa
         return outcome;
       }
       result.erase("nonce");
+      restore_device_ordinal(result, settings, view);
       outcome.result = std::move(result);
       return outcome;
     } catch (const std::exception& e) {
@@ -97,6 +116,27 @@ WorkerOutcome outcome_of(const ProcessResult& process, const fs::path& result_pa
 
 }  // namespace
 
+WorkerDeviceView worker_device_view(int device, const char* inherited) {
+  if (device < 0) return {.ordinal = device};
+  if (inherited == nullptr || *inherited == '\0') return {.visible_devices = std::to_string(device), .ordinal = 0};
+  // CUDA reads the list as comma-separated entries (ordinals, GPU-/MIG- UUIDs), spaces ignored.
+  std::vector<std::string> entries;
+  std::string entry;
+  for (const char* c = inherited;; ++c) {
+    if (*c == ',' || *c == '\0') {
+      entries.push_back(entry);
+      entry.clear();
+      if (*c == '\0') break;
+    } else if (*c != ' ') {
+      entry += *c;
+    }
+  }
+  if (static_cast<std::size_t>(device) >= entries.size() || entries[device].empty()) return {.ordinal = device};
+  return {.visible_devices = entries[device], .ordinal = 0};
+}
+
+WorkerDeviceView worker_device_view(int device) { return worker_device_view(device, std::getenv("CUDA_VISIBLE_DEVICES")); }
+
 WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, const nlohmann::json& job,
                          const fs::path& work_dir) {
   create_folders(work_dir);
@@ -107,9 +147,11 @@ WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, 
   // with the job and deletes the job file before any kernel library is loaded, so a kernel
   // that writes a result of its own does not know it (docs/integrity.md).
   const std::string nonce = secret_nonce();
-  write_file_atomic(job_path, sealed_job(job, settings, nonce).dump(2));
+  const WorkerDeviceView view = sees_every_gpu(job) ? WorkerDeviceView{.ordinal = settings.device}
+                                                    : worker_device_view(settings.device);
+  write_file_atomic(job_path, sealed_job(job, settings, nonce, view).dump(2));
 
-  ProcessSpec spec = worker_process(settings, {"worker", job_path.string(), result_path.string()});
+  ProcessSpec spec = worker_process(settings, view, {"worker", job_path.string(), result_path.string()});
   const std::string activity = activity_of(job);
   ProgressScope shown(settings.progress, activity);
   spec.on_error_line = [&shown, &activity, &settings](std::string_view line) {
@@ -118,7 +160,7 @@ WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, 
     shown.update(activity + ": " + progress);
     if (settings.on_progress) settings.on_progress(progress);
   };
-  return outcome_of(runner.run(spec), result_path, nonce);
+  return outcome_of(runner.run(spec), result_path, nonce, settings, view);
 }
 
 PrestartedWorker::PrestartedWorker(ProcessRunner& runner, WorkerSettings settings, fs::path work_dir)
@@ -126,8 +168,11 @@ PrestartedWorker::PrestartedWorker(ProcessRunner& runner, WorkerSettings setting
   create_folders(work_dir_);
   remove_file(work_dir_ / "job.json");
   remove_file(work_dir_ / "result.json");
-  ProcessSpec spec = worker_process(settings_, {"worker", "--await-device", std::to_string(settings_.device),
-                                                (work_dir_ / "job.json").string(), (work_dir_ / "result.json").string()});
+  // Its job (a check, a bench, an audit) runs a kernel: it sees its GPU alone.
+  const WorkerDeviceView view = worker_device_view(settings_.device);
+  ProcessSpec spec = worker_process(settings_, view, {"worker", "--await-device", std::to_string(view.ordinal),
+                                                      (work_dir_ / "job.json").string(),
+                                                      (work_dir_ / "result.json").string()});
   // Its time limit runs from when the job is given, as a worker started then would see it.
   spec.waiting = waiting_;
   spec.on_error_line = [set_up = set_up_](std::string_view line) {
@@ -178,10 +223,11 @@ WorkerOutcome PrestartedWorker::run(const nlohmann::json& job, std::optional<boo
     return run_worker(runner_, at_submit, job, work_dir_);
   }
   const std::string nonce = secret_nonce();
-  write_file_atomic(work_dir_ / "job.json", sealed_job(job, at_submit, nonce).dump(2));
+  const WorkerDeviceView view = worker_device_view(settings_.device);
+  write_file_atomic(work_dir_ / "job.json", sealed_job(job, at_submit, nonce, view).dump(2));
   job_written_ = true;
   waiting_->store(false);
-  return outcome_of(process_.get(), work_dir_ / "result.json", nonce);
+  return outcome_of(process_.get(), work_dir_ / "result.json", nonce, at_submit, view);
 }
 
 void await_prestarted_job(const fs::path& job, int device) {

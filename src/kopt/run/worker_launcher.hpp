@@ -57,6 +57,24 @@ struct WorkerOutcome {
                                          // launcher such as ncu reports there)
 };
 
+// The GPUs a worker may see. A worker that loads a kernel sees only the GPU it works on, as
+// its device 0 (CUDA_VISIBLE_DEVICES set to that one entry of kopt's own list): work a kernel
+// sent to another GPU would escape every clock of the timed one, and could load a GPU another
+// kopt is timing on (docs/integrity.md, "One GPU per worker"). The device probe alone sees
+// every GPU: it counts them and checks `--device`.
+struct WorkerDeviceView {
+  std::optional<std::string> visible_devices;  // the worker's CUDA_VISIBLE_DEVICES; none: inherited
+  int ordinal = 0;                             // the GPU's number inside the worker
+};
+
+// `device` is kopt's own number for the GPU (`--device`), counted as CUDA counts under
+// `inherited` ($CUDA_VISIBLE_DEVICES of kopt's process; null or empty: every GPU). A list
+// that has no entry at `device` leaves the worker as kopt is: CUDA itself will refuse the
+// number there, with its own message.
+WorkerDeviceView worker_device_view(int device, const char* inherited);
+// The same for kopt's environment as it is.
+WorkerDeviceView worker_device_view(int device);
+
 // Runs `job` in a fresh worker; job files live in `work_dir`.
 WorkerOutcome run_worker(ProcessRunner& runner, const WorkerSettings& settings, const nlohmann::json& job,
                          const std::filesystem::path& work_dir);

@@ -5,9 +5,12 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "kopt/core/files.hpp"
 
@@ -21,13 +24,60 @@ using ::testing::HasSubstr;
 class FakeWorker final : public ProcessRunner {
  public:
   std::function<ProcessResult(const std::vector<std::string>&)> behaviour;
+  std::vector<std::pair<std::string, std::string>> env;  // what the last run added to its environment
   ProcessResult run(const ProcessSpec& spec) override {
+    env = spec.env;
     ProcessResult result = behaviour(spec.argv);
     std::istringstream err(result.err);
     for (std::string line; spec.on_error_line && std::getline(err, line);) spec.on_error_line(line);
     return result;
   }
 };
+
+// $CUDA_VISIBLE_DEVICES of this process, set (or unset: nullptr) for one test.
+class ScopedVisibleDevices {
+ public:
+  explicit ScopedVisibleDevices(const char* value) {
+    if (const char* was = std::getenv("CUDA_VISIBLE_DEVICES")) was_ = was;
+    if (value != nullptr) setenv("CUDA_VISIBLE_DEVICES", value, 1);
+    else unsetenv("CUDA_VISIBLE_DEVICES");
+  }
+  ~ScopedVisibleDevices() {
+    if (was_) setenv("CUDA_VISIBLE_DEVICES", was_->c_str(), 1);
+    else unsetenv("CUDA_VISIBLE_DEVICES");
+  }
+  ScopedVisibleDevices(const ScopedVisibleDevices&) = delete;
+  ScopedVisibleDevices& operator=(const ScopedVisibleDevices&) = delete;
+
+ private:
+  std::optional<std::string> was_;
+};
+
+std::optional<std::string> visible_devices_in(const std::vector<std::pair<std::string, std::string>>& env) {
+  for (const auto& [name, value] : env) {
+    if (name == "CUDA_VISIBLE_DEVICES") return value;
+  }
+  return std::nullopt;
+}
+
+TEST(WorkerDeviceView, AWorkerSeesItsGpuAloneAsItsDeviceZero) {
+  EXPECT_EQ(worker_device_view(2, nullptr).visible_devices, "2");
+  EXPECT_EQ(worker_device_view(2, nullptr).ordinal, 0);
+  EXPECT_EQ(worker_device_view(0, "").visible_devices, "0");
+  // kopt's number counts in kopt's own list: its entry is what the worker is given.
+  EXPECT_EQ(worker_device_view(1, "4,5").visible_devices, "5");
+  EXPECT_EQ(worker_device_view(1, "GPU-8f1c, GPU-03ab").visible_devices, "GPU-03ab");
+  EXPECT_EQ(worker_device_view(0, "MIG-77e2").visible_devices, "MIG-77e2");
+  EXPECT_EQ(worker_device_view(1, "4,5").ordinal, 0);
+}
+
+TEST(WorkerDeviceView, ANumberTheListHasNoEntryForIsLeftForCudaToRefuse) {
+  for (const auto& [device, list] : {std::pair{2, "4,5"}, std::pair{1, "0,,1"}}) {
+    const WorkerDeviceView view = worker_device_view(device, list);
+    EXPECT_FALSE(view.visible_devices.has_value()) << list;
+    EXPECT_EQ(view.ordinal, device) << list;
+  }
+}
 
 class WorkerLauncherTest : public ::testing::Test {
  protected:
@@ -67,6 +117,37 @@ TEST_F(WorkerLauncherTest, AResultWithoutTheJobsNonceIsForged) {
     EXPECT_TRUE(outcome.forged);
     EXPECT_THAT(outcome.failure, HasSubstr("forged result"));
   }
+}
+
+TEST_F(WorkerLauncherTest, AKernelsWorkerSeesOnlyItsGpuAndItsResultNamesTheGpuByKoptsNumber) {
+  const ScopedVisibleDevices visible("4,5");
+  settings.device = 1;
+  worker.behaviour = [](const std::vector<std::string>& argv) {
+    nlohmann::json job = nlohmann::json::parse(read_file(argv[2]));
+    EXPECT_EQ(job["device"], 0);  // the only GPU the worker sees
+    nlohmann::json device = {{"ordinal", job["device"]}, {"uuid", "GPU-5"}};
+    write_file_atomic(argv[3], nlohmann::json{{"device", device}, {"nonce", job["nonce"]}}.dump());
+    return ProcessResult{.started = true, .exit_status = 0};
+  };
+  WorkerOutcome outcome = run_worker(worker, settings, {{"kind", "check"}, {"device", 1}}, dir.path());
+  EXPECT_EQ(visible_devices_in(worker.env), "5");
+  ASSERT_TRUE(outcome.result.has_value()) << outcome.failure;
+  EXPECT_EQ((*outcome.result)["device"]["ordinal"], 1);
+}
+
+TEST_F(WorkerLauncherTest, TheProbeSeesEveryGpu) {
+  const ScopedVisibleDevices visible("4,5");
+  settings.device = 1;
+  worker.behaviour = [](const std::vector<std::string>& argv) {
+    nlohmann::json job = nlohmann::json::parse(read_file(argv[2]));
+    EXPECT_EQ(job["device"], 1);
+    write_file_atomic(argv[3], nlohmann::json{{"device", {{"ordinal", 1}}}, {"nonce", job["nonce"]}}.dump());
+    return ProcessResult{.started = true, .exit_status = 0};
+  };
+  WorkerOutcome outcome = run_worker(worker, settings, {{"kind", "probe"}, {"device", 1}}, dir.path());
+  EXPECT_FALSE(visible_devices_in(worker.env).has_value());
+  ASSERT_TRUE(outcome.result.has_value()) << outcome.failure;
+  EXPECT_EQ((*outcome.result)["device"]["ordinal"], 1);
 }
 
 TEST_F(WorkerLauncherTest, ALauncherRunsTheWorkerUnderItselfAndItsOutputIsKept) {
@@ -140,31 +221,39 @@ TEST_F(WorkerLauncherTest, AStaleResultFromAnEarlierRunIsNeverRead) {
 class FakeAwaitingWorker final : public ProcessRunner {
  public:
   std::vector<std::string> argv;
+  std::vector<std::pair<std::string, std::string>> env;
   std::string kind_seen;
+  nlohmann::json device_seen;
   bool waited_with_limit_held = false;
   ProcessResult run(const ProcessSpec& spec) override {
     argv = spec.argv;
+    env = spec.env;
     const std::filesystem::path job_path = spec.argv[spec.argv.size() - 2];
     while (!std::filesystem::exists(job_path)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     waited_with_limit_held = spec.waiting != nullptr;
     nlohmann::json job = nlohmann::json::parse(read_file(job_path));
     kind_seen = job.value("kind", "");
+    device_seen = job.value("device", nlohmann::json());
     write_file_atomic(spec.argv.back(), nlohmann::json{{"kind", kind_seen}, {"nonce", job.value("nonce", "")}}.dump());
     return ProcessResult{.started = true, .exit_status = 0};
   }
 };
 
 TEST(PrestartedWorker, StartsBeforeItsJobAndRunsItWhenGiven) {
+  const ScopedVisibleDevices visible(nullptr);
   TempDir dir{"prestarted-test"};
   FakeAwaitingWorker runner;
   WorkerSettings settings{.executable = "/usr/bin/kopt", .time_limit = std::chrono::seconds(5), .device = 1};
   PrestartedWorker worker(runner, settings, dir.path());
-  WorkerOutcome outcome = worker.run({{"kind", "check"}});
+  WorkerOutcome outcome = worker.run({{"kind", "check"}, {"device", 1}});
   ASSERT_TRUE(outcome.result.has_value()) << outcome.failure;
   EXPECT_EQ((*outcome.result)["kind"], "check");
   EXPECT_EQ(runner.argv[1], "worker");
   EXPECT_EQ(runner.argv[2], "--await-device");
-  EXPECT_EQ(runner.argv[3], "1");
+  // GPU 1 alone, which the worker knows as its device 0, in its set-up and in its job.
+  EXPECT_EQ(runner.argv[3], "0");
+  EXPECT_EQ(visible_devices_in(runner.env), "1");
+  EXPECT_EQ(runner.device_seen, 0);
   EXPECT_TRUE(runner.waited_with_limit_held);
   EXPECT_THROW(worker.run({{"kind", "check"}}), std::logic_error);  // one job per worker
 }

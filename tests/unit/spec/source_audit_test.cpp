@@ -22,13 +22,14 @@ TEST(SourceAudit, NamesAProcPathInAStringLiteral) {
 }
 
 // Clocks locked high for its own calls (or low for a competitor's) through NVML, where kopt
-// runs as root; a device reset or switch; device-wide limits.
+// runs as root; a device reset or switch; device-wide limits; another GPU reached.
 TEST(SourceAudit, NamesControlOfTheDevice) {
   const auto findings = audit_source(
       "#include <nvml.h>\nvoid f(nvmlDevice_t d) {\n  nvmlDeviceSetGpuLockedClocks(d, 1980, 1980);\n"
-      "  cudaDeviceReset();\n  cudaSetDevice(1);\n  cudaDeviceSetLimit(cudaLimitStackSize, 0);\n}\n",
+      "  cudaDeviceReset();\n  cudaSetDevice(1);\n  cudaDeviceSetLimit(cudaLimitStackSize, 0);\n"
+      "  cudaDeviceEnablePeerAccess(0, 0);\n  cudaMemcpyPeerAsync(d0, 0, d1, 1, n, s);\n}\n",
       "kernel.cu");
-  for (int line : {2, 3, 4, 5, 6}) EXPECT_TRUE(names(findings, "device_control", line)) << line;
+  for (int line : {2, 3, 4, 5, 6, 7, 8}) EXPECT_TRUE(names(findings, "device_control", line)) << line;
   EXPECT_TRUE(audit_source("__global__ void k(float* x) { x[0] = 1.0f; }\n", "kernel.cu").empty());
 }
 
