@@ -6,7 +6,7 @@
 # (bench/measure_kopt.sh, all of it), one of its sections (repeat, cost, discrimination: at
 # most 300 s each), agreement (vector add), tiled, and issue 17's series: wall
 # (tools/bench_wall.sh), aa (tools/bench_aa.sh), 2pct (tools/bench_2pct.sh), ncu
-# (tools/bench_ncu.sh), clocks (tools/bench_clocks.sh); loop (bench/loop_figures.sh: reduction and softmax, EXAMPLE_BUDGET
+# (tools/bench_ncu.sh), clocks (tools/bench_clocks.sh), batch (tools/bench_batch.sh); loop (bench/loop_figures.sh: reduction and softmax, EXAMPLE_BUDGET
 # minutes each, then sgemm_tiled for LOOP_BUDGET minutes); reduction (kopt optimize
 # examples/reduction to its end, REDUCTION_LIMIT seconds at most: summary.md with its audit).
 # CTEST_EXCLUDE: a regex of tests left out. CTEST_JOBS (default 4) tests run side by side; the timing ones run alone (RUN_SERIAL).
@@ -51,7 +51,7 @@ for step in "$@"; do
       build/cli/kopt bench examples/sgemm_tiled -D BM=128 -D BN=128 -D BK=8 -D TM=8 -D TN=8 -D VEC=4 -D STAGES=2 \
         --case default --seeds 1 --out "$work/tiled_fast.json" > "$work/tiled_fast.txt" 2>&1
       cat "$work/tiled_fast.txt" ;;
-    wall|aa|2pct|ncu|clocks)
+    wall|aa|2pct|ncu|clocks|batch)
       OUT="$work/issue17" RUNS=${SERIES_RUNS:-} timeout ${SERIES_LIMIT:-200} "tools/bench_$step.sh" > "$work/$step.txt" 2>&1
       cat "$work/$step.txt" | tail -8 ;;
     reduction)  # the reduction's loop to its end: the final audit in summary.md (issue 21), every witness on (16)

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/interrupt.hpp"
@@ -254,18 +255,42 @@ class AtomicTemporary {
 
 }  // namespace
 
+namespace {
+
+void write_all(const AtomicTemporary& file, std::string_view content) {
+  const char* data = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    ssize_t written = ::write(file.fd(), data, left);
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) throw file.failure(written < 0 ? errno : EIO);
+    data += written;
+    left -= static_cast<std::size_t>(written);
+  }
+}
+
+}  // namespace
+
 void write_file_atomic(const fs::path& path, std::initializer_list<std::string_view> parts, Durability durability) {
   AtomicTemporary file(path);
-  for (std::string_view content : parts) {
-    const char* data = content.data();
-    std::size_t left = content.size();
-    while (left > 0) {
-      ssize_t written = ::write(file.fd(), data, left);
-      if (written < 0 && errno == EINTR) continue;
-      if (written <= 0) throw file.failure(written < 0 ? errno : EIO);
-      data += written;
-      left -= static_cast<std::size_t>(written);
+  for (std::string_view content : parts) write_all(file, content);
+  file.publish(durability);
+}
+
+void write_file_atomic_streamed(const fs::path& path, std::string_view header, std::size_t body_bytes,
+                                const std::function<void(const ByteSink&)>& produce, Durability durability) {
+  AtomicTemporary file(path);
+  write_all(file, header);
+  std::size_t written = 0;
+  produce([&](std::span<const std::byte> piece) {
+    if (piece.size() > body_bytes - written) {
+      throw std::logic_error(fmt::format("{}: the pieces exceed the {} bytes announced", path.string(), body_bytes));
     }
+    write_all(file, {reinterpret_cast<const char*>(piece.data()), piece.size()});
+    written += piece.size();
+  });
+  if (written != body_bytes) {
+    throw std::logic_error(fmt::format("{}: {} of the {} bytes announced were produced", path.string(), written, body_bytes));
   }
   file.publish(durability);
 }

@@ -53,6 +53,15 @@ void write_file_atomic(const std::filesystem::path& path, std::initializer_list<
 void write_file_atomic_in_place(const std::filesystem::path& path, std::string_view header, std::size_t body_bytes,
                                 const std::function<void(std::span<std::byte>)>& fill);
 
+// The same for a large file whose body arrives in pieces: `produce` hands each piece, in
+// order, to the sink it is given, and the piece is written before the sink returns (the
+// caller may then reuse its memory). For outputs streamed from the GPU through a few page-
+// locked pieces, without a host copy of the whole (run/first_call_outputs.hpp). Throws
+// std::logic_error, and publishes nothing, when the pieces do not add up to `body_bytes`.
+using ByteSink = std::function<void(std::span<const std::byte>)>;
+void write_file_atomic_streamed(const std::filesystem::path& path, std::string_view header, std::size_t body_bytes,
+                                const std::function<void(const ByteSink&)>& produce, Durability durability);
+
 // Creates `dir` and its missing parents, or throws input_error naming the part that is in
 // the way (a file, a read-only folder).
 void create_folders(const std::filesystem::path& dir);

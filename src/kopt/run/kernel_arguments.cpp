@@ -1,7 +1,5 @@
 #include "kopt/run/kernel_arguments.hpp"
 
-#include <cuda_runtime.h>
-
 namespace kopt::run {
 
 KernelArguments::KernelArguments(const spec::BoundCase& bound_case) : bound_case_(bound_case) {
@@ -70,34 +68,6 @@ void KernelArguments::download_outputs_into(std::vector<Bytes>& into) const {
     into[i].resize(data_[i].device->size());
     data_[i].device->download(into[i]);
   }
-}
-
-OutputCopies::~OutputCopies() { unpin(); }
-
-void OutputCopies::unpin() {
-  for (void* p : pinned_) cudaHostUnregister(p);
-  pinned_.clear();
-}
-
-const std::vector<Bytes>& OutputCopies::download(const KernelArguments& arguments) {
-  if (&arguments != source_) {
-    // Sized for these arguments and page-locked before the first copy (a driver that refuses
-    // leaves them pageable); only then filled, so every seed copies at the locked rate.
-    unpin();
-    source_ = &arguments;
-    copies_.assign(arguments.data().size(), Bytes());
-    for (std::size_t i = 0; i < copies_.size(); ++i) {
-      const ArgumentData& data = arguments.data()[i];
-      if (data.buffer == nullptr || !data.buffer->is_output) continue;
-      copies_[i].resize(data.device->size());
-      if (cudaHostRegister(copies_[i].data(), copies_[i].size(), cudaHostRegisterDefault) == cudaSuccess) {
-        pinned_.push_back(copies_[i].data());
-      }
-    }
-    cudaGetLastError();  // a refused registration is not the kernel's launch error
-  }
-  arguments.download_outputs_into(copies_);  // the same sizes: no reallocation
-  return copies_;
 }
 
 std::vector<Bytes> KernelArguments::download_outputs() const {

@@ -41,7 +41,7 @@ class KernelArguments {
   void restore_in_out();
   // Host copies of each output's device bytes (empty entries for non-outputs).
   std::vector<Bytes> download_outputs() const;
-  // The same into `into`, reusing its storage (OutputCopies).
+  // The same into `into`, reusing its storage (FirstCallOutputs' host copies).
   void download_outputs_into(std::vector<Bytes>& into) const;
 
   const std::vector<KernelArgument>& call() const { return call_; }
@@ -53,27 +53,6 @@ class KernelArguments {
   const spec::BoundCase& bound_case_;
   std::vector<ArgumentData> data_;
   std::vector<KernelArgument> call_;
-};
-
-// Host copies of a case's outputs, kept from seed to seed and page-locked once: a check of
-// 2^25-element outputs spent 0.5 s of its 1.2 s worker on the H200 faulting fresh host pages in
-// and copying through the driver's staging buffers, seed after seed.
-class OutputCopies {
- public:
-  OutputCopies() = default;
-  ~OutputCopies();
-  OutputCopies(const OutputCopies&) = delete;
-  OutputCopies& operator=(const OutputCopies&) = delete;
-
-  // Downloads `arguments`' outputs (indexed like the arguments; others empty); valid until
-  // the next call.
-  const std::vector<Bytes>& download(const KernelArguments& arguments);
-
- private:
-  void unpin();
-  const KernelArguments* source_ = nullptr;
-  std::vector<Bytes> copies_;
-  std::vector<void*> pinned_;  // what cudaHostRegister accepted, to unregister
 };
 
 }  // namespace kopt::run

@@ -12,6 +12,7 @@
 #include "kopt/run/device_buffer.hpp"
 #include "kopt/run/device_digest.hpp"
 #include "kopt/run/device_info.hpp"
+#include "kopt/run/first_call_outputs.hpp"
 #include "kopt/run/host_data.hpp"
 #include "kopt/run/kernel_arguments.hpp"
 #include "kopt/run/kernel_library.hpp"
@@ -114,16 +115,19 @@ std::vector<std::uint64_t> output_digests_of(const std::vector<ArgumentData>& ar
   return per_output;
 }
 
-// Writes each output as <name>.npy in `dir`, but those whose digest in `run` equals the one
-// at their place in `known` (nobody will read them: CheckJob::dump_unless_digests).
-void dump_outputs(const std::vector<ArgumentData>& arguments, const std::vector<Bytes>& outputs, const fs::path& dir,
+// Writes each first-call output as <name>.npy in `dir`, but those whose digest in `run`
+// equals the one at their place in `known` (nobody will read them:
+// CheckJob::dump_unless_digests).
+void dump_outputs(const std::vector<ArgumentData>& arguments, run::FirstCallOutputs& first, const fs::path& dir,
                   Durability durability, const RunRecord& run, const std::vector<std::uint64_t>& known) {
   std::size_t output = 0;
   for (std::size_t i = 0; i < arguments.size(); ++i) {
     const spec::BoundBuffer* buffer = arguments[i].buffer;
     if (buffer == nullptr || !buffer->is_output) continue;
     if (same_bytes_as_reference(run, known, output++)) continue;
-    write_npy(dir / (buffer->name + ".npy"), buffer->dtype->numpy_descr, buffer->elements, outputs[i], durability);
+    write_npy_streamed(dir / (buffer->name + ".npy"), buffer->dtype->numpy_descr, buffer->elements,
+                       static_cast<std::size_t>(buffer->bytes()),
+                       [&](const ByteSink& sink) { first.stream(i, sink); }, durability);
   }
 }
 
@@ -135,7 +139,7 @@ struct SeedRun {
   std::size_t seed_index;
   run::KernelArguments& arguments;
   CheckWorkerPhases& phases;
-  run::OutputCopies& copies;  // the first call's outputs, host memory kept from seed to seed
+  run::FirstCallOutputs& first;  // the first call's outputs; their memory kept from seed to seed
 
   const spec::BoundCase& bound_case() const { return job.cases[case_index]; }
   std::uint64_t seed() const { return job.seeds_of_case(case_index)[seed_index]; }
@@ -150,13 +154,13 @@ void note_launch_error(const std::optional<std::string>& launch_error, RunRecord
   }
 }
 
-void finish_seed(const SeedRun& s, const std::vector<Bytes>& first, RunRecord& run, Stopwatch& clock) {
+void finish_seed(const SeedRun& s, RunRecord& run, Stopwatch& clock) {
   if (!s.job.reference_dirs.empty()) {
-    compare_with_reference(s.bound_case(), first, s.job.reference_dirs[s.case_index][s.seed_index], run);
+    compare_with_reference(s.bound_case(), s.first.host(), s.job.reference_dirs[s.case_index][s.seed_index], run);
   }
   if (!s.job.dump_dirs.empty()) {
     const auto& known = s.job.dump_unless_digests;
-    dump_outputs(s.arguments.data(), first, s.job.dump_dirs[s.case_index][s.seed_index],
+    dump_outputs(s.arguments.data(), s.first, s.job.dump_dirs[s.case_index][s.seed_index],
                  s.job.scratch_dumps ? Durability::scratch : Durability::synced, run,
                  known.empty() ? std::vector<std::uint64_t>{} : known[s.case_index][s.seed_index]);
     clock.lap(s.phases.dumps);
@@ -180,7 +184,8 @@ RunRecord run_one_seed_on_host(const SeedRun& s) {
   run.solve_wall_seconds = call_solve(s.library, call, launch_error);
   clock.lap(s.phases.calls);
   note_launch_error(launch_error, run);
-  std::vector<Bytes> first = s.arguments.download_outputs();
+  s.first.capture();
+  const std::vector<Bytes>& first = s.first.host();
   clock.lap(s.phases.transfer);
   run.output_digests = output_digests_of(arguments, first);
   run.output_digest = combine_output_digests(run.output_digests);
@@ -197,7 +202,7 @@ RunRecord run_one_seed_on_host(const SeedRun& s) {
   clock.lap(s.phases.transfer);
   check_reruns(arguments, first, second, run);
   clock.lap(s.phases.checks);
-  finish_seed(s, first, run, clock);
+  finish_seed(s, run, clock);
   return run;
 }
 
@@ -223,7 +228,8 @@ std::vector<std::uint64_t> digests_of(run::DeviceDigester& digester, const run::
 // GPU (the same bits the host generator writes), the inputs' digests before and after the
 // first call, the outputs' digests after each call. Only where two digests differ are the
 // elements looked at, by the host path's own code, so a finding and its message are what
-// they always were. The first call's outputs are downloaded once, for the reference.
+// they always were. The first call's outputs are kept (on the GPU where they fit) and reach
+// the host only where something reads them: a dump for the reference, a rerun that differs.
 RunRecord run_one_seed_on_device(const SeedRun& s, run::DeviceDigester& digester, int blocks) {
   std::vector<ArgumentData>& arguments = s.arguments.data();
   RunRecord run = s.record();
@@ -241,11 +247,12 @@ RunRecord run_one_seed_on_device(const SeedRun& s, run::DeviceDigester& digester
   run.solve_wall_seconds = call_solve(s.library, s.arguments.call(), launch_error);
   clock.lap(s.phases.calls);
   note_launch_error(launch_error, run);
-  // Downloaded before the digests are taken, as the host path did: what is dumped for the
-  // reference is what the digests describe, even for a kernel whose work lands late.
-  const std::vector<Bytes>& first = s.copies.download(s.arguments);
+  // Kept before the digests are taken, and the copies digested where they are on the GPU:
+  // what is dumped for the reference is what the digests describe, even for a kernel whose
+  // work lands late.
+  s.first.capture();
   clock.lap(s.phases.transfer);
-  run.output_digests = digests_of(digester, s.library, outputs);
+  run.output_digests = digests_of(digester, s.library, s.first.digest_buffers());
   run.output_digest = combine_output_digests(run.output_digests);
   if (digests_of(digester, s.library, inputs) != inputs_before) {
     s.arguments.generate_inputs(s.seed());  // the host's copy, to say which element changed
@@ -263,10 +270,10 @@ RunRecord run_one_seed_on_device(const SeedRun& s, run::DeviceDigester& digester
   // Equal digests after differently poisoned calls: every byte written, and written the same.
   if (digests_of(digester, s.library, outputs) != run.output_digests) {
     std::vector<Bytes> second = s.arguments.download_outputs();
-    check_reruns(arguments, first, second, run);
+    check_reruns(arguments, s.first.host(), second, run);
   }
   clock.lap(s.phases.checks);
-  finish_seed(s, first, run, clock);
+  finish_seed(s, run, clock);
   return run;
 }
 
@@ -347,10 +354,10 @@ CheckJobResult execute_check_job(const CheckJob& job) {
     try {
       run::report_progress(fmt::format("case {}: allocating", job.cases[c].name));
       run::KernelArguments arguments(job.cases[c]);
-      run::OutputCopies copies;
+      run::FirstCallOutputs first(arguments);
       clock.lap(result.phases.setup);
       for (std::size_t s = 0; s < job.seeds_of_case(c).size(); ++s) {
-        const SeedRun seed_run{job, library, c, s, arguments, result.phases, copies};
+        const SeedRun seed_run{job, library, c, s, arguments, result.phases, first};
         if (on_device && job.single_calls) result.runs.push_back(run_single_call(seed_run, digester, blocks));
         else if (on_device) result.runs.push_back(run_one_seed_on_device(seed_run, digester, blocks));
         else result.runs.push_back(run_one_seed_on_host(seed_run));

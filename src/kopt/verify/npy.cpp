@@ -44,6 +44,11 @@ void write_npy_in_place(const fs::path& path, const std::string& descr, std::int
   write_file_atomic_in_place(path, npy_header(descr, elements), bytes, fill);
 }
 
+void write_npy_streamed(const fs::path& path, const std::string& descr, std::int64_t elements, std::size_t bytes,
+                        const std::function<void(const ByteSink&)>& produce, Durability durability) {
+  write_file_atomic_streamed(path, npy_header(descr, elements), bytes, produce, durability);
+}
+
 // The header is read first and the data straight into the array: an output of 2^25 floats is
 // 128 MiB, and reading it through a string cost three copies.
 NpyArray read_npy(const fs::path& path) {

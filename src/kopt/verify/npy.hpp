@@ -31,6 +31,11 @@ void write_npy(const std::filesystem::path& path, const std::string& descr, std:
 void write_npy_in_place(const std::filesystem::path& path, const std::string& descr, std::int64_t elements,
                         std::size_t bytes, const std::function<void(std::span<std::byte>)>& fill);
 
+// Writes a .npy whose `bytes` of data `produce` hands over in pieces (core's
+// write_file_atomic_streamed): for outputs streamed from the GPU.
+void write_npy_streamed(const std::filesystem::path& path, const std::string& descr, std::int64_t elements,
+                        std::size_t bytes, const std::function<void(const ByteSink&)>& produce, Durability durability);
+
 // Throws input_error naming the file when it is not a 1-D (or 0-D/N-D C-order, read flat)
 // little-endian .npy.
 NpyArray read_npy(const std::filesystem::path& path);

@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 
 #include <functional>
+#include <span>
+#include <stdexcept>
 
 #include "kopt/core/error.hpp"
 
@@ -68,6 +70,46 @@ TEST(Files, ABodyWrittenInPlaceFollowsItsHeaderAndAFailedFillLeavesNothing) {
   int entries = 0;
   for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path())) ++entries;
   EXPECT_EQ(entries, 1);  // x.npy alone: neither y.npy nor a temporary
+}
+
+TEST(Files, AStreamedBodyIsWrittenPieceByPieceAfterItsHeader) {
+  TempDir dir("files-test");
+  std::string piece = "abc";
+  int pieces_handed = 0;
+  write_file_atomic_streamed(dir.path() / "x.npy", "HEAD|", 9,
+                             [&](const ByteSink& sink) {
+                               for (int i = 0; i < 3; ++i) {
+                                 sink(std::as_bytes(std::span(piece)));
+                                 ++pieces_handed;
+                                 piece[0] = static_cast<char>(piece[0] + 3);  // the sink's copy is already written
+                               }
+                             },
+                             Durability::scratch);
+  EXPECT_EQ(pieces_handed, 3);
+  EXPECT_EQ(read_file(dir.path() / "x.npy"), "HEAD|abcdbcgbc");
+}
+
+TEST(Files, AStreamedBodyOfTheWrongLengthOrAFailedPieceLeavesNothing) {
+  TempDir dir("files-test");
+  const std::string four = "1234";
+  auto pieces = [&](int count) {
+    return [&, count](const ByteSink& sink) {
+      for (int i = 0; i < count; ++i) sink(std::as_bytes(std::span(four)));
+    };
+  };
+  EXPECT_THROW(write_file_atomic_streamed(dir.path() / "short", "H", 12, pieces(2), Durability::synced),
+               std::logic_error);
+  EXPECT_THROW(write_file_atomic_streamed(dir.path() / "long", "H", 6, pieces(2), Durability::synced),
+               std::logic_error);
+  EXPECT_THROW(write_file_atomic_streamed(dir.path() / "failed", "H", 8,
+                                          [](const ByteSink&) { throw input_error("the download failed"); },
+                                          Durability::synced),
+               Error);
+  write_file_atomic_streamed(dir.path() / "right", "H", 8, pieces(2), Durability::synced);
+  EXPECT_EQ(read_file(dir.path() / "right"), "H12341234");
+  int entries = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 1);  // right alone: no partial file, no temporary
 }
 
 TEST(Files, BytesAreReadFromAnOffsetAndFewerAtTheEnd) {

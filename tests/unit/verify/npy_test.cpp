@@ -3,7 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <span>
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
@@ -29,6 +31,25 @@ TEST(Npy, RoundTripsData) {
   EXPECT_EQ(array.descr, "<f4");
   EXPECT_EQ(array.elements, 3);
   EXPECT_EQ(array.data, bytes);
+}
+
+TEST(Npy, AStreamedFileReadsBackAsTheWholeArray) {
+  TempDir dir("npy-test");
+  std::vector<float> values(1000);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 0.5f;
+  const auto bytes = std::as_bytes(std::span(values));
+  write_npy_streamed(dir.path() / "a.npy", "<f4", 1000, bytes.size(),
+                     [&](const ByteSink& sink) {
+                       for (std::size_t at = 0; at < bytes.size(); at += 1536) {
+                         sink(bytes.subspan(at, std::min<std::size_t>(1536, bytes.size() - at)));
+                       }
+                     },
+                     Durability::scratch);
+  NpyArray array = read_npy(dir.path() / "a.npy");
+  EXPECT_EQ(array.descr, "<f4");
+  EXPECT_EQ(array.elements, 1000);
+  ASSERT_EQ(array.data.size(), bytes.size());
+  EXPECT_EQ(std::memcmp(array.data.data(), bytes.data(), bytes.size()), 0);
 }
 
 // What numpy 1.x/2.x writes for np.save('x.npy', np.arange(6, dtype=np.int32).reshape(2, 3)).
