@@ -253,10 +253,6 @@ class AtomicTemporary {
   bool published_ = false;
 };
 
-}  // namespace
-
-namespace {
-
 void write_all(const AtomicTemporary& file, std::string_view content) {
   const char* data = content.data();
   std::size_t left = content.size();
