@@ -8,7 +8,8 @@
 # (tools/bench_wall.sh), aa (tools/bench_aa.sh), 2pct (tools/bench_2pct.sh), ncu
 # (tools/bench_ncu.sh), clocks (tools/bench_clocks.sh), batch (tools/bench_batch.sh); loop (bench/loop_figures.sh: reduction and softmax, EXAMPLE_BUDGET
 # minutes each, then sgemm_tiled for LOOP_BUDGET minutes); reduction (kopt optimize
-# examples/reduction to its end, REDUCTION_LIMIT seconds at most: summary.md with its audit).
+# examples/reduction to its end, REDUCTION_LIMIT seconds at most: summary.md with its audit);
+# margins (tools/witness_margins.py over the tests' bench.json files: how far each variant stood from the witnesses' rules).
 # CTEST_EXCLUDE: a regex of tests left out. CTEST_JOBS (default 4) tests run side by side; the timing ones run alone (RUN_SERIAL).
 #   bench/device_round.sh CTEST_REGEX STEP... 
 set -uo pipefail
@@ -54,6 +55,8 @@ for step in "$@"; do
     wall|aa|2pct|ncu|clocks|batch)
       OUT="$work/issue17" RUNS=${SERIES_RUNS:-} timeout ${SERIES_LIMIT:-200} "tools/bench_$step.sh" > "$work/$step.txt" 2>&1
       cat "$work/$step.txt" | tail -8 ;;
+    margins)  # how far every timed variant of this round's tests stood from the witnesses' rules
+      python3 tools/witness_margins.py build/tests/gpu > "$work/margins.txt" 2>&1; tail -25 "$work/margins.txt" ;;
     reduction)  # the reduction's loop to its end: the final audit in summary.md (issue 21), every witness on (16)
       timeout ${REDUCTION_LIMIT:-420} build/cli/kopt optimize examples/reduction --run "$work/run_reduction" --budget 1 \
         --iterations 2 --branches 8 --seeds 1 > "$work/reduction.txt" 2>&1

@@ -7,17 +7,28 @@
 #include "kopt/core/parallel_for.hpp"
 #include "kopt/measure/timed_call_audit.hpp"
 #include "kopt/measure/tolerance_audit.hpp"
+#include "kopt/measure/witness_file.hpp"
 #include "kopt/spec/problem_work.hpp"
 
 namespace kopt::measure {
 namespace {
 
-// Host time above event time by more than this is work the events did not see. Launch,
-// record and synchronize cost tens of microseconds; a side stream costs the kernel's time.
-// The floor is per sample (the host's costs come once per sample, however many calls it
-// holds), so a batch or graph of n calls compares its per-call gap with floor / n.
-constexpr double kEscapeFloorSeconds = 100e-6;
-constexpr double kEscapeFraction = 0.2;
+// The worker's host clock against its events (data/witness.toml [escape]): what the events did
+// not see, per sample. Read once per process; the file is embedded in the binary.
+struct EscapeRule {
+  double floor_seconds = 0;
+  double fraction = 0;
+};
+
+const EscapeRule& escape_rule() {
+  static const EscapeRule rule = [] {
+    const toml::table escape = witness_section("escape");
+    return EscapeRule{.floor_seconds = positive_witness_number(escape, "escape", "floor_seconds"),
+                      .fraction = positive_witness_number(escape, "escape", "fraction")};
+  }();
+  return rule;
+}
+
 // Datasheet peaks are not exact: only a time this far under the floor is called impossible.
 constexpr double kFloorMargin = 0.95;
 
@@ -48,8 +59,10 @@ void assess_variant(VariantReport& v, const std::optional<DevicePeaks>& peaks, c
     gaps.push_back(v.samples.host_seconds[i] - v.samples.gpu_seconds[i]);
   }
   if (!gaps.empty()) v.median_host_gap_seconds = median(gaps);
-  const double floor_per_call = kEscapeFloorSeconds / std::max(1, v.samples.calls_per_sample);
-  v.escapes_events = v.median_host_gap_seconds > std::max(floor_per_call, kEscapeFraction * median_time);
+  // The host's costs come once per sample, however many calls it holds: a batch or graph of n
+  // calls compares its per-call gap with the floor / n.
+  const double floor_per_call = escape_rule().floor_seconds / std::max(1, v.samples.calls_per_sample);
+  v.escapes_events = v.median_host_gap_seconds > std::max(floor_per_call, escape_rule().fraction * median_time);
   if (!v.samples.sm_clock_mhz.empty()) v.median_sm_clock_mhz = median(v.samples.sm_clock_mhz);
   // With the L2 warm, data can legitimately come faster than DRAM allows: no floor then.
   if (peaks && mode == TimingMode::cold) {

@@ -1,7 +1,7 @@
 #pragma once
-// data/witness.toml: the rules of kopt's outside witnesses ([sample], [code], [ncu]) and of the
-// audit of timed calls ([audit]), one file
-// read the same way by each witness.
+// data/witness.toml: the rules of kopt's outside witnesses ([sample], [code], [ncu]), of the
+// worker's host clock against its events ([escape]) and of the audit of timed calls ([audit]),
+// one file read the same way by each.
 
 #include <cstddef>
 #include <string>

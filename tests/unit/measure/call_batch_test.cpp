@@ -157,7 +157,8 @@ TEST(StoppingCriterion, CountsEveryCallOfABatchTowardTheMinimumTime) {
   EXPECT_EQ(one_call.check(0), StopReason::still_running);
 }
 
-// The host's costs come once per sample: a batch's per-call gap is held against floor ÷ n.
+// The host's costs come once per sample: a batch's per-call gap is held against floor ÷ n
+// (data/witness.toml [escape], a 50 µs floor).
 TEST(AssessVariant, TheEscapeFloorIsPerSample) {
   auto with_gap = [](int calls, double gap_per_call) {
     VariantReport v{.label = "k", .case_name = "default"};
@@ -170,8 +171,22 @@ TEST(AssessVariant, TheEscapeFloorIsPerSample) {
     return v.escapes_events;
   };
   EXPECT_FALSE(with_gap(1, 40e-6)) << "one call: 40 µs of launch and synchronize is the host's own";
-  EXPECT_FALSE(with_gap(25, 2e-6)) << "a batch of 25: 50 µs for the batch";
+  EXPECT_TRUE(with_gap(1, 60e-6)) << "one 2 µs call, 60 µs unseen by its events";
+  EXPECT_FALSE(with_gap(25, 1.6e-6)) << "a batch of 25: 40 µs for the batch";
   EXPECT_TRUE(with_gap(25, 8e-6)) << "200 µs a batch: work escaped the events";
+}
+
+// A timer forged to 0.4x of a 143 µs call (a 2^25-float vector add on an H100) leaves 86 µs
+// per sample to the host clock: under the floor of 100 µs the escape rule had before
+// 2026-12-05, over today's.
+TEST(AssessVariant, AForgedEventTimerOfA143MicrosecondCallEscapesNoMore) {
+  VariantReport v{.label = "k", .case_name = "default"};
+  for (int i = 0; i < 20; ++i) {
+    v.samples.gpu_seconds.push_back(0.4 * 143e-6);
+    v.samples.host_seconds.push_back(143e-6 + 19e-6);
+  }
+  assess_variant(v, std::nullopt, *spec::dtype_named("float32"), TimingMode::cold);
+  EXPECT_TRUE(v.escapes_events);
 }
 
 TEST(BenchJobResult, KeepsTheBatchAndItsL2PolicyThroughJson) {

@@ -251,13 +251,24 @@ TEST(WitnessFlags, NoneWithoutAPipe) {
 
 TEST(SampleWitnessRule, IsReadFromTheDataFile) {
   const SampleWitnessRule& rule = sample_witness_rule();
-  EXPECT_DOUBLE_EQ(rule.slack_seconds, 40e-6);
-  EXPECT_DOUBLE_EQ(rule.slack_fraction, 0.08);
+  EXPECT_DOUBLE_EQ(rule.slack_seconds, 20e-6);
+  EXPECT_DOUBLE_EQ(rule.slack_fraction, 0.03);
   EXPECT_DOUBLE_EQ(rule.flag_share, 0.5);
   EXPECT_DOUBLE_EQ(rule.sum_slack_seconds, 1e-3);
   EXPECT_DOUBLE_EQ(rule.held_seconds_per_call, 100e-6);
   EXPECT_DOUBLE_EQ(rule.held_fraction, 0.25);
   EXPECT_DOUBLE_EQ(rule.blocker_timeout_seconds, 0.05);
+}
+
+// The file's slack against what it is there for: an honest sample's span exceeds its events by
+// a constant 2-10 µs; a timer forged through the runtime's table of driver entry points
+// (cheat_timer_table: 0.88x, no code written) must not hide in it.
+TEST(SampleWitnessRule, TheFilesSlackSeesATwelvePercentForgeOfA229MicrosecondCall) {
+  const SampleWitnessRule& rule = sample_witness_rule();
+  EXPECT_TRUE(short_of_span(0.88 * 229e-6, 229e-6 + 2e-6, rule));
+  EXPECT_FALSE(short_of_span(229e-6, 229e-6 + 10e-6, rule)) << "the honest excess";
+  EXPECT_FALSE(short_of_span(50e-6, 50e-6 + 19e-6, rule)) << "a short batch, a late host";
+  EXPECT_FALSE(short_of_span(25e-3, 25e-3 + 600e-6, rule)) << "a long call's late wake-up";
 }
 
 // A Python solve (Triton) gets its own hold allowance, and nothing else of the rule changes.
