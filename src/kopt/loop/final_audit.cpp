@@ -65,20 +65,37 @@ std::vector<std::string> run_case_names(const RunState& state) {
 
 namespace {
 
-const json& samples_of(const json& bench, const std::string& label) {
+// A variant's report in a measurement's detail: of the case named, or (a lab asked for one case,
+// whose detail holds only it) of whichever case it holds.
+const json& variant_of(const json& bench, const std::string& label, const std::optional<std::string>& case_name) {
   for (const json& v : bench.at("variants")) {
-    if (v.at("label") == label) return v;
+    if (v.at("label") == label && (!case_name || v.value("case", "") == *case_name)) return v;
   }
-  throw std::logic_error("the audit's measurement has no samples of " + label);
+  throw std::logic_error("the audit's measurement has no samples of " + label + (case_name ? " on " + *case_name : ""));
 }
 
-json audit_case(Lab& lab, const Variant& baseline, const Variant& champion, double min_effect) {
-  const Measurement m = lab.measure({.variants = {baseline, champion}});
+// The measurement's report of one case alone: its variants and verdicts, every check.
+json detail_of_case(const json& bench, const std::string& case_name) {
+  json one = bench;
+  for (const char* key : {"variants", "verdicts"}) {
+    if (!bench.contains(key)) continue;
+    one[key] = json::array();
+    for (const json& entry : bench.at(key)) {
+      if (entry.value("case", "") == case_name) one[key].push_back(entry);
+    }
+  }
+  return one;
+}
+
+// One case's paired verdict from a measurement of the baseline and the champion (in that order).
+// `case_name`: the case to read from a measurement of every case; none: the one it holds.
+json audit_row(const Measurement& m, const Variant& baseline, const Variant& champion,
+               const std::optional<std::string>& case_name, double min_effect) {
   if (!m.outcomes.at(1).passed) {
     return {{"verdict", "champion_failed"}, {"failure", m.outcomes.at(1).failure}};
   }
-  const json& a = samples_of(m.detail, baseline.label);
-  const json& b = samples_of(m.detail, champion.label);
+  const json& a = variant_of(m.detail, baseline.label, case_name);
+  const json& b = variant_of(m.detail, champion.label, case_name);
   const std::vector<double> as = a.at("samples_seconds"), bs = b.at("samples_seconds");
   const PairedRatio p = paired_ratio({.baseline = as, .champion = bs,
                                       .baseline_resolution = a.value("resolution_seconds", 0.0),
@@ -91,9 +108,35 @@ json audit_case(Lab& lab, const Variant& baseline, const Variant& champion, doub
           {"time_ratio_ci", {p.low, p.high}},
           {"speedup", 1 / p.median_ratio},
           {"speedup_ci", {1 / p.high, 1 / p.low}},
-          {"baseline_median_s", m.outcomes.at(0).median},
-          {"champion_median_s", m.outcomes.at(1).median},
-          {"measurement", m.detail}};
+          {"baseline_median_s", a.at("summary").at("median")},
+          {"champion_median_s", b.at("summary").at("median")},
+          {"measurement", case_name ? detail_of_case(m.detail, *case_name) : m.detail}};
+}
+
+// Every case's row: from one measurement of every case where the lab makes one (each variant
+// checked once), else from a measurement per case, each on a lab timing that case.
+json audit_rows(const LabForCase& lab_for_case, const std::vector<std::string>& names, const std::string& timed_case,
+                const Variant& baseline, const Variant& champion, double min_effect, const LoopContext& hooks) {
+  json rows = json::array();
+  std::unique_ptr<Lab> timed_lab = lab_for_case(timed_case);
+  if (timed_lab->measures_every_case()) {
+    if (hooks.progress) hooks.progress("final audit: every case: the champion against the baseline");
+    const Measurement m = timed_lab->measure({.variants = {baseline, champion}, .every_case = true});
+    for (const std::string& name : names) {
+      json row = audit_row(m, baseline, champion, name, min_effect);
+      row["case"] = name;
+      rows.push_back(std::move(row));
+    }
+    return rows;
+  }
+  for (const std::string& name : names) {
+    if (hooks.progress) hooks.progress(fmt::format("final audit: case {}: the champion against the baseline", name));
+    std::unique_ptr<Lab> lab = name == timed_case && timed_lab ? std::move(timed_lab) : lab_for_case(name);
+    json row = audit_row(lab->measure({.variants = {baseline, champion}}), baseline, champion, std::nullopt, min_effect);
+    row["case"] = name;
+    rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
 // The run's verdict over its cases: faster only when faster on every case; faster_or_same when
@@ -141,12 +184,7 @@ json final_audit(const RunFolder& run, const LabForCase& lab_for_case, const Loo
     Variant baseline = run.resolved(state.baseline), champion = run.resolved(state.best);
     baseline.label = "baseline";
     champion.label = "champion";
-    for (const std::string& name : names) {
-      if (hooks.progress) hooks.progress(fmt::format("final audit: case {}: the champion against the baseline", name));
-      json row = audit_case(*lab_for_case(name), baseline, champion, state.settings.min_effect);
-      row["case"] = name;
-      cases.push_back(std::move(row));
-    }
+    cases = audit_rows(lab_for_case, names, audit["timed_case"].get<std::string>(), baseline, champion, state.settings.min_effect, hooks);
     audit["verdict"] = overall_verdict(cases);
   }
   audit["cases"] = cases;

@@ -46,7 +46,9 @@ using LabForCase = std::function<std::unique_ptr<Lab>(const std::string& case_na
 // The case names of the run's spec, in its order (the timed case is one of them).
 std::vector<std::string> run_case_names(const RunState& state);
 
-// Writes RUN/audit.json (kopt.audit/1) and returns it. An audit of the same baseline and best
+// Writes RUN/audit.json (kopt.audit/1) and returns it. Every case is measured in one
+// measurement where the lab can (Lab::measures_every_case: each variant checked once), else
+// one case at a time. An audit of the same baseline and best
 // already there is returned as it is (finalize run twice measures once). A run whose best is
 // still the baseline has nothing to audit: verdict "no_champion", nothing measured.
 nlohmann::json final_audit(const RunFolder& run, const LabForCase& lab_for_case, const LoopContext& hooks = {});

@@ -45,13 +45,18 @@ spec::Problem GpuLab::load(const Variant& variant, bool timed_case_only) const {
   // The tuner's compile-options axis: the option's flags, into every build of this variant.
   for (std::string& flag : discover::compile_option_flags(variant.defines)) problem.spec.build.flags.push_back(std::move(flag));
   if (timed_case_only) {
-    const spec::BoundCase* chosen = settings_.timed_case.empty() ? &measure::perf_case(problem)
-                                                                 : problem.find_case(settings_.timed_case);
-    if (chosen == nullptr) throw input_error("the problem has no case named \"{}\"", settings_.timed_case);
-    const spec::BoundCase kept = *chosen;
+    const spec::BoundCase kept = *problem.find_case(timed_case_name(problem));
     problem.cases = {kept};
   }
   return problem;
+}
+
+std::string GpuLab::timed_case_name(const spec::Problem& problem) const {
+  if (settings_.timed_case.empty()) return measure::perf_case(problem).name;
+  if (problem.find_case(settings_.timed_case) == nullptr) {
+    throw input_error("the problem has no case named \"{}\"", settings_.timed_case);
+  }
+  return settings_.timed_case;
 }
 
 std::unique_ptr<CompileQueue> GpuLab::compile_ahead(const std::vector<Variant>& variants, const std::string& arch) {
@@ -109,6 +114,18 @@ VariantOutcome timed_outcome(const measure::VariantReport& v) {
           .median_high = v.summary.median_ci.high,
           .relative_stdev = v.summary.relative_stdev,
           .samples = v.summary.count};
+}
+
+// Why a variant's timing on one case cannot stand, if it cannot (the gravest reason first).
+std::optional<std::string> timed_failure(const measure::VariantReport& v) {
+  if (v.witness && measure::witness_fails(*v.witness, measure::sample_witness_rule())) {
+    return "its samples report less time than kopt's own clock saw (patched clocks or forged samples: "
+           "docs/integrity.md)";
+  }
+  if (v.below_floor) return "faster than the roofline floor: a wrong spec or a cheating kernel";
+  if (!v.recheck_failure.empty()) return "wrong after the timing loop: " + v.recheck_failure;
+  if (v.summary.count == 0) return "no sample was kept: nothing measured";
+  return std::nullopt;
 }
 
 // The timing worker runs every variant in one process, so one that faults there (having
@@ -243,11 +260,12 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
       continue;
     }
     result.outcomes.push_back(failed_outcome(variant.label, "not timed"));
-    passing.push_back(load(variant, true));
+    passing.push_back(load(variant, !request.every_case));
     options.kernel_defines.push_back(variant.define_list());
     options.labels.push_back(variant.label);
   }
   result.gpu = gpu_identity(device_.value("device", nlohmann::json()));
+  if (request.every_case) options.timed_cases = measure::TimedCases::all;
   measure::BenchReport bench = bench_surviving_faults(passing, options, context, result.outcomes);
   // Indices line up only when no variant was dropped for faulting while timed. Nsight Compute
   // is not pointed at a Triton kernel's Python-hosted worker yet (docs/triton.md).
@@ -260,21 +278,21 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
     throw Error(ExitCode::kernel_failed,
                 fmt::format("timing failed: {}", bench.flags.empty() ? "no samples" : bench.flags.front()));
   }
+  // The timed case gives each variant its outcome; a failure on any case timed fails it.
+  const std::string timed = passing.empty() ? "" : timed_case_name(passing.front());
   for (const measure::VariantReport& v : bench.variants) {
+    if (v.case_name != timed) continue;
     if (v.label == "reference") {
       result.reference_median = v.summary.median;
       continue;
     }
     const auto slot = std::ranges::find(result.outcomes, v.label, &VariantOutcome::label);
-    if (slot == result.outcomes.end()) continue;
-    *slot = timed_outcome(v);
-    if (v.summary.count == 0) *slot = failed_outcome(v.label, "no sample was kept: nothing measured");
-    if (!v.recheck_failure.empty()) *slot = failed_outcome(v.label, "wrong after the timing loop: " + v.recheck_failure);
-    if (v.below_floor) *slot = failed_outcome(v.label, "faster than the roofline floor: a wrong spec or a cheating kernel");
-    if (v.witness && measure::witness_fails(*v.witness, measure::sample_witness_rule())) {
-      *slot = failed_outcome(v.label, "its samples report less time than kopt's own clock saw (patched clocks or forged "
-                                      "samples: docs/integrity.md)");
-    }
+    if (slot != result.outcomes.end()) *slot = timed_outcome(v);
+  }
+  for (const measure::VariantReport& v : bench.variants) {
+    const auto slot = std::ranges::find(result.outcomes, v.label, &VariantOutcome::label);
+    if (v.label == "reference" || slot == result.outcomes.end()) continue;
+    if (std::optional<std::string> failure = timed_failure(v)) *slot = failed_outcome(v.label, *failure);
   }
   fail_flagged_outcomes(bench, result.outcomes);
   // Code rewritten in the timing worker: any of its variants could have done it, and every time
@@ -289,6 +307,7 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
   }
   fail_disagreeing_with_ncu(bench, result.outcomes);
   for (const measure::PairVerdict& p : bench.verdicts) {
+    if (p.case_name != timed) continue;
     const auto slot = std::ranges::find(result.outcomes, p.label, &VariantOutcome::label);
     if (slot == result.outcomes.end() || !slot->passed) continue;
     slot->versus_first = VersusFirst{.verdict = std::string(measure::verdict_name(p.comparison.verdict)),

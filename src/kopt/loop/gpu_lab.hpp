@@ -40,9 +40,11 @@ class GpuLab final : public Lab {
   Evidence profile(const Variant& variant, const std::filesystem::path& dir) override;
   std::vector<MethodSass> sass(const Variant& variant, const std::vector<std::string>& methods) override;
   ProcessTimes process_times() const override { return ledger_.times(); }
+  bool measures_every_case() const override { return true; }
 
  private:
   spec::Problem load(const Variant& variant, bool timed_case_only) const;
+  std::string timed_case_name(const spec::Problem& problem) const;
   std::unique_ptr<CompileQueue> compile_ahead(const std::vector<Variant>& variants, const std::string& arch);
   Measurement checked_and_timed(const MeasureRequest& request, measure::BenchOptions options, bool timed_case_only);
 

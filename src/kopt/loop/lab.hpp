@@ -75,6 +75,12 @@ struct MeasureRequest {
   // cluster tasks, each measuring the first variant again beside its share (spread_lab.hpp);
   // every other measurement (the baseline, the finals, the ablation, the audit) runs on one.
   bool spread = false;
+  // Every case of the problem timed in this one measurement (the final audit), not only the
+  // lab's timed case. Each variant's check runs every case anyway, so one measurement checks
+  // each variant once where a measurement per case checked it once per case (a Triton
+  // variant's check costs ~10 s). The outcomes stay the timed case's; a variant that fails or
+  // is flagged on any case fails. Asked only of a lab whose measures_every_case() is true.
+  bool every_case = false;
 };
 
 class Lab {
@@ -92,6 +98,9 @@ class Lab {
   virtual std::vector<MethodSass> sass(const Variant& variant, const std::vector<std::string>& methods) = 0;
   // The time its processes have taken so far (compiles, GPU workers, tools); none when simulated.
   virtual ProcessTimes process_times() const { return {}; }
+  // Whether measure() honours MeasureRequest::every_case (its detail then holds every case's
+  // variants); a lab that does not is asked one case at a time.
+  virtual bool measures_every_case() const { return false; }
 };
 
 void to_json(nlohmann::json& out, const VersusFirst& versus);

@@ -74,14 +74,15 @@ Measurement join_measurements(const MeasureRequest& request, const std::vector<M
 
 json measure_request_to_json(const MeasureRequest& request) {
   return {{"variants", request.variants}, {"time_reference", request.time_reference}, {"witness_ncu", request.witness_ncu},
-          {"spread", request.spread}};
+          {"spread", request.spread}, {"every_case", request.every_case}};
 }
 
 MeasureRequest measure_request_from_json(const json& in) {
   return {.variants = in.at("variants").get<std::vector<Variant>>(),
           .time_reference = in.value("time_reference", false),
           .witness_ncu = in.value("witness_ncu", false),
-          .spread = in.value("spread", false)};
+          .spread = in.value("spread", false),
+          .every_case = in.value("every_case", false)};
 }
 
 json measurement_to_json(const Measurement& m) {

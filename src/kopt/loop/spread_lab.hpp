@@ -120,6 +120,8 @@ class SpreadLab final : public Lab {
     return local_->sass(variant, methods);
   }
   ProcessTimes process_times() const override { return local_->process_times(); }
+  // A task's lab is made as the local one is (settings.lab), so it honours what this one does.
+  bool measures_every_case() const override { return local_->measures_every_case(); }
 
  private:
   Measurement spread(const std::string& kind, const MeasureRequest& request);

@@ -128,6 +128,69 @@ TEST_F(FinalAudit, FasterOnSomeCasesAndTheSameOnTheRestIsFasterOrSame) {
               HasSubstr("faster on 1 of 6 cases, the same on 5, verdict over all: faster_or_same."));
 }
 
+// A lab that times every case in one measurement (as GpuLab does): the simulated lab's answer
+// for each case, joined into one detail whose variants name their cases.
+class EveryCaseLab final : public Lab {
+ public:
+  EveryCaseLab(std::vector<std::string> cases, int& measurements) : cases_(std::move(cases)), measurements_(measurements) {}
+  json environment() override { return inner_.environment(); }
+  Measurement measure(const MeasureRequest& request) override {
+    ++measurements_;
+    if (!request.every_case) return inner_.measure(request);
+    Measurement joined;
+    for (const std::string& name : cases_) {
+      Measurement one = inner_.measure(request);
+      for (json& v : one.detail["variants"]) v["case"] = name;
+      if (joined.detail.is_null()) {
+        joined = one;
+      } else {
+        for (const json& v : one.detail["variants"]) joined.detail["variants"].push_back(v);
+      }
+    }
+    return joined;
+  }
+  Measurement first_look(const MeasureRequest& request) override { return inner_.first_look(request); }
+  Evidence profile(const Variant& variant, const fs::path& dir) override { return inner_.profile(variant, dir); }
+  std::vector<MethodSass> sass(const Variant& variant, const std::vector<std::string>& methods) override {
+    return inner_.sass(variant, methods);
+  }
+  bool measures_every_case() const override { return true; }
+
+ private:
+  SimulatedLab inner_{kModel};
+  std::vector<std::string> cases_;
+  int& measurements_;
+};
+
+// Each variant's check runs every case, so a measurement per case checked each variant once per
+// case (a Triton variant: ~10 s a check, ~55 s a case on an H100): a lab that times every case
+// at once is asked once, and each case's row holds only that case's samples.
+TEST_F(FinalAudit, ALabThatTimesEveryCaseAtOnceIsAskedOnce) {
+  SimulatedLab lab(kModel);
+  init_run(lab, {.kernel = kKernel, .settings = {.iterations = 1}, .run_dir = run_->root()});
+  advance_one_iteration(lab, *run_);
+  const std::vector<std::string> names = run_case_names(run_->load());
+  int measurements = 0;
+  std::vector<std::string> labs_made;
+  const json audit = final_audit(*run_, [&](const std::string& name) {
+    labs_made.push_back(name);
+    return std::make_unique<EveryCaseLab>(names, measurements);
+  });
+  EXPECT_EQ(measurements, 1);
+  EXPECT_EQ(labs_made, std::vector<std::string>{audit["timed_case"].get<std::string>()});
+  ASSERT_EQ(audit["cases"].size(), names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const json& row = audit["cases"][i];
+    EXPECT_EQ(row["case"], names[i]);
+    EXPECT_EQ(row["verdict"], "faster");
+    ASSERT_EQ(row["measurement"]["variants"].size(), 2u) << "only this case's baseline and champion";
+    for (const json& v : row["measurement"]["variants"]) EXPECT_EQ(v["case"], names[i]);
+    EXPECT_DOUBLE_EQ(row["baseline_median_s"].get<double>(),
+                     row["measurement"]["variants"][0]["summary"]["median"].get<double>());
+  }
+  EXPECT_EQ(audit["verdict"], "faster");
+}
+
 TEST_F(FinalAudit, ARunWithoutAChampionHasNothingToAuditAndAnUnauditedSummarySaysSo) {
   SimulatedLab lab(kModel);
   init_run(lab, {.kernel = kKernel, .settings = {.iterations = 1}, .run_dir = run_->root()});
