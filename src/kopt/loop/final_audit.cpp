@@ -184,7 +184,8 @@ json final_audit(const RunFolder& run, const LabForCase& lab_for_case, const Loo
     Variant baseline = run.resolved(state.baseline), champion = run.resolved(state.best);
     baseline.label = "baseline";
     champion.label = "champion";
-    cases = audit_rows(lab_for_case, names, audit["timed_case"].get<std::string>(), baseline, champion, state.settings.min_effect, hooks);
+    cases = audit_rows(lab_for_case, names, audit["timed_case"].get<std::string>(), baseline, champion,
+                       state.settings.min_effect, hooks);
     audit["verdict"] = overall_verdict(cases);
   }
   audit["cases"] = cases;
