@@ -278,8 +278,9 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
     throw Error(ExitCode::kernel_failed,
                 fmt::format("timing failed: {}", bench.flags.empty() ? "no samples" : bench.flags.front()));
   }
-  // The timed case gives each variant its outcome; a failure on any case timed fails it.
-  const std::string timed = passing.empty() ? "" : timed_case_name(passing.front());
+  // The timed case gives each variant its outcome; a failure on any case timed fails it. The
+  // first variant passed its check (else it threw above), so `passing` holds it.
+  const std::string timed = timed_case_name(passing.front());
   for (const measure::VariantReport& v : bench.variants) {
     if (v.case_name != timed) continue;
     if (v.label == "reference") {
