@@ -1,8 +1,10 @@
 #include "kopt/measure/bench_assessment.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 
 #include "kopt/core/parallel_for.hpp"
 #include "kopt/measure/timed_call_audit.hpp"
@@ -94,6 +96,27 @@ std::vector<std::string> flags_of(const VariantReport& v) {
   return flags;
 }
 
+// A host thread or timer that solve left behind can launch work on the samples of the variants
+// timed beside it in the same worker (a competitor, the reference), where no clock of theirs
+// can tell whose work slowed them: no verdict among them is given. Timed alone, it can touch
+// only its own samples, which the host clock and the parent's witness already watch.
+void add_agents_finding(BenchReport& report, const VariantReport& v, std::size_t variants_of_case) {
+  const std::vector<std::string>& agents = v.samples.agents_left;
+  if (agents.empty()) return;
+  constexpr std::size_t kNamed = 4;
+  std::string named = fmt::format("{}", fmt::join(agents.begin(), agents.begin() + std::min(agents.size(), kNamed), ", "));
+  if (agents.size() > kNamed) named += fmt::format(" and {} more", agents.size() - kNamed);
+  const std::string left = fmt::format("{} (case {}): solve left host threads or timers running after it returned ({})",
+                                       v.label, v.case_name, named);
+  if (variants_of_case > 1) {
+    report.flags.push_back(left + ": they can launch work on the samples of the variants timed beside it, so their "
+                                  "comparison cannot be trusted (docs/integrity.md, \"Agents left behind\")");
+  } else {
+    report.warnings.push_back(left + ": they can run work outside its calls (its own samples are watched by the "
+                                     "host clock and kopt's witness)");
+  }
+}
+
 }  // namespace
 
 // Summarizes each variant's samples and records what each is flagged for. The summaries run
@@ -101,6 +124,8 @@ std::vector<std::string> flags_of(const VariantReport& v) {
 // variants, and each depends only on its own samples.
 void add_variants(BenchReport& report, const spec::Problem& problem, std::vector<VariantSamples> all, TimingMode mode,
                   bool interleaved) {
+  std::map<std::string, std::size_t> variants_of_case;
+  for (const VariantSamples& samples : all) ++variants_of_case[samples.case_name];
   std::vector<VariantReport> assessed(all.size());
   parallel_for(all.size(), [&](std::size_t i) {
     const spec::BoundCase& bound_case = *problem.find_case(all[i].case_name);  // the worker timed these cases
@@ -112,6 +137,7 @@ void add_variants(BenchReport& report, const spec::Problem& problem, std::vector
   });
   for (VariantReport& v : assessed) {
     for (std::string& flag : flags_of(v)) report.flags.push_back(std::move(flag));
+    add_agents_finding(report, v, variants_of_case[v.case_name]);
     if (v.timed_calls_unverified) {
       std::string unverified = fmt::format(
           "{} (case {}): its timed calls are not verified: its outputs are not bitwise reproducible, so they cannot be "

@@ -20,6 +20,7 @@
 #include "kopt/measure/sample_progress.hpp"
 #include "kopt/measure/timed_call_inputs.hpp"
 #include "kopt/run/device_info.hpp"
+#include "kopt/run/host_agents.hpp"
 #include "kopt/run/kernel_arguments.hpp"
 #include "kopt/run/kernel_library.hpp"
 #include "kopt/run/worker_launcher.hpp"
@@ -46,6 +47,7 @@ struct VariantState {
   std::unique_ptr<CapturedCalls> graph;  // graph mode, when capture succeeded
   bool blocked = true;                    // solve's launches are queued behind the stream blocker
   double one_call_seconds = 0;            // the last warm-up call's event time: what n is chosen from
+  std::vector<std::string> agents_left;   // what its library and calls left running (take_census)
 };
 
 // The times of one sample, all its calls together.
@@ -188,7 +190,17 @@ struct SampleKit {
   SampleSignals& witness;  // kopt's parent process's view of each sample
   OutputRetention& retention;  // variants whose outputs vary keep some calls' (output_retention.hpp)
   WorkerPhases& phases;        // where the sampling time goes (sampling_inputs, _timed, _digests)
+  run::HostAgents* agents;     // the last census of threads and timers; null: not counted (Python-hosted)
 };
+
+// What appeared since the last census belongs to the variant whose library was just loaded or
+// whose calls just ran: nothing of kopt's own starts between the two (host_agents.hpp).
+void take_census(VariantState& v, run::HostAgents* seen) {
+  if (seen == nullptr) return;
+  run::HostAgents now = run::HostAgents::now();
+  for (std::string& agent : now.newcomers_since(*seen)) v.agents_left.push_back(std::move(agent));
+  *seen = std::move(now);
+}
 
 // One sample as the timing loop takes it: fresh inputs from a seed of their own for every
 // argument set, the calls (one per set; a graph replay on the first), every set's digest.
@@ -229,6 +241,7 @@ void warm_up(const BenchJob& job, VariantState& v, run::KernelArguments& argumen
     }
   }
   if (job.settings.mode == TimingMode::graph) prepare_graph(v, arguments, v.one_call_seconds);
+  take_census(v, kit.agents);
 }
 
 void keep_batch(const BenchJob& job, VariantState& v, const TimedBatch& batch, double max_clock_mhz) {
@@ -271,6 +284,8 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
   kit.retention.start_case(case_index, sets.first());
   result.phases.inputs += mark.lap();
 
+  // What kopt itself started since the libraries were loaded is nobody's.
+  if (kit.agents != nullptr) *kit.agents = run::HostAgents::now();
   std::vector<bool> budgeted;
   for (std::size_t i = 0; i < variants.size(); ++i) {
     VariantState& v = variants[i];
@@ -301,6 +316,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
       if (!stopping.sampling(i)) continue;
       VariantState& v = variants[i];
       const TimedBatch batch = timed_batch(v, batch_sets, kit, ++round);
+      take_census(v, kit.agents);
       if (job.python_hosted && !v.blocked) time_alike(variants);  // its blocker timed out: the rest follow
       kit.retention.offer_calls(i, batch.seeds, batch_sets);
       keep_batch(job, v, batch, timing.max_clock_mhz);
@@ -317,6 +333,8 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
   for (std::size_t i = 0; i < variants.size(); ++i) {
     VariantState& v = variants[i];
     const TimedBatch final_batch = timed_batch(v, batch_sets, kit, ++round);
+    take_census(v, kit.agents);
+    v.samples.agents_left = v.agents_left;
     kit.retention.offer_calls(i, {final_batch.seeds.back()}, {batch_sets.back()});
     v.samples.final_seed = final_batch.seeds.back();
     v.samples.final_digest = final_batch.digests.back().value_or(0);
@@ -364,11 +382,16 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   result.mode = timing_mode_name(job.settings.mode);
   run::check_cuda(cudaSetDevice(job.device), "cudaSetDevice");
 
+  // A Python-hosted worker's interpreter and libraries start threads of their own as they
+  // please: its census would blame them on the variants.
+  std::optional<run::HostAgents> agents;
+  if (!job.python_hosted) agents = run::HostAgents::now();
   std::vector<VariantState> variants;
   for (const BenchVariant& variant : job.variants) {
     VariantState state{.label = variant.label,
                        .library = std::make_unique<run::KernelLibrary>(variant.library, job.signature),
                        .criterion = StoppingCriterion(job.settings.stopping)};
+    take_census(state, agents ? &*agents : nullptr);  // its constructors ran as it was loaded
     variants.push_back(std::move(state));
   }
   std::optional<L2Flusher> flush;
@@ -388,7 +411,7 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   OutputRetention retention(job);
   SampleKit kit{.flush = flush ? &*flush : nullptr, .probe = probe, .start = start, .stop = stop, .blocker = blocker,
                 .inputs = inputs, .digests = digests, .witness = witness, .retention = retention,
-                .phases = result.phases};
+                .phases = result.phases, .agents = agents ? &*agents : nullptr};
   result.phases.setup = began.seconds();
   for (std::size_t c = 0; c < job.cases.size(); ++c) measure_case(job, c, variants, timing, kit, result);
   result.wall_seconds = began.seconds();

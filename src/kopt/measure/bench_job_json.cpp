@@ -118,6 +118,7 @@ json bench_result_to_json(const BenchJobResult& result) {
                        {"witness_ids", s.witness_ids},
                        {"kept_seeds", s.kept_seeds},
                        {"kept_note", s.kept_note},
+                       {"agents_left", s.agents_left},
                        {"recheck", s.recheck ? verify::run_record_to_json(*s.recheck) : json(nullptr)}});
   }
   return {{"kind", "bench"}, {"device", result.device}, {"mode", result.mode}, {"samples", samples},
@@ -154,6 +155,7 @@ BenchJobResult bench_result_from_json(const json& in) {
     v.witness_ids = s.value("witness_ids", std::vector<std::uint32_t>{});
     v.kept_seeds = s.value("kept_seeds", std::vector<std::uint64_t>{});
     v.kept_note = s.value("kept_note", "");
+    v.agents_left = s.value("agents_left", std::vector<std::string>{});
     if (!s.at("recheck").is_null()) v.recheck = verify::run_record_from_json(s.at("recheck"));
     result.samples.push_back(std::move(v));
   }

@@ -35,6 +35,7 @@ json variant_to_json(const VariantReport& v) {
           {"median_host_gap_seconds", v.median_host_gap_seconds},
           {"escapes_events", v.escapes_events},
           {"recheck_failure", v.recheck_failure},
+          {"agents_left", v.samples.agents_left},
           {"witness", v.witness ? variant_witness_to_json(*v.witness) : json(nullptr)},
           {"interleaved", v.interleaved}};
 }

@@ -136,6 +136,41 @@ TEST(AddVariants, UnverifiedTimedCallsAreFlaggedWhereTheSpecHasAReference) {
   }
 }
 
+// A thread that solve left running can launch work on the samples of the variants timed beside
+// it: beside another variant that is a FLAG naming the one that left it (not its victim);
+// timed alone, a warning. Many threads are named four at a time.
+TEST(AddVariants, AgentsLeftBehindAreFlaggedWhereOtherVariantsShareTheWorker) {
+  spec::Problem problem;
+  problem.cases.push_back({.name = "default"});
+  VariantSamples saboteur = variant(1e-3, 1.01e-3).samples;
+  saboteur.label = "saboteur.cu";
+  saboteur.case_name = "default";
+  saboteur.agents_left = {"thread 41 'a'", "thread 42 'b'", "thread 43", "POSIX timer 0", "interval timer ITIMER_REAL"};
+  VariantSamples victim = saboteur;
+  victim.label = "victim.cu";
+  victim.agents_left.clear();
+
+  BenchReport beside;
+  add_variants(beside, problem, {saboteur, victim}, TimingMode::cold, true);
+  ASSERT_EQ(beside.flags.size(), 1u);
+  EXPECT_THAT(beside.flags.front(),
+              ::testing::HasSubstr("saboteur.cu (case default): solve left host threads or timers running after it "
+                                   "returned (thread 41 'a', thread 42 'b', thread 43, POSIX timer 0 and 1 more)"));
+  EXPECT_THAT(beside.flags.front(), ::testing::Not(::testing::HasSubstr("victim.cu")));
+  EXPECT_TRUE(beside.warnings.empty());
+
+  BenchReport alone;
+  add_variants(alone, problem, {saboteur}, TimingMode::cold, true);
+  EXPECT_TRUE(alone.flags.empty());
+  ASSERT_EQ(alone.warnings.size(), 1u);
+  EXPECT_THAT(alone.warnings.front(), ::testing::HasSubstr("saboteur.cu (case default): solve left host threads"));
+
+  BenchReport honest;
+  add_variants(honest, problem, {victim, victim}, TimingMode::cold, true);
+  EXPECT_TRUE(honest.flags.empty());
+  EXPECT_TRUE(honest.warnings.empty());
+}
+
 }  // namespace
 }  // namespace kopt::measure
 

@@ -1,0 +1,133 @@
+#include "kopt/run/host_agents.hpp"
+
+#include <sys/time.h>
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string_view>
+#include <system_error>
+
+namespace kopt::run {
+namespace {
+
+namespace fs = std::filesystem;
+
+// /proc files report a size of 0: they are read as streams.
+std::string read_proc_text(const fs::path& path) {
+  std::ifstream in(path);
+  return in ? std::string(std::istreambuf_iterator<char>(in), {}) : std::string();
+}
+
+std::set<long> thread_ids() {
+  std::set<long> ids;
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator("/proc/self/task", error)) {
+    const std::string name = entry.path().filename().string();
+    long id = 0;
+    if (std::from_chars(name.data(), name.data() + name.size(), id).ec == std::errc{}) ids.insert(id);
+  }
+  return ids;
+}
+
+std::set<std::string> armed_interval_timers() {
+  struct Named {
+    int which;
+    const char* name;
+  };
+  std::set<std::string> armed;
+  for (const Named timer : {Named{ITIMER_REAL, "ITIMER_REAL"}, Named{ITIMER_VIRTUAL, "ITIMER_VIRTUAL"},
+                            Named{ITIMER_PROF, "ITIMER_PROF"}}) {
+    itimerval value{};
+    if (getitimer(timer.which, &value) == 0 && (value.it_value.tv_sec != 0 || value.it_value.tv_usec != 0)) {
+      armed.insert(timer.name);
+    }
+  }
+  return armed;
+}
+
+// Each thread's children: a process belongs to the thread that forked it. The file needs
+// CONFIG_PROC_CHILDREN; without it no child is seen.
+std::set<long> child_ids(const std::set<long>& threads) {
+  std::set<long> children;
+  for (long thread : threads) {
+    children.merge(parse_child_ids(read_proc_text(fmt::format("/proc/self/task/{}/children", thread))));
+  }
+  return children;
+}
+
+// What a thread or process calls itself (its comm), for the message; empty once it is gone.
+std::string name_in(const std::string& comm_path) {
+  std::string name = read_proc_text(comm_path);
+  while (!name.empty() && (name.back() == '\n' || name.back() == '\r')) name.pop_back();
+  return name;
+}
+
+std::string described(std::string_view kind, long id, const std::string& name) {
+  return name.empty() ? fmt::format("{} {}", kind, id) : fmt::format("{} {} '{}'", kind, id, name);
+}
+
+}  // namespace
+
+std::set<long> parse_child_ids(const std::string& proc_children) {
+  std::set<long> ids;
+  std::istringstream words(proc_children);
+  for (long id = 0; words >> id;) ids.insert(id);
+  return ids;
+}
+
+std::set<long> parse_posix_timer_ids(const std::string& proc_timers) {
+  std::set<long> ids;
+  std::istringstream lines(proc_timers);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("ID:")) continue;
+    const std::size_t digits = line.find_first_not_of(' ', 3);
+    long id = 0;
+    if (digits != std::string::npos &&
+        std::from_chars(line.data() + digits, line.data() + line.size(), id).ec == std::errc{}) {
+      ids.insert(id);
+    }
+  }
+  return ids;
+}
+
+HostAgents HostAgents::now() {
+  std::set<long> threads = thread_ids();
+  std::set<long> children = child_ids(threads);
+  return of(std::move(threads), std::move(children), parse_posix_timer_ids(read_proc_text("/proc/self/timers")),
+            armed_interval_timers());
+}
+
+HostAgents HostAgents::of(std::set<long> threads, std::set<long> children, std::set<long> posix_timers,
+                          std::set<std::string> interval_timers) {
+  HostAgents census;
+  census.threads_ = std::move(threads);
+  census.children_ = std::move(children);
+  census.posix_timers_ = std::move(posix_timers);
+  census.interval_timers_ = std::move(interval_timers);
+  return census;
+}
+
+std::vector<std::string> HostAgents::newcomers_since(const HostAgents& before) const {
+  std::vector<std::string> newcomers;
+  if (!readable() || !before.readable()) return newcomers;
+  for (long id : threads_) {
+    if (!before.threads_.contains(id)) newcomers.push_back(described("thread", id, name_in(fmt::format("/proc/self/task/{}/comm", id))));
+  }
+  for (long id : children_) {
+    if (!before.children_.contains(id)) newcomers.push_back(described("process", id, name_in(fmt::format("/proc/{}/comm", id))));
+  }
+  for (long id : posix_timers_) {
+    if (!before.posix_timers_.contains(id)) newcomers.push_back(fmt::format("POSIX timer {}", id));
+  }
+  for (const std::string& timer : interval_timers_) {
+    if (!before.interval_timers_.contains(timer)) newcomers.push_back("interval timer " + timer);
+  }
+  return newcomers;
+}
+
+}  // namespace kopt::run

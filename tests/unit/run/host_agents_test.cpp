@@ -1,0 +1,134 @@
+#include "kopt/run/host_agents.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <signal.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+namespace kopt::run {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+// /proc/self/timers as Linux 6 prints two timers (fs/proc/base.c, show_timer).
+TEST(PosixTimerIds, AreReadFromProcSelfTimers) {
+  EXPECT_THAT(parse_posix_timer_ids("ID: 0\nsignal: 14/0000000000000000\nnotify: signal/pid.77\nClockID: 1\n"
+                                    "ID: 12\nsignal: 0/0000000000000000\nnotify: thread/pid.77\nClockID: 0\n"),
+              ElementsAre(0, 12));
+  EXPECT_THAT(parse_posix_timer_ids(""), IsEmpty());
+  EXPECT_THAT(parse_posix_timer_ids("ID: x\n"), IsEmpty());
+}
+
+TEST(ChildIds, AreReadFromAChildrenFile) {
+  EXPECT_THAT(parse_child_ids("1234 1240 "), ElementsAre(1234, 1240));
+  EXPECT_THAT(parse_child_ids(""), IsEmpty());
+}
+
+// A child process that outlives the call is an agent too (a forked hog), where the kernel
+// offers /proc/self/task/TID/children.
+TEST(HostAgents, FindAChildProcess) {
+  const HostAgents before = HostAgents::now();
+  if (!std::ifstream(fmt::format("/proc/self/task/{}/children", gettid()))) GTEST_SKIP() << "no CONFIG_PROC_CHILDREN";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  const std::vector<std::string> newcomers = HostAgents::now().newcomers_since(before);
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  EXPECT_THAT(newcomers, ElementsAre(HasSubstr(fmt::format("process {}", child))));
+  EXPECT_THAT(HostAgents::now().newcomers_since(before), IsEmpty());
+}
+
+// A thread that is still there after the census is a newcomer, named as it named itself; one
+// that was started and joined in between is not.
+TEST(HostAgents, FindAThreadStillRunningButNotOneThatEnded) {
+  const HostAgents before = HostAgents::now();
+  ASSERT_TRUE(before.readable());
+  std::thread([] {}).join();
+  EXPECT_THAT(HostAgents::now().newcomers_since(before), IsEmpty());
+
+  std::mutex mutex;
+  std::condition_variable released;
+  bool release = false;
+  std::thread sleeper([&] {
+    pthread_setname_np(pthread_self(), "saboteur");
+    std::unique_lock<std::mutex> lock(mutex);
+    released.wait(lock, [&] { return release; });
+  });
+  // The name is set by the thread itself: wait until it shows.
+  std::vector<std::string> newcomers;
+  for (int tries = 0; tries < 1000; ++tries) {
+    newcomers = HostAgents::now().newcomers_since(before);
+    if (!newcomers.empty() && newcomers.front().find("saboteur") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    release = true;
+  }
+  released.notify_one();
+  sleeper.join();
+  ASSERT_EQ(newcomers.size(), 1u);
+  EXPECT_THAT(newcomers.front(), HasSubstr("'saboteur'"));
+}
+
+// Timers fire later without a thread of their own in the census: an armed interval timer
+// (alarm, setitimer) and a POSIX timer are newcomers too.
+TEST(HostAgents, FindArmedTimers) {
+  const HostAgents before = HostAgents::now();
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  struct sigaction previous {};
+  sigaction(SIGALRM, &ignore, &previous);
+  itimerval in_an_hour{.it_interval = {}, .it_value = {.tv_sec = 3600, .tv_usec = 0}};
+  ASSERT_EQ(setitimer(ITIMER_REAL, &in_an_hour, nullptr), 0);
+  sigevent event{};
+  event.sigev_notify = SIGEV_NONE;
+  timer_t timer{};
+  ASSERT_EQ(timer_create(CLOCK_MONOTONIC, &event, &timer), 0);
+
+  const std::vector<std::string> newcomers = HostAgents::now().newcomers_since(before);
+  itimerval off{};
+  setitimer(ITIMER_REAL, &off, nullptr);
+  timer_delete(timer);
+  sigaction(SIGALRM, &previous, nullptr);
+
+  EXPECT_THAT(newcomers, ::testing::Contains(std::string("interval timer ITIMER_REAL")));
+  // /proc/self/timers needs CONFIG_CHECKPOINT_RESTORE; where it is missing, only the interval timer shows.
+  if (std::ifstream("/proc/self/timers")) {
+    EXPECT_THAT(newcomers, ::testing::Contains(HasSubstr("POSIX timer")));
+  }
+  EXPECT_THAT(HostAgents::now().newcomers_since(before), IsEmpty());
+}
+
+// A census that could not read /proc (no threads at all) compares to nothing.
+TEST(HostAgents, AnUnreadableCensusFindsNothing) {
+  const HostAgents unreadable = HostAgents::of({}, {}, {}, {});
+  const HostAgents one = HostAgents::of({1}, {}, {}, {});
+  const HostAgents two = HostAgents::of({1, 2}, {9}, {7}, {"ITIMER_REAL"});
+  EXPECT_FALSE(unreadable.readable());
+  EXPECT_THAT(two.newcomers_since(unreadable), IsEmpty());
+  EXPECT_THAT(unreadable.newcomers_since(one), IsEmpty());
+  EXPECT_THAT(two.newcomers_since(one),
+              ElementsAre(HasSubstr("thread 2"), HasSubstr("process 9"), "POSIX timer 7", "interval timer ITIMER_REAL"));
+}
+
+}  // namespace
+}  // namespace kopt::run
