@@ -98,16 +98,18 @@ std::vector<std::string> flags_of(const VariantReport& v) {
 
 // A host thread or timer that solve left behind can launch work on the samples of the variants
 // timed beside it in the same worker (a competitor, the reference), where no clock of theirs
-// can tell whose work slowed them: no verdict among them is given. Timed alone, it can touch
+// can tell whose work slowed them: the comparison is flagged (and fails). Timed alone, it can touch
 // only its own samples, which the host clock and the parent's witness already watch.
 void add_agents_finding(BenchReport& report, const VariantReport& v, std::size_t variants_of_case) {
   const std::vector<std::string>& agents = v.samples.agents_left;
   if (agents.empty()) return;
   constexpr std::size_t kNamed = 4;
-  std::string named = fmt::format("{}", fmt::join(agents.begin(), agents.begin() + std::min(agents.size(), kNamed), ", "));
+  const auto shown = agents.begin() + static_cast<std::ptrdiff_t>(std::min(agents.size(), kNamed));
+  std::string named = fmt::format("{}", fmt::join(agents.begin(), shown, ", "));
   if (agents.size() > kNamed) named += fmt::format(" and {} more", agents.size() - kNamed);
-  const std::string left = fmt::format("{} (case {}): solve left host threads or timers running after it returned ({})",
-                                       v.label, v.case_name, named);
+  const std::string left =
+      fmt::format("{} (case {}): solve left host threads, processes or timers running after it returned ({})", v.label,
+                  v.case_name, named);
   if (variants_of_case > 1) {
     report.flags.push_back(left + ": they can launch work on the samples of the variants timed beside it, so their "
                                   "comparison cannot be trusted (docs/integrity.md, \"Agents left behind\")");

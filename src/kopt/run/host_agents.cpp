@@ -116,10 +116,12 @@ std::vector<std::string> HostAgents::newcomers_since(const HostAgents& before) c
   std::vector<std::string> newcomers;
   if (!readable() || !before.readable()) return newcomers;
   for (long id : threads_) {
-    if (!before.threads_.contains(id)) newcomers.push_back(described("thread", id, name_in(fmt::format("/proc/self/task/{}/comm", id))));
+    if (before.threads_.contains(id)) continue;
+    newcomers.push_back(described("thread", id, name_in(fmt::format("/proc/self/task/{}/comm", id))));
   }
   for (long id : children_) {
-    if (!before.children_.contains(id)) newcomers.push_back(described("process", id, name_in(fmt::format("/proc/{}/comm", id))));
+    if (before.children_.contains(id)) continue;
+    newcomers.push_back(described("process", id, name_in(fmt::format("/proc/{}/comm", id))));
   }
   for (long id : posix_timers_) {
     if (!before.posix_timers_.contains(id)) newcomers.push_back(fmt::format("POSIX timer {}", id));

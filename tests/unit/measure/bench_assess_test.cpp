@@ -154,7 +154,7 @@ TEST(AddVariants, AgentsLeftBehindAreFlaggedWhereOtherVariantsShareTheWorker) {
   add_variants(beside, problem, {saboteur, victim}, TimingMode::cold, true);
   ASSERT_EQ(beside.flags.size(), 1u);
   EXPECT_THAT(beside.flags.front(),
-              ::testing::HasSubstr("saboteur.cu (case default): solve left host threads or timers running after it "
+              ::testing::HasSubstr("saboteur.cu (case default): solve left host threads, processes or timers running after it "
                                    "returned (thread 41 'a', thread 42 'b', thread 43, POSIX timer 0 and 1 more)"));
   EXPECT_THAT(beside.flags.front(), ::testing::Not(::testing::HasSubstr("victim.cu")));
   EXPECT_TRUE(beside.warnings.empty());

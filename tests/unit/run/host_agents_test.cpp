@@ -42,7 +42,9 @@ TEST(ChildIds, AreReadFromAChildrenFile) {
 // offers /proc/self/task/TID/children.
 TEST(HostAgents, FindAChildProcess) {
   const HostAgents before = HostAgents::now();
-  if (!std::ifstream(fmt::format("/proc/self/task/{}/children", gettid()))) GTEST_SKIP() << "no CONFIG_PROC_CHILDREN";
+  if (!std::ifstream(fmt::format("/proc/self/task/{}/children", gettid()))) {
+    GTEST_SKIP() << "no CONFIG_PROC_CHILDREN";
+  }
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
