@@ -7,12 +7,17 @@
 #include "bench_options.hpp"
 #include "command.hpp"
 #include "kopt/core/error.hpp"
+#include "kopt/measure/bench_assessment.hpp"
 #include "kopt/report/bench_table.hpp"
 
 namespace kopt::cli {
 namespace {
 
-std::string verdict_line(const measure::PairVerdict& p) {
+// A pair a FLAG concerns gets no verdict: the flag says why its times cannot be compared.
+std::string verdict_line(const measure::BenchReport& report, const measure::PairVerdict& p) {
+  if (measure::verdict_is_flagged(report, p)) {
+    return fmt::format("case {}: no verdict for {} against {}: flagged (FLAG above)\n", p.case_name, p.label, p.baseline);
+  }
   const measure::Comparison& c = p.comparison;
   return fmt::format("case {}: {} is {} {}: time ratio {:.4f}, 95% CI [{:.4f}, {:.4f}] (minimum effect {:.1f}%)\n",
                      p.case_name, p.label,
@@ -39,7 +44,7 @@ Command compare_command() {
                 std::cout << measure::bench_report_to_json(report).dump(2) << "\n";
               } else {
                 std::cout << report::format_bench_report(report);
-                for (const measure::PairVerdict& p : report.verdicts) std::cout << verdict_line(p);
+                for (const measure::PairVerdict& p : report.verdicts) std::cout << verdict_line(report, p);
               }
               return static_cast<int>(report.passed() ? ExitCode::ok : ExitCode::kernel_failed);
             };

@@ -179,6 +179,22 @@ void add_witness_numbers(BenchReport& report, const WitnessedSpans& spans, Solve
   }
 }
 
+std::vector<std::string> variants_named_by(const std::string& flag, const BenchReport& bench) {
+  std::vector<std::string> named;
+  for (const VariantReport& v : bench.variants) {
+    if (flag.starts_with(fmt::format("{} (case {})", v.label, v.case_name))) named.push_back(v.label);
+  }
+  return named;
+}
+
+bool verdict_is_flagged(const BenchReport& bench, const PairVerdict& pair) {
+  return std::ranges::any_of(bench.flags, [&](const std::string& flag) {
+    const std::vector<std::string> named = variants_named_by(flag, bench);
+    return named.empty() || std::ranges::find(named, pair.label) != named.end() ||
+           std::ranges::find(named, pair.baseline) != named.end();
+  });
+}
+
 // Every variant against `baseline_label`, case by case; the bootstrap ratios side by side.
 void add_verdicts(BenchReport& report, const std::string& baseline_label, const ComparisonSettings& settings) {
   std::vector<std::pair<const VariantReport*, const VariantReport*>> pairs;

@@ -28,4 +28,14 @@ void add_witness_numbers(BenchReport& report, const WitnessedSpans& spans, Solve
 // Every variant against `baseline_label`, case by case; the bootstrap ratios side by side.
 void add_verdicts(BenchReport& report, const std::string& baseline_label, const ComparisonSettings& settings);
 
+// The labels of the variants `flag` is about: each variant's own flags begin "LABEL (case
+// CASE)" (bench_assessment.cpp, sample_witness.cpp, profile/ncu_witness.cpp). None: the flag
+// is about the timing worker (its witness's channel written to, samples that claim more time
+// than the sampling took), which any of its variants could have caused.
+std::vector<std::string> variants_named_by(const std::string& flag, const BenchReport& bench);
+
+// Whether one of `bench`'s flags concerns either variant of `pair`, or the whole timing worker:
+// a ratio that a flagged variant took part in is not a verdict to be read.
+bool verdict_is_flagged(const BenchReport& bench, const PairVerdict& pair);
+
 }  // namespace kopt::measure

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "kopt/measure/bench_assessment.hpp"
 #include "kopt/report/check_table.hpp"
 
 namespace kopt::report {
@@ -37,8 +38,9 @@ const measure::PairVerdict* verdict_for(const measure::BenchReport& report, cons
   return nullptr;
 }
 
-std::string verdict_text(const measure::PairVerdict* p) {
+std::string verdict_text(const measure::BenchReport& report, const measure::PairVerdict* p) {
   if (p == nullptr) return "baseline";
+  if (measure::verdict_is_flagged(report, *p)) return "no verdict (flagged)";
   const measure::Comparison& c = p->comparison;
   return fmt::format("{} x{:.3f} [{:.3f}, {:.3f}]{}", measure::verdict_name(c.verdict), c.speedup, 1 / c.ratio.ci.high,
                      1 / c.ratio.ci.low, p->interleaved ? "" : " (not interleaved)");
@@ -49,7 +51,7 @@ std::string variant_row(const measure::BenchReport& report, const measure::Varia
   return fmt::format("  {:<{}}  {:>11}  [{:>10}, {:>10}]  {:>6.2f}%  {:>5}  {:>12}  {:>10}  {}\n", v.label, width,
                      format_duration(s.median), format_duration(s.median_ci.low), format_duration(s.median_ci.high),
                      100 * s.relative_stdev, s.count, rate(v.flops_per_second, 1e12, "TFLOP/s"),
-                     rate(v.bytes_per_second, 1e9, "GB/s"), verdict_text(verdict_for(report, v)));
+                     rate(v.bytes_per_second, 1e9, "GB/s"), verdict_text(report, verdict_for(report, v)));
 }
 
 std::string stop_line(const measure::VariantReport& v, std::size_t width) {

@@ -136,6 +136,24 @@ TEST(AddVariants, UnverifiedTimedCallsAreFlaggedWhereTheSpecHasAReference) {
   }
 }
 
+// A flag concerns a pair when it names either of its variants, or none (the timing worker as a
+// whole); a flag about a third variant leaves the pair's verdict standing.
+TEST(VerdictIsFlagged, WhenAFlagNamesEitherVariantOrNone) {
+  BenchReport report;
+  for (const char* label : {"a.cu", "b.cu", "c.cu"}) report.variants.push_back({.label = label, .case_name = "default"});
+  const PairVerdict pair{.case_name = "default", .baseline = "a.cu", .label = "b.cu"};
+  EXPECT_FALSE(verdict_is_flagged(report, pair));
+  report.flags = {"c.cu (case default): median below the roofline floor"};
+  EXPECT_FALSE(verdict_is_flagged(report, pair));
+  for (const char* flag : {"b.cu (case default): solve left host threads", "a.cu (case default): the host saw more",
+                           "the timing worker's witness pipe was written to by something else"}) {
+    report.flags = {flag};
+    EXPECT_TRUE(verdict_is_flagged(report, pair)) << flag;
+  }
+  EXPECT_THAT(variants_named_by("b.cu (case default): x", report), ::testing::ElementsAre("b.cu"));
+  EXPECT_THAT(variants_named_by("b.cu (case other): x", report), ::testing::IsEmpty());
+}
+
 // A thread that solve left running can launch work on the samples of the variants timed beside
 // it: beside another variant that is a FLAG naming the one that left it (not its victim);
 // timed alone, a warning. Many threads are named four at a time.

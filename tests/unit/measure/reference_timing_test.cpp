@@ -126,6 +126,15 @@ TEST(ReferenceTiming, TableFlagsTheVerdictAndGivesTheReasonInsteadOfANumber) {
       << table;
 }
 
+// A ratio that a flagged variant took part in is not printed as a verdict.
+TEST(ReferenceTiming, AFlaggedPairGetsNoVerdictInTheTable) {
+  BenchReport report = report_with_python_reference();
+  report.flags.push_back("reference (case default): solve left host threads, processes or timers running");
+  const std::string table = report::format_bench_report(report);
+  EXPECT_NE(table.find("no verdict (flagged)"), std::string::npos) << table;
+  EXPECT_EQ(table.find("slower x0."), std::string::npos) << table;
+}
+
 TEST(BenchPhases, TheTableSaysWhereTheTimeWentAndTheJsonKeepsIt) {
   BenchReport report = report_with_python_reference();
   EXPECT_EQ(report::format_bench_report(report).find("time: "), std::string::npos);  // not measured: no line
