@@ -190,7 +190,7 @@ struct SampleKit {
   SampleSignals& witness;  // kopt's parent process's view of each sample
   OutputRetention& retention;  // variants whose outputs vary keep some calls' (output_retention.hpp)
   WorkerPhases& phases;        // where the sampling time goes (sampling_inputs, _timed, _digests)
-  run::HostAgents* agents;     // the last census of threads and timers; null: not counted (Python-hosted)
+  run::HostAgents* agents;     // the last census of threads, children, timers; null: none (Python-hosted)
 };
 
 // What appeared since the last census belongs to the variant whose library was just loaded or

@@ -145,9 +145,10 @@ struct VariantSamples {
   std::vector<std::uint64_t> kept_seeds;
   std::string kept_note;
   std::optional<verify::RunRecord> recheck;  // the audit of timed calls, set by kopt's own process
-  // Host threads and armed timers that appeared while this variant's library was loaded or its
-  // solve ran, and were still there after it returned (run/host_agents.hpp): what can act on
-  // another variant's sample. Not counted in a Python-hosted worker (Python starts its own).
+  // Host threads, child processes and armed timers that appeared while this variant's library
+  // was loaded or its solve ran, and were still there after it returned (run/host_agents.hpp):
+  // what can act on another variant's sample. Not counted in a Python-hosted worker (Python
+  // starts its own).
   std::vector<std::string> agents_left;
 };
 
