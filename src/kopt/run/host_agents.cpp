@@ -51,7 +51,9 @@ std::set<std::string> armed_interval_timers() {
 }
 
 // Each thread's children: a process belongs to the thread that forked it. The file needs
-// CONFIG_PROC_CHILDREN; without it no child is seen.
+// CONFIG_PROC_CHILDREN; without it no child is seen. Not core/stray_processes.cpp's scan of
+// every /proc/PID/stat, which finds children wherever Linux is built without it but costs a
+// read per process of the host, and this census runs after every sample.
 std::set<long> child_ids(const std::set<long>& threads) {
   std::set<long> children;
   for (long thread : threads) {

@@ -1,10 +1,11 @@
 #pragma once
 // What in this process can act after solve has returned: its host threads, its child
-// processes and its armed timers. kopt's timing assumes a call is over when solve returns and the device is idle; a
-// thread or timer that solve leaves behind can launch work later, on another variant's
-// sample (a competitor's, or the reference's), where no clock of that sample can tell whose
-// work slowed it (docs/integrity.md, "Agents left behind"). The source audit names threads it
-// can read in the source; this counts the ones that exist, however they were made.
+// processes and its armed timers. kopt's timing assumes a call is over when solve returns and
+// the device is idle; a thread or timer that solve leaves behind can launch work later, on
+// another variant's sample (a competitor's, or the reference's), where no clock of that sample
+// can tell whose work slowed it (docs/integrity.md, "Agents left behind"). The source audit
+// names threads it can read in the source; this counts the ones that exist, however they were
+// made.
 
 #include <set>
 #include <string>
