@@ -139,7 +139,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
 nlohmann::json bench_report_to_json(const BenchReport& report);
 
 // The flags of one variant, from its samples and the floor (pure; tested without a GPU).
-void assess_variant(VariantReport& variant, const std::optional<DevicePeaks>& peaks, const spec::DType& dtype,
-                    TimingMode mode, bool allow_tf32 = false);
+void assess_variant(VariantReport& variant, const std::optional<DevicePeaks>& peaks,
+                    const spec::PrecisionPolicy& precision, TimingMode mode);
 
 }  // namespace kopt::measure

@@ -47,8 +47,8 @@ void assess_recheck(VariantReport& v) {
 
 }  // namespace
 
-void assess_variant(VariantReport& v, const std::optional<DevicePeaks>& peaks, const spec::DType& dtype,
-                    TimingMode mode, bool allow_tf32) {
+void assess_variant(VariantReport& v, const std::optional<DevicePeaks>& peaks, const spec::PrecisionPolicy& precision,
+                    TimingMode mode) {
   // The audit's verdict first: a variant with no sample kept is still wrong when it was wrong.
   assess_recheck(v);
   if (v.samples.gpu_seconds.empty()) return;
@@ -68,7 +68,7 @@ void assess_variant(VariantReport& v, const std::optional<DevicePeaks>& peaks, c
   if (!v.samples.sm_clock_mhz.empty()) v.median_sm_clock_mhz = median(v.samples.sm_clock_mhz);
   // With the L2 warm, data can legitimately come faster than DRAM allows: no floor then.
   if (peaks && mode == TimingMode::cold) {
-    v.floor_seconds = roofline_floor_seconds(*peaks, dtype, v.flops, v.bytes, allow_tf32);
+    v.floor_seconds = roofline_floor_seconds(*peaks, precision, v.flops, v.bytes);
     v.below_floor = v.floor_seconds > 0 && median_time < kFloorMargin * v.floor_seconds;
   }
 }
@@ -135,7 +135,7 @@ void add_variants(BenchReport& report, const spec::Problem& problem, std::vector
     v = {.label = all[i].label, .case_name = all[i].case_name, .samples = std::move(all[i]), .interleaved = interleaved};
     v.flops = spec::work_value(problem.spec.work.flops, bound_case);
     v.bytes = spec::work_value(problem.spec.work.bytes, bound_case);
-    assess_variant(v, report.peaks, spec::first_output_dtype(bound_case), mode, problem.spec.allow_tf32);
+    assess_variant(v, report.peaks, problem.precision_policy(), mode);
   });
   for (VariantReport& v : assessed) {
     for (std::string& flag : flags_of(v)) report.flags.push_back(std::move(flag));

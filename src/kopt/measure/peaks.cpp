@@ -30,24 +30,26 @@ std::optional<DevicePeaks> datasheet_peaks(std::string_view device_name) {
   return std::nullopt;
 }
 
-double fastest_flops_for(const DevicePeaks& peaks, const spec::DType& dtype, bool allow_tf32) {
-  std::vector<std::string> units;
-  if (dtype.name == "float64") units = {"fp64", "fp64_tensor"};
-  else if (dtype.name == "float32" && allow_tf32) units = {"fp32", "tf32_tensor"};
-  else if (dtype.name == "float32") units = {"fp32"};
-  else if (dtype.name == "float16" || dtype.name == "bfloat16") units = {"fp32", "fp16_tensor", "bf16_tensor"};
-  else if (dtype.is_floating()) units = {"fp16_tensor", "fp8_tensor"};
-  else units = {"fp32", "int8_tensor"};
-  double fastest = 0;
-  for (const std::string& unit : units) {
-    if (auto it = peaks.flops.find(unit); it != peaks.flops.end()) fastest = std::max(fastest, it->second);
+std::string fastest_rate_for(const DevicePeaks& peaks, const spec::PrecisionPolicy& precision) {
+  std::string fastest;
+  double fastest_flops = 0;
+  for (const std::string& rate : precision.compute) {
+    const auto it = peaks.flops.find(rate);
+    if (it == peaks.flops.end() || it->second <= fastest_flops) continue;
+    fastest = rate;
+    fastest_flops = it->second;
   }
   return fastest;
 }
 
-double roofline_floor_seconds(const DevicePeaks& peaks, const spec::DType& dtype, double flops, double bytes,
-                              bool allow_tf32) {
-  const double peak = fastest_flops_for(peaks, dtype, allow_tf32);
+double fastest_flops_for(const DevicePeaks& peaks, const spec::PrecisionPolicy& precision) {
+  const std::string rate = fastest_rate_for(peaks, precision);
+  return rate.empty() ? 0.0 : peaks.flops.at(rate);
+}
+
+double roofline_floor_seconds(const DevicePeaks& peaks, const spec::PrecisionPolicy& precision, double flops,
+                              double bytes) {
+  const double peak = fastest_flops_for(peaks, precision);
   const double compute = flops > 0 && peak > 0 ? flops / peak : 0;
   const double memory = bytes > 0 && peaks.dram_bytes_per_second > 0 ? bytes / peaks.dram_bytes_per_second : 0;
   return std::max(compute, memory);

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "kopt/spec/dtype.hpp"
+#include "kopt/spec/precision.hpp"
 
 namespace kopt::measure {
 
@@ -28,13 +28,17 @@ struct DevicePeaks {
 // The first entry of data/peaks.toml whose `match` is in `device_name`; nullopt if none.
 std::optional<DevicePeaks> datasheet_peaks(std::string_view device_name);
 
-// The fastest rate at which arithmetic on `dtype` can run on this device, tensor cores
-// included: the floor must never call a legitimate kernel impossible. 0 when unknown.
-double fastest_flops_for(const DevicePeaks& peaks, const spec::DType& dtype, bool allow_tf32 = false);
+// The fastest of the rates `precision` allows that this device has a peak for: the roofline's
+// compute ceiling, and the floor's, which must never call a legitimate kernel impossible.
+// Empty when the peaks have none of them.
+std::string fastest_rate_for(const DevicePeaks& peaks, const spec::PrecisionPolicy& precision);
+
+// That rate's peak in FLOP/s; 0 when unknown.
+double fastest_flops_for(const DevicePeaks& peaks, const spec::PrecisionPolicy& precision);
 
 // The roofline floor max(flops / peak, bytes / bandwidth), in seconds; 0 when neither term
 // is known.
-double roofline_floor_seconds(const DevicePeaks& peaks, const spec::DType& dtype, double flops, double bytes,
-                              bool allow_tf32 = false);
+double roofline_floor_seconds(const DevicePeaks& peaks, const spec::PrecisionPolicy& precision, double flops,
+                              double bytes);
 
 }  // namespace kopt::measure

@@ -105,9 +105,10 @@ std::string format_roofline(const roofline::RooflineAnalysis& a) {
   if (a.degraded) out += fmt::format("  degraded: {}\n", a.reason.value_or(""));
   out += fmt::format("  achieved   {} ({}), {} DRAM\n", format_rate(a.inputs.achieved_flop_per_second, "FLOP/s"),
                      roofline::to_string(a.sources.achieved), format_rate(a.inputs.achieved_bytes_per_second, "B/s"));
-  out += fmt::format("  ceilings   {} {} ({}), {} DRAM ({})\n", format_rate(a.inputs.peak_flop_per_second, "FLOP/s"),
+  out += fmt::format("  ceilings   {} {} ({}), {} DRAM ({}){}\n", format_rate(a.inputs.peak_flop_per_second, "FLOP/s"),
                      a.compute_ceiling, roofline::to_string(a.sources.flop_peak),
-                     format_rate(a.inputs.peak_bytes_per_second, "B/s"), roofline::to_string(a.sources.bytes_peak));
+                     format_rate(a.inputs.peak_bytes_per_second, "B/s"), roofline::to_string(a.sources.bytes_peak),
+                     a.precision.empty() ? "" : "; precision " + a.precision);
   out += fmt::format("  intensity  {} FLOP/byte; ridge {:.3g} FLOP/byte\n",
                      p.arithmetic_intensity ? fmt::format("{:.3g}", *p.arithmetic_intensity) : std::string("-"),
                      p.ridge_point);

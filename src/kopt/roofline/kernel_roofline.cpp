@@ -33,7 +33,7 @@ RooflineAnalysis analytic_roofline(const spec::Problem& problem, const std::stri
   const auto [median, device] = probes.time(one_case);
   return roofline_from_timing(median, spec::work_value(problem.spec.work.flops, bound_case),
                               spec::work_value(problem.spec.work.bytes, bound_case), ceilings_for(device, probes),
-                              spec::first_output_dtype(bound_case), reason);
+                              problem.precision_policy(), reason);
 }
 
 }  // namespace
@@ -73,8 +73,7 @@ KernelRoofline kernel_roofline(const KernelRooflineRequest& request, RooflinePro
       const spec::BoundCase* found = problem.find_case(report.case_name);
       const spec::BoundCase& bound_case = found != nullptr ? *found : problem.cases.front();
       result.analysis = roofline_from_profile(*report.whole, ceilings_for(report.check.device, probes),
-                                              spec::first_output_dtype(bound_case),
-                                              spec::work_value(problem.spec.work.flops, bound_case));
+                                              problem.precision_policy(), spec::work_value(problem.spec.work.flops, bound_case));
     } else {
       reason = report.reason;
     }

@@ -26,14 +26,16 @@ double peak_of(const measure::DevicePeaks& peaks, const std::string& rate) {
   return it == peaks.flops.end() ? 0.0 : it->second;
 }
 
-RooflineAnalysis place(RooflineInputs inputs, const measure::DevicePeaks& peaks, const spec::DType& dtype) {
+RooflineAnalysis place(RooflineInputs inputs, const measure::DevicePeaks& peaks,
+                       const spec::PrecisionPolicy& precision) {
   RooflineAnalysis analysis;
-  analysis.compute_ceiling = compute_ceiling_for(dtype, peaks);
+  analysis.compute_ceiling = measure::fastest_rate_for(peaks, precision);
+  analysis.precision = precision.name;
   inputs.peak_flop_per_second = peak_of(peaks, analysis.compute_ceiling);
   inputs.peak_bytes_per_second = peaks.dram_bytes_per_second;
   if (inputs.peak_flop_per_second <= 0 || inputs.peak_bytes_per_second <= 0) {
-    throw environment_error("no compute or memory ceiling is known for {} ({}): run kopt doctor --peaks",
-                            peaks.name, dtype.name);
+    throw environment_error("no compute or memory ceiling is known for {} (precision {}): run kopt doctor --peaks",
+                            peaks.name, precision.name);
   }
   analysis.inputs = inputs;
   analysis.point = place_on_roofline(inputs);
@@ -48,22 +50,8 @@ RooflineAnalysis place(RooflineInputs inputs, const measure::DevicePeaks& peaks,
 
 }  // namespace
 
-std::string compute_ceiling_for(const spec::DType& dtype, const measure::DevicePeaks& peaks) {
-  std::vector<std::string> candidates;
-  if (dtype.name == "float64") candidates = {"fp64"};
-  else if (dtype.name == "float32") candidates = {"fp32"};
-  else if (dtype.name == "float16") candidates = {"fp16_tensor", "fp32"};
-  else if (dtype.name == "bfloat16") candidates = {"bf16_tensor", "fp32"};
-  else if (dtype.is_floating()) candidates = {"fp8_tensor", "fp16_tensor"};
-  else candidates = {"int8_tensor", "fp32"};
-  for (const std::string& rate : candidates) {
-    if (peak_of(peaks, rate) > 0) return rate;
-  }
-  return "";
-}
-
 RooflineAnalysis roofline_from_profile(const profile::WholeCall& whole, const measure::DevicePeaks& peaks,
-                                       const spec::DType& dtype, double spec_flops) {
+                                       const spec::PrecisionPolicy& precision, double spec_flops) {
   RooflineInputs inputs;
   inputs.achieved_flop_per_second = value_or_zero(whole, "fp32_flop_per_second");
   bool from_counters = inputs.achieved_flop_per_second > 0;
@@ -73,20 +61,20 @@ RooflineAnalysis roofline_from_profile(const profile::WholeCall& whole, const me
   inputs.memory_throughput = value_or_zero(whole, "memory_throughput");
   inputs.largest_stall_share = largest_stall_share(whole);
   inputs.waves_per_sm = value_or_zero(whole, "waves_per_sm");
-  RooflineAnalysis analysis = place(inputs, peaks, dtype);
+  RooflineAnalysis analysis = place(inputs, peaks, precision);
   analysis.sources.achieved = from_counters || spec_flops <= 0 ? AchievedSource::ncu : AchievedSource::work_formulas;
   return analysis;
 }
 
 RooflineAnalysis roofline_from_timing(double seconds, double flops, double bytes, const measure::DevicePeaks& peaks,
-                                      const spec::DType& dtype, std::string reason) {
+                                      const spec::PrecisionPolicy& precision, std::string reason) {
   if (seconds <= 0) throw input_error("the roofline needs a positive measured time");
   RooflineInputs inputs;
   inputs.achieved_flop_per_second = flops / seconds;
   inputs.achieved_bytes_per_second = bytes / seconds;
   // Without counters the waves are unknown: take the grid as full rather than call it small.
   inputs.waves_per_sm = 1;
-  RooflineAnalysis analysis = place(inputs, peaks, dtype);
+  RooflineAnalysis analysis = place(inputs, peaks, precision);
   analysis.sources.achieved = AchievedSource::work_formulas;
   analysis.degraded = true;
   analysis.reason = std::move(reason);
@@ -96,6 +84,7 @@ RooflineAnalysis roofline_from_timing(double seconds, double flops, double bytes
 nlohmann::json roofline_analysis_json(const RooflineAnalysis& a) {
   nlohmann::json document = roofline_json(a.inputs, a.point, a.budget, a.degraded, a.reason, a.sources);
   document["compute_ceiling"] = a.compute_ceiling;
+  document["precision"] = a.precision;
   return document;
 }
 

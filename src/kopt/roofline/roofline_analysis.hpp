@@ -13,7 +13,7 @@
 #include "kopt/profile/launch_aggregate.hpp"
 #include "kopt/roofline/roofline.hpp"
 #include "kopt/roofline/roofline_json.hpp"
-#include "kopt/spec/dtype.hpp"
+#include "kopt/spec/precision.hpp"
 
 namespace kopt::roofline {
 
@@ -25,22 +25,18 @@ struct RooflineAnalysis {
   bool degraded = false;
   std::optional<std::string> reason;
   std::string compute_ceiling;   // the peak the compute side is held against: "fp32", "bf16_tensor"
+  std::string precision;         // the policy that chose it (data/precisions.toml): "fp32", "bf16"
 };
-
-// The compute ceiling for arithmetic on `dtype`: FP32 for float (an FP32-exact kernel may not
-// use TF32 tensor cores), the tensor rate for half types, FP64 for double. Empty when the
-// peaks have none.
-std::string compute_ceiling_for(const spec::DType& dtype, const measure::DevicePeaks& peaks);
 
 // From a profile. `spec_flops` (the spec's [work] flops for this case, 0 when absent) is used
 // when the counters see no FP32 work (half precision, tensor cores, integer kernels).
 RooflineAnalysis roofline_from_profile(const profile::WholeCall& whole, const measure::DevicePeaks& peaks,
-                                       const spec::DType& dtype, double spec_flops);
+                                       const spec::PrecisionPolicy& precision, double spec_flops);
 
 // Degraded: no counters. Achieved rates are the spec's work over the measured median time;
 // there are no stall readings, so Δlatency is unknown (0) and the reason says so.
 RooflineAnalysis roofline_from_timing(double seconds, double flops, double bytes, const measure::DevicePeaks& peaks,
-                                      const spec::DType& dtype, std::string reason);
+                                      const spec::PrecisionPolicy& precision, std::string reason);
 
 nlohmann::json roofline_analysis_json(const RooflineAnalysis& analysis);
 

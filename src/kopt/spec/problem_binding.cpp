@@ -71,9 +71,11 @@ std::string shape_text(const std::vector<Expression>& shape) {
 
 class Binder {
  public:
-  Binder(const ProblemSpec& spec, const KernelSignature& signature, std::vector<std::string>& guesses)
+  Binder(const ProblemSpec& spec, const KernelSignature& signature, const PrecisionPolicy& precision,
+         std::vector<std::string>& guesses)
       : spec_(spec),
         signature_(signature),
+        precision_(precision),
         guesses_(guesses),
         size_params_(integer_scalars(signature)),
         spec_less_(!spec.spec_file.has_value()) {}
@@ -247,7 +249,8 @@ class Binder {
   Tolerance tolerance_for(const KernelParam& param, const BufferSpec* given) const {
     if (given != nullptr && given->tolerance) return *given->tolerance;
     if (spec_.tolerance) return *spec_.tolerance;
-    return {param.dtype->default_atol, param.dtype->default_rtol};
+    const auto [atol, rtol] = default_atol_rtol(*param.dtype, precision_);
+    return {atol, rtol};
   }
 
   static void check_init_kind(const KernelParam& param, const InitFormula& init) {
@@ -294,6 +297,7 @@ class Binder {
 
   const ProblemSpec& spec_;
   const KernelSignature& signature_;
+  const PrecisionPolicy& precision_;
   std::vector<std::string>& guesses_;
   std::vector<const KernelParam*> size_params_;
   bool spec_less_;  // no kopt.toml: sized by the seed's rule where one dim cannot size a buffer
@@ -328,14 +332,16 @@ Problem bind_problem(ProblemSpec spec, KernelSignature signature, const Dims& di
     guesses.push_back(fmt::format("{} = {} (2^24; no kopt.toml gives it; override with --dim {}=...)", size,
                                   kSpecLessSize, size));
   }
-  Binder binder(spec, signature, guesses);
+  const PrecisionPolicy& precision = spec.precision ? precision_named(*spec.precision) : default_precision(signature);
+  Binder binder(spec, signature, precision, guesses);
   binder.check_spec_against_signature();
   std::vector<BoundCase> cases;
   for (const ProblemCase& problem_case : spec.cases) cases.push_back(binder.bind(problem_case));
   return Problem{.spec = std::move(spec),
                  .signature = std::move(signature),
                  .cases = std::move(cases),
-                 .guesses = std::move(guesses)};
+                 .guesses = std::move(guesses),
+                 .precision = &precision};
 }
 
 }  // namespace kopt::spec

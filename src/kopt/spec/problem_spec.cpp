@@ -37,7 +37,7 @@ class SpecReader : private TomlFields {
   ProblemSpec read(const toml::table& root, const std::optional<fs::path>& kernel) {
     reject_unknown_keys(root, "",
                         {"name", "kernel", "reference", "entry", "dims", "cases", "buffers", "tolerance",
-                         "work", "build", "tune", "allow_tf32"});
+                         "work", "build", "tune", "precision", "allow_tf32"});
     ProblemSpec spec;
     spec.directory = directory_;
     spec.name = root.contains("name") ? string_at(root, "name") : directory_.filename().string();
@@ -46,11 +46,7 @@ class SpecReader : private TomlFields {
       if (!is_identifier(*spec.entry)) throw failure(*root.get("entry"), "entry must be a C identifier");
     }
     if (root.contains("reference")) spec.reference = reference_at(*root.get("reference"));
-    if (root.contains("allow_tf32")) {
-      auto allowed = root.get("allow_tf32")->value<bool>();
-      if (!allowed) throw failure(*root.get("allow_tf32"), "allow_tf32 must be true or false");
-      spec.allow_tf32 = *allowed;
-    }
+    spec.precision = read_precision(root);
     spec.cases = read_cases(root);
     if (root.contains("buffers")) spec.buffers = read_buffers(table_at(root, "buffers"));
     if (root.contains("tolerance")) {
@@ -71,6 +67,28 @@ class SpecReader : private TomlFields {
   }
 
  private:
+  // `precision = "NAME"`, checked against data/precisions.toml now so that a typo is one line
+  // naming the file and the line; `allow_tf32 = true` is the older spelling of "tf32".
+  std::optional<std::string> read_precision(const toml::table& root) const {
+    std::optional<std::string> precision;
+    if (root.contains("precision")) {
+      precision = string_at(root, "precision");
+      try {
+        precision_named(*precision);
+      } catch (const Error& e) {
+        throw failure(*root.get("precision"), e.what());
+      }
+    }
+    if (!root.contains("allow_tf32")) return precision;
+    const toml::node& node = *root.get("allow_tf32");
+    const std::optional<bool> allowed = node.value<bool>();
+    if (!allowed) throw failure(node, "allow_tf32 must be true or false");
+    if (*allowed && precision && *precision != "tf32") {
+      throw failure(node, fmt::format("allow_tf32 = true is precision = \"tf32\", and precision says \"{}\": give one", *precision));
+    }
+    return *allowed ? std::optional<std::string>("tf32") : precision;
+  }
+
   std::vector<ProblemCase> read_cases(const toml::table& root) {
     Dims defaults;
     std::vector<ProblemCase> cases;
@@ -361,6 +379,10 @@ const BoundCase* Problem::find_case(std::string_view name) const {
     if (c.name == name) return &c;
   }
   return nullptr;
+}
+
+const PrecisionPolicy& Problem::precision_policy() const {
+  return precision != nullptr ? *precision : default_precision(signature);
 }
 
 }  // namespace kopt::spec

@@ -12,6 +12,7 @@
 
 #include "kopt/spec/expression.hpp"
 #include "kopt/spec/kernel_signature.hpp"
+#include "kopt/spec/precision.hpp"
 
 namespace kopt {
 class Error;
@@ -101,9 +102,9 @@ struct ProblemSpec {
   WorkSpec work;
   BuildSpec build;
   TuneSpec tune;
-  // The precision policy of FP32 problems: whether the kernel may run its products on the
-  // tensor cores in TF32. It decides the FP32 floor a timing is held to (docs/integrity.md).
-  bool allow_tf32 = false;
+  // The precision policy the spec names (`precision`, data/precisions.toml; `allow_tf32 = true`
+  // is "tf32"); none: the problem's narrowest floating buffer decides (spec/precision.hpp).
+  std::optional<std::string> precision;
   // A seed task folder (a kernel and a ref.py, no kopt.toml): every buffer is sized the way
   // the seed's benchmark sizes it (one flat size from the integer dims) and every output
   // starts at zero, for the kernel and the reference alike (docs/check.md).
@@ -173,9 +174,14 @@ struct Problem {
   KernelSignature signature;
   std::vector<BoundCase> cases;
   std::vector<std::string> guesses;  // the spec's guesses plus those made while binding
+  // What the arithmetic may be done in: the roofline's compute ceiling, the floor a timing is
+  // held to, the least default tolerance of a floating output. Set by binding.
+  const PrecisionPolicy* precision = nullptr;
 
   // The case named `name`; nullptr when there is none.
   const BoundCase* find_case(std::string_view name) const;
+  // `precision`, or the signature's default for a Problem that was not bound.
+  const PrecisionPolicy& precision_policy() const;
 };
 
 // Binds the spec to the signature, with `dim_overrides` (--dim) laid over every case.

@@ -7,12 +7,13 @@
 #include "kopt/measure/timed_call_audit.hpp"
 #include "kopt/measure/bench_job.hpp"
 #include "kopt/measure/peaks.hpp"
-#include "kopt/spec/dtype.hpp"
+#include "kopt/spec/precision.hpp"
 
 namespace kopt::measure {
 namespace {
 
-const spec::DType& f32() { return *spec::dtype_named("float32"); }
+const spec::PrecisionPolicy& fp32_policy() { return spec::precision_named("fp32"); }
+const spec::PrecisionPolicy& tf32_policy() { return spec::precision_named("tf32"); }
 
 VariantReport variant(double gpu, double host, std::size_t n = 20) {
   VariantReport v{.label = "k", .case_name = "default"};
@@ -33,26 +34,26 @@ TEST(DatasheetPeaks, KnowsTheH200) {
 
 TEST(RooflineFloor, IsTheLargerOfComputeAndMemoryTime) {
   DevicePeaks peaks{.dram_bytes_per_second = 1e12, .flops = {{"fp32", 10e12}, {"tf32_tensor", 100e12}}};
-  // fp32 work may run on TF32 tensor cores only where the spec allows it.
-  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, f32(), 100e12, 0, /*allow_tf32=*/true), 1.0);
-  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, f32(), 0, 2e12), 2.0);
-  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, f32(), 100e12, 2e12, true), 2.0);
-  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, f32(), 0, 0), 0.0);
+  // fp32 data may run on TF32 tensor cores only under the tf32 policy.
+  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, tf32_policy(), 100e12, 0), 1.0);
+  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, fp32_policy(), 0, 2e12), 2.0);
+  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, tf32_policy(), 100e12, 2e12), 2.0);
+  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, fp32_policy(), 0, 0), 0.0);
 }
 
 // A kernel held to strict FP32 cannot hide TF32 tensor cores (or a replayed answer) under a
 // floor drawn from the tensor-core rate: 10x tighter here.
 TEST(RooflineFloor, StrictFp32IsHeldToTheSimtRate) {
   DevicePeaks peaks{.dram_bytes_per_second = 1e12, .flops = {{"fp32", 10e12}, {"tf32_tensor", 100e12}}};
-  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, f32(), 100e12, 0), 10.0);
-  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, f32(), 100e12, 0, true), 1.0);
+  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, fp32_policy(), 100e12, 0), 10.0);
+  EXPECT_DOUBLE_EQ(roofline_floor_seconds(peaks, tf32_policy(), 100e12, 0), 1.0);
   VariantReport tf32 = variant(2.0, 2.0);
   tf32.flops = 100e12;
-  assess_variant(tf32, peaks, f32(), TimingMode::cold);
+  assess_variant(tf32, peaks, fp32_policy(), TimingMode::cold);
   EXPECT_TRUE(tf32.below_floor);
   VariantReport allowed = variant(2.0, 2.0);
   allowed.flops = 100e12;
-  assess_variant(allowed, peaks, f32(), TimingMode::cold, true);
+  assess_variant(allowed, peaks, tf32_policy(), TimingMode::cold);
   EXPECT_FALSE(allowed.below_floor);
 }
 
@@ -62,7 +63,7 @@ TEST(AssessVariant, TheAuditsFailureStandsWithoutASample) {
   VariantReport v{.label = "k", .case_name = "default"};
   v.samples.recheck = verify::RunRecord{.case_name = "default"};
   v.samples.recheck->findings.push_back({verify::FindingKind::mismatch, "", "3 of 9 audited calls wrote other outputs"});
-  assess_variant(v, std::nullopt, f32(), TimingMode::cold);
+  assess_variant(v, std::nullopt, fp32_policy(), TimingMode::cold);
   EXPECT_EQ(v.summary.count, 0u);
   EXPECT_EQ(v.recheck_failure, "3 of 9 audited calls wrote other outputs");
 }
@@ -71,23 +72,23 @@ TEST(AssessVariant, ATimeUnderTheFloorIsImpossibleInColdModeOnly) {
   DevicePeaks peaks{.dram_bytes_per_second = 1e12};
   VariantReport v = variant(1e-3, 1.01e-3);
   v.bytes = 2e9;  // 2 ms at 1 TB/s
-  assess_variant(v, peaks, f32(), TimingMode::cold);
+  assess_variant(v, peaks, fp32_policy(), TimingMode::cold);
   EXPECT_TRUE(v.below_floor);
   EXPECT_DOUBLE_EQ(v.floor_seconds, 2e-3);
   EXPECT_NEAR(v.bytes_per_second, 2e12, 1e10);
 
   VariantReport warm = variant(1e-3, 1.01e-3);
   warm.bytes = 2e9;
-  assess_variant(warm, peaks, f32(), TimingMode::warm);
+  assess_variant(warm, peaks, fp32_policy(), TimingMode::warm);
   EXPECT_FALSE(warm.below_floor) << "an L2-resident warm run may beat DRAM bandwidth";
 }
 
 TEST(AssessVariant, HostTimeFarAboveEventTimeMeansWorkEscapedTheEvents) {
   VariantReport honest = variant(200e-6, 220e-6);
-  assess_variant(honest, std::nullopt, f32(), TimingMode::cold);
+  assess_variant(honest, std::nullopt, fp32_policy(), TimingMode::cold);
   EXPECT_FALSE(honest.escapes_events);
   VariantReport side_stream = variant(5e-6, 1.1e-3);
-  assess_variant(side_stream, std::nullopt, f32(), TimingMode::cold);
+  assess_variant(side_stream, std::nullopt, fp32_policy(), TimingMode::cold);
   EXPECT_TRUE(side_stream.escapes_events);
   EXPECT_NEAR(side_stream.median_host_gap_seconds, 1.095e-3, 1e-5);
 }
@@ -96,7 +97,7 @@ TEST(AssessVariant, AFailedRecheckIsKept) {
   VariantReport v = variant(1e-3, 1.01e-3);
   v.samples.recheck = verify::RunRecord{.case_name = "default", .seed = 2};
   v.samples.recheck->findings.push_back({verify::FindingKind::mismatch, "C", "output C: 10 of 10 elements outside"});
-  assess_variant(v, std::nullopt, f32(), TimingMode::cold);
+  assess_variant(v, std::nullopt, fp32_policy(), TimingMode::cold);
   EXPECT_EQ(v.recheck_failure, "output C: 10 of 10 elements outside");
 }
 
@@ -104,13 +105,13 @@ TEST(AssessVariant, TimedCallsThatCouldNotBeComparedAreMarkedUnverifiedNotFailed
   VariantReport v = variant(1e-3, 1.01e-3);
   v.samples.recheck = verify::RunRecord{.case_name = "default", .seed = 2};
   v.samples.recheck->notes.push_back(std::string(kUnverifiableNote));
-  assess_variant(v, std::nullopt, f32(), TimingMode::cold);
+  assess_variant(v, std::nullopt, fp32_policy(), TimingMode::cold);
   EXPECT_TRUE(v.timed_calls_unverified);
   EXPECT_TRUE(v.recheck_failure.empty());
 
   VariantReport verified = variant(1e-3, 1.01e-3);
   verified.samples.recheck = verify::RunRecord{.case_name = "default", .seed = 2};
-  assess_variant(verified, std::nullopt, f32(), TimingMode::cold);
+  assess_variant(verified, std::nullopt, fp32_policy(), TimingMode::cold);
   EXPECT_FALSE(verified.timed_calls_unverified);
 }
 

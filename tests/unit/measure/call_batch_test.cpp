@@ -167,7 +167,7 @@ TEST(AssessVariant, TheEscapeFloorIsPerSample) {
       v.samples.gpu_seconds.push_back(2e-6);
       v.samples.host_seconds.push_back(2e-6 + gap_per_call);
     }
-    assess_variant(v, std::nullopt, *spec::dtype_named("float32"), TimingMode::cold);
+    assess_variant(v, std::nullopt, spec::precision_named("fp32"), TimingMode::cold);
     return v.escapes_events;
   };
   EXPECT_FALSE(with_gap(1, 40e-6)) << "one call: 40 µs of launch and synchronize is the host's own";
@@ -185,7 +185,7 @@ TEST(AssessVariant, AForgedEventTimerOfA143MicrosecondCallEscapesNoMore) {
     v.samples.gpu_seconds.push_back(0.4 * 143e-6);
     v.samples.host_seconds.push_back(143e-6 + 19e-6);
   }
-  assess_variant(v, std::nullopt, *spec::dtype_named("float32"), TimingMode::cold);
+  assess_variant(v, std::nullopt, spec::precision_named("fp32"), TimingMode::cold);
   EXPECT_TRUE(v.escapes_events);
 }
 

@@ -41,7 +41,7 @@ TEST(ReferenceTiming, AssessingItNeedsNoClockSamples) {
   ReferenceTiming t = reference_timing_from_json(timed_json(1e-3), "default");
   VariantReport v{.label = "reference", .case_name = "default", .samples = t.samples, .bytes = 1e9,
                   .interleaved = false};
-  assess_variant(v, DevicePeaks{.dram_bytes_per_second = 4.8e12}, *spec::dtype_named("float32"), TimingMode::cold);
+  assess_variant(v, DevicePeaks{.dram_bytes_per_second = 4.8e12}, spec::precision_named("fp32"), TimingMode::cold);
   EXPECT_EQ(v.summary.count, 20u);
   EXPECT_NEAR(v.summary.median, 1.001e-3, 1e-9);
   EXPECT_DOUBLE_EQ(v.median_sm_clock_mhz, 0);

@@ -164,7 +164,7 @@ VariantReport assessed(const VariantSamples& samples) {
   VariantReport v{.label = samples.label, .case_name = samples.case_name, .samples = samples};
   v.samples.gpu_seconds = {1e-3, 1e-3, 1e-3};
   v.samples.host_seconds = {1e-3, 1e-3, 1e-3};
-  assess_variant(v, std::nullopt, *spec::dtype_named("float32"), TimingMode::cold);
+  assess_variant(v, std::nullopt, spec::precision_named("fp32"), TimingMode::cold);
   return v;
 }
 

@@ -42,6 +42,13 @@ TEST(FormatRoofline, NamesEachCeilingsOwnSource) {
   EXPECT_THAT(text, HasSubstr("ceilings   63.7 TFLOP/s fp32 (datasheet), 4.24 TB/s DRAM (measured)"));
 }
 
+TEST(FormatRoofline, NamesThePrecisionPolicyThatChoseTheComputeCeiling) {
+  roofline::RooflineAnalysis a = memory_bound(3.412e12, roofline::PeaksSource::measured);
+  a.compute_ceiling = "bf16_tensor";
+  a.precision = "bf16";
+  EXPECT_THAT(format_roofline(a), HasSubstr("bf16_tensor (datasheet), 4.24 TB/s DRAM (measured); precision bf16\n"));
+}
+
 TEST(FormatRoofline, SaysNothingMoreBelowTheCeiling) {
   EXPECT_THAT(format_roofline(memory_bound(3.412e12, roofline::PeaksSource::measured)), Not(HasSubstr("above")));
 }

@@ -22,7 +22,7 @@ class RooflineAnalysisTest : public ::testing::Test {
  protected:
   profile::MetricMap map = *profile::load_metric_map("2025.3.1", "sm_90");
   measure::DevicePeaks h200 = *measure::datasheet_peaks("NVIDIA H200");
-  const spec::DType& fp32 = *spec::dtype_named("float32");
+  const spec::PrecisionPolicy& fp32 = spec::precision_named("fp32");
 };
 
 // The fixture's vector add moves 3.36 TB/s: 70 % of the H200's datasheet 4.8 TB/s, while the
@@ -70,10 +70,26 @@ TEST_F(RooflineAnalysisTest, NaiveSgemmIsHeldAgainstFp32NotTensorCores) {
   EXPECT_GT(a.point.gaps.latency, 0);  // the stall shares reached the roofline
 }
 
-TEST_F(RooflineAnalysisTest, ComputeCeilingFollowsTheDataType) {
-  EXPECT_EQ(compute_ceiling_for(*spec::dtype_named("bfloat16"), h200), "bf16_tensor");
-  EXPECT_EQ(compute_ceiling_for(*spec::dtype_named("float16"), h200), "fp16_tensor");
-  EXPECT_EQ(compute_ceiling_for(*spec::dtype_named("float64"), h200), "fp64");
+// The ceiling is the fastest rate the precision policy allows that the device has a peak for.
+TEST_F(RooflineAnalysisTest, ComputeCeilingFollowsThePrecisionPolicy) {
+  const auto ceiling = [&](std::string_view name) { return measure::fastest_rate_for(h200, spec::precision_named(name)); };
+  EXPECT_EQ(ceiling("fp32"), "fp32");
+  EXPECT_EQ(ceiling("tf32"), "tf32_tensor");
+  EXPECT_EQ(ceiling("bf16"), "bf16_tensor");
+  EXPECT_EQ(ceiling("fp16"), "fp16_tensor");
+  EXPECT_EQ(ceiling("fp8"), "fp8_tensor");
+  EXPECT_EQ(ceiling("fp64"), "fp64_tensor");  // DMMA is exact FP64, and twice the FMA rate
+  measure::DevicePeaks fp32_only{.name = "x", .dram_bytes_per_second = 1e12, .flops = {{"fp32", 10e12}}};
+  EXPECT_EQ(measure::fastest_rate_for(fp32_only, spec::precision_named("bf16")), "fp32");  // no tensor peak known
+  EXPECT_EQ(measure::fastest_rate_for(fp32_only, spec::precision_named("fp8")), "");
+}
+
+TEST_F(RooflineAnalysisTest, ABf16GemmWithAnFp32OutputIsHeldToTheBf16TensorRate) {
+  const RooflineAnalysis a =
+      roofline_from_timing(200e-6, 2.0 * 4096 * 4096 * 4096, 3.0 * 4096 * 4096 * 2, h200, spec::precision_named("bf16"), "x");
+  EXPECT_EQ(a.compute_ceiling, "bf16_tensor");
+  EXPECT_DOUBLE_EQ(a.inputs.peak_flop_per_second, h200.flops.at("bf16_tensor"));
+  EXPECT_EQ(roofline_analysis_json(a)["precision"], "bf16");
 }
 
 TEST_F(RooflineAnalysisTest, WithoutCountersTheWorkFormulasOverTheTimeAreDegradedEvidence) {
