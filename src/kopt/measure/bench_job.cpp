@@ -385,7 +385,10 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   // A Python-hosted worker's interpreter and libraries start threads of their own as they
   // please: its census would blame them on the variants.
   std::optional<run::HostAgents> agents;
-  if (!job.python_hosted) agents = run::HostAgents::now();
+  if (!job.python_hosted) {
+    run::keep_orphans_in_census();
+    agents = run::HostAgents::now();
+  }
   std::vector<VariantState> variants;
   for (const BenchVariant& variant : job.variants) {
     VariantState state{.label = variant.label,

@@ -1,5 +1,6 @@
 #include "kopt/run/host_agents.hpp"
 
+#include <sys/prctl.h>
 #include <sys/time.h>
 
 #include <fmt/format.h>
@@ -54,11 +55,14 @@ std::set<std::string> armed_interval_timers() {
 // CONFIG_PROC_CHILDREN; without it no child is seen. Not core/stray_processes.cpp's scan of
 // every /proc/PID/stat, which finds children wherever Linux is built without it but costs a
 // read per process of the host, and this census runs after every sample.
+// A zombie (ended, not yet waited for) can act no more: a kernel that forks a helper and never
+// waits for it has left nothing running.
 std::set<long> child_ids(const std::set<long>& threads) {
   std::set<long> children;
   for (long thread : threads) {
     children.merge(parse_child_ids(read_proc_text(fmt::format("/proc/self/task/{}/children", thread))));
   }
+  std::erase_if(children, [](long pid) { return has_ended(read_proc_text(fmt::format("/proc/{}/stat", pid))); });
   return children;
 }
 
@@ -74,6 +78,16 @@ std::string described(std::string_view kind, long id, const std::string& name) {
 }
 
 }  // namespace
+
+bool has_ended(const std::string& proc_stat) {
+  // "PID (COMM) S ...": COMM may hold spaces and parentheses, so the state follows the last ')'.
+  const std::size_t close = proc_stat.rfind(')');
+  if (close == std::string::npos || close + 2 >= proc_stat.size()) return true;  // gone already
+  const char state = proc_stat[close + 2];
+  return state == 'Z' || state == 'X';
+}
+
+void keep_orphans_in_census() { ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
 
 std::set<long> parse_child_ids(const std::string& proc_children) {
   std::set<long> ids;

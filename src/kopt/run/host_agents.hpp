@@ -39,6 +39,16 @@ class HostAgents {
   std::set<std::string> interval_timers_;  // "ITIMER_REAL", ... of those armed
 };
 
+// Makes this process the reaper of its orphaned descendants (PR_SET_CHILD_SUBREAPER): a process
+// that a call starts and leaves by a double fork or setsid then becomes this process's child,
+// and stays in the census while it runs. Once this process has exited, kopt's own (a reaper
+// too) ends whatever is left (core/stray_processes.hpp).
+void keep_orphans_in_census();
+
+// Whether the process whose /proc/PID/stat reads `proc_stat` has ended: a zombie, or the file
+// was empty (the process is gone).
+bool has_ended(const std::string& proc_stat);
+
 // The ids in the text of /proc/self/timers ("ID: 3" lines).
 std::set<long> parse_posix_timer_ids(const std::string& proc_timers);
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <signal.h>
@@ -56,6 +57,66 @@ TEST(HostAgents, FindAChildProcess) {
   waitpid(child, nullptr, 0);
   EXPECT_THAT(newcomers, ElementsAre(HasSubstr(fmt::format("process {}", child))));
   EXPECT_THAT(HostAgents::now().newcomers_since(before), IsEmpty());
+}
+
+TEST(HasEnded, ReadsTheStateAfterTheLastParenthesis) {
+  EXPECT_FALSE(has_ended("4242 (hog) S 1 4242 4242 0 -1"));
+  EXPECT_FALSE(has_ended("4242 (a (b) c) R 1 4242"));
+  EXPECT_TRUE(has_ended("4242 (a) Z) Z 1 4242"));
+  EXPECT_TRUE(has_ended("4242 (hog) X 1"));
+  EXPECT_TRUE(has_ended(""));  // the process is gone
+}
+
+// A child that has ended but was never waited for (a zombie) can do nothing more.
+TEST(HostAgents, AZombieIsNotAnAgent) {
+  if (!std::ifstream(fmt::format("/proc/self/task/{}/children", gettid()))) GTEST_SKIP() << "no CONFIG_PROC_CHILDREN";
+  const HostAgents before = HostAgents::now();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(0);
+  siginfo_t info{};
+  ASSERT_EQ(waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT), 0);  // ended, left a zombie
+  const std::vector<std::string> newcomers = HostAgents::now().newcomers_since(before);
+  waitpid(child, nullptr, 0);
+  EXPECT_THAT(newcomers, IsEmpty());
+}
+
+// A daemon made by a double fork leaves the forking process's children. The timing worker is
+// its orphans' reaper (keep_orphans_in_census), so the daemon comes back as its child, and the
+// census sees it.
+TEST(HostAgents, FindADaemonizedGrandchildWhereTheProcessReapsOrphans) {
+  if (!std::ifstream(fmt::format("/proc/self/task/{}/children", gettid()))) GTEST_SKIP() << "no CONFIG_PROC_CHILDREN";
+  keep_orphans_in_census();
+  const HostAgents before = HostAgents::now();
+  int pipe_ends[2];
+  ASSERT_EQ(pipe(pipe_ends), 0);
+  const pid_t middle = fork();
+  ASSERT_GE(middle, 0);
+  if (middle == 0) {
+    setsid();
+    const pid_t daemon = fork();
+    if (daemon == 0) {
+      pause();
+      _exit(0);
+    }
+    if (write(pipe_ends[1], &daemon, sizeof daemon) != sizeof daemon) _exit(1);
+    _exit(0);  // the daemon is orphaned
+  }
+  pid_t daemon = 0;
+  ASSERT_EQ(read(pipe_ends[0], &daemon, sizeof daemon), static_cast<ssize_t>(sizeof daemon));
+  waitpid(middle, nullptr, 0);
+  std::vector<std::string> newcomers;
+  for (int tries = 0; tries < 200; ++tries) {  // reparenting follows the middle's exit
+    newcomers = HostAgents::now().newcomers_since(before);
+    if (!newcomers.empty()) break;
+    usleep(5000);
+  }
+  kill(daemon, SIGKILL);
+  waitpid(daemon, nullptr, 0);
+  prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+  close(pipe_ends[0]);
+  close(pipe_ends[1]);
+  EXPECT_THAT(newcomers, ElementsAre(HasSubstr(fmt::format("process {}", daemon))));
 }
 
 // A thread that is still there after the census is a newcomer, named as it named itself; one

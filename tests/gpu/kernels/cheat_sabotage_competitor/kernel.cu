@@ -9,9 +9,9 @@
 // DeepReinforce's defense notes (2025) warn of for stream and thread injection, turned
 // against the competitor; GPU MODE/KernelBot leaderboards run submissions one at a time for
 // this reason.
-// kopt: the competitor's sample then holds work its events do not: FLAG "outside the default
-// stream's events" (it names the victim's sample; the source audit, which names this file's
-// host thread and stream, names the culprit).
+// kopt: the thread it leaves running after solve returns is counted by the timing worker's
+// census (run/host_agents.hpp): FLAG "solve left host threads, processes or timers running"
+// naming this kernel, not its victim; the source audit names the host thread and the stream.
 #include <cuda_runtime.h>
 
 #include <condition_variable>
