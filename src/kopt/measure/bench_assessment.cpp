@@ -119,6 +119,31 @@ void add_agents_finding(BenchReport& report, const VariantReport& v, std::size_t
   }
 }
 
+// A device-wide setting changed after a variant's calls (run/device_settings.hpp) was put back
+// after each of its samples, so no later sample ran under it; still, a kernel that changes the
+// defaults every other kernel runs under is working on its neighbours, not on its problem.
+void add_settings_finding(BenchReport& report, const VariantReport& v, std::size_t variants_of_case) {
+  const VariantSamples& s = v.samples;
+  if (!s.settings_changed.empty()) {
+    const std::string changed =
+        fmt::format("{} (case {}): solve changed device-wide settings and left them changed after it returned ({}); "
+                    "kopt put them back after each sample",
+                    v.label, v.case_name, fmt::join(s.settings_changed, ", "));
+    if (variants_of_case > 1) {
+      report.flags.push_back(changed + ": they are the defaults the variants timed beside it run under (docs/integrity.md, "
+                                       "\"Agents left behind\")");
+    } else {
+      report.warnings.push_back(changed);
+    }
+  }
+  if (!s.settings_set_in_warmup.empty()) {
+    report.warnings.push_back(fmt::format("{} (case {}): its warm-up changed device-wide settings ({}); kopt put "
+                                          "them back where CUDA let it, so its samples ran under the defaults; use "
+                                          "per-kernel attributes (cudaFuncSetAttribute) instead",
+                                          v.label, v.case_name, fmt::join(s.settings_set_in_warmup, ", ")));
+  }
+}
+
 }  // namespace
 
 // Summarizes each variant's samples and records what each is flagged for. The summaries run
@@ -140,6 +165,7 @@ void add_variants(BenchReport& report, const spec::Problem& problem, std::vector
   for (VariantReport& v : assessed) {
     for (std::string& flag : flags_of(v)) report.flags.push_back(std::move(flag));
     add_agents_finding(report, v, variants_of_case[v.case_name]);
+    add_settings_finding(report, v, variants_of_case[v.case_name]);
     if (v.timed_calls_unverified) {
       std::string unverified = fmt::format(
           "{} (case {}): its timed calls are not verified: its outputs are not bitwise reproducible, so they cannot be "

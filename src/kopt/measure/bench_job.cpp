@@ -20,6 +20,7 @@
 #include "kopt/measure/sample_progress.hpp"
 #include "kopt/measure/timed_call_inputs.hpp"
 #include "kopt/run/device_info.hpp"
+#include "kopt/run/device_settings.hpp"
 #include "kopt/run/host_agents.hpp"
 #include "kopt/run/kernel_arguments.hpp"
 #include "kopt/run/kernel_library.hpp"
@@ -191,6 +192,7 @@ struct SampleKit {
   OutputRetention& retention;  // variants whose outputs vary keep some calls' (output_retention.hpp)
   WorkerPhases& phases;        // where the sampling time goes (sampling_inputs, _timed, _digests)
   run::HostAgents* agents;     // the last census of threads, children, timers; null: none (Python-hosted)
+  run::DeviceSettings* settings;  // the device-wide settings every sample starts from; null: not watched
 };
 
 // What appeared since the last census belongs to the variant whose library was just loaded or
@@ -200,6 +202,23 @@ void take_census(VariantState& v, run::HostAgents* seen) {
   run::HostAgents now = run::HostAgents::now();
   for (std::string& agent : now.newcomers_since(*seen)) v.agents_left.push_back(std::move(agent));
   *seen = std::move(now);
+}
+
+// A device-wide setting that a variant's calls changed is put back before anything else runs,
+// and the variant named in `named`: it would slow the variants timed after it
+// (run/device_settings.hpp). What CUDA will not put back (a heap size, once a kernel has used
+// the heap) becomes the baseline, so that it is named once, not after every sample.
+void watch_settings(std::vector<std::string>& named, run::DeviceSettings* baseline) {
+  if (baseline == nullptr) return;
+  const std::vector<std::string> changes = run::DeviceSettings::now().changes_since(*baseline);
+  if (changes.empty()) return;
+  for (const std::string& change : changes) {
+    if (std::ranges::find(named, change) == named.end()) named.push_back(change);
+  }
+  baseline->restore();
+  run::DeviceSettings after = run::DeviceSettings::now();
+  for (const std::string& kept : after.changes_since(*baseline)) named.push_back(kept + " (CUDA would not put it back)");
+  *baseline = std::move(after);
 }
 
 // One sample as the timing loop takes it: fresh inputs from a seed of their own for every
@@ -242,6 +261,7 @@ void warm_up(const BenchJob& job, VariantState& v, run::KernelArguments& argumen
   }
   if (job.settings.mode == TimingMode::graph) prepare_graph(v, arguments, v.one_call_seconds);
   take_census(v, kit.agents);
+  watch_settings(v.samples.settings_set_in_warmup, kit.settings);
 }
 
 void keep_batch(const BenchJob& job, VariantState& v, const TimedBatch& batch, double max_clock_mhz) {
@@ -286,6 +306,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
 
   // What kopt itself started since the libraries were loaded is nobody's.
   if (kit.agents != nullptr) *kit.agents = run::HostAgents::now();
+  if (kit.settings != nullptr) *kit.settings = run::DeviceSettings::now();
   std::vector<bool> budgeted;
   for (std::size_t i = 0; i < variants.size(); ++i) {
     VariantState& v = variants[i];
@@ -317,6 +338,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
       VariantState& v = variants[i];
       const TimedBatch batch = timed_batch(v, batch_sets, kit, ++round);
       take_census(v, kit.agents);
+      watch_settings(v.samples.settings_changed, kit.settings);
       if (job.python_hosted && !v.blocked) time_alike(variants);  // its blocker timed out: the rest follow
       kit.retention.offer_calls(i, batch.seeds, batch_sets);
       keep_batch(job, v, batch, timing.max_clock_mhz);
@@ -334,6 +356,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     VariantState& v = variants[i];
     const TimedBatch final_batch = timed_batch(v, batch_sets, kit, ++round);
     take_census(v, kit.agents);
+    watch_settings(v.samples.settings_changed, kit.settings);
     v.samples.agents_left = v.agents_left;
     kit.retention.offer_calls(i, {final_batch.seeds.back()}, {batch_sets.back()});
     v.samples.final_seed = final_batch.seeds.back();
@@ -385,9 +408,11 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   // A Python-hosted worker's interpreter and libraries start threads of their own as they
   // please: its census would blame them on the variants.
   std::optional<run::HostAgents> agents;
+  std::optional<run::DeviceSettings> settings;  // each case takes its own baseline
   if (!job.python_hosted) {
     run::keep_orphans_in_census();
     agents = run::HostAgents::now();
+    settings = run::DeviceSettings::now();
   }
   std::vector<VariantState> variants;
   for (const BenchVariant& variant : job.variants) {
@@ -414,7 +439,8 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   OutputRetention retention(job);
   SampleKit kit{.flush = flush ? &*flush : nullptr, .probe = probe, .start = start, .stop = stop, .blocker = blocker,
                 .inputs = inputs, .digests = digests, .witness = witness, .retention = retention,
-                .phases = result.phases, .agents = agents ? &*agents : nullptr};
+                .phases = result.phases, .agents = agents ? &*agents : nullptr,
+                .settings = settings ? &*settings : nullptr};
   result.phases.setup = began.seconds();
   for (std::size_t c = 0; c < job.cases.size(); ++c) measure_case(job, c, variants, timing, kit, result);
   result.wall_seconds = began.seconds();

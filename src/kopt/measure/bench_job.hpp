@@ -150,6 +150,11 @@ struct VariantSamples {
   // what can act on another variant's sample. Not counted in a Python-hosted worker (Python
   // starts its own).
   std::vector<std::string> agents_left;
+  // Device-wide settings this variant's calls changed and left changed after a sample ("cudaLimit...
+  // 64 -> 32"; run/device_settings.hpp): each was put back before anything else ran. Those its
+  // warm-up changed are named apart (put back as well, but where CUDA refuses).
+  std::vector<std::string> settings_changed;
+  std::vector<std::string> settings_set_in_warmup;
 };
 
 // Where the timing worker's wall time went, in seconds, summed over cases: what a bench costs

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "kopt/core/error.hpp"
 #include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"

@@ -190,6 +190,43 @@ TEST(AddVariants, AgentsLeftBehindAreFlaggedWhereOtherVariantsShareTheWorker) {
   EXPECT_TRUE(honest.warnings.empty());
 }
 
+// A variant whose calls change a device-wide default (the L2 fetch granularity, the cache
+// configuration) works on the variants timed after it: flagged beside others, named alone; what
+// only its warm-up set is a warning, since every variant after it ran under the same.
+TEST(AddVariants, DeviceSettingsLeftChangedAreFlaggedWhereOtherVariantsShareTheWorker) {
+  spec::Problem problem;
+  problem.cases.push_back({.name = "default"});
+  VariantSamples saboteur = variant(1e-3, 1.01e-3).samples;
+  saboteur.label = "saboteur.cu";
+  saboteur.case_name = "default";
+  saboteur.settings_changed = {"cudaLimitMaxL2FetchGranularity 64 -> 32"};
+  VariantSamples victim = saboteur;
+  victim.label = "victim.cu";
+  victim.settings_changed.clear();
+
+  BenchReport beside;
+  add_variants(beside, problem, {saboteur, victim}, TimingMode::cold, true);
+  ASSERT_EQ(beside.flags.size(), 1u);
+  EXPECT_THAT(beside.flags.front(),
+              ::testing::HasSubstr("saboteur.cu (case default): solve changed device-wide settings and left them changed "
+                                   "after it returned (cudaLimitMaxL2FetchGranularity 64 -> 32); kopt put them back"));
+  EXPECT_THAT(beside.flags.front(), ::testing::Not(::testing::HasSubstr("victim.cu")));
+
+  BenchReport alone;
+  add_variants(alone, problem, {saboteur}, TimingMode::cold, true);
+  EXPECT_TRUE(alone.flags.empty());
+  ASSERT_EQ(alone.warnings.size(), 1u);
+
+  VariantSamples configures = victim;
+  configures.settings_set_in_warmup = {"cudaLimitMallocHeapSize 8388608 -> 67108864"};
+  BenchReport warmup;
+  add_variants(warmup, problem, {configures, victim}, TimingMode::cold, true);
+  EXPECT_TRUE(warmup.flags.empty());
+  ASSERT_EQ(warmup.warnings.size(), 1u);
+  EXPECT_THAT(warmup.warnings.front(), ::testing::HasSubstr("victim.cu (case default): its warm-up changed device-wide "
+                                                            "settings (cudaLimitMallocHeapSize 8388608 -> 67108864)"));
+}
+
 }  // namespace
 }  // namespace kopt::measure
 
