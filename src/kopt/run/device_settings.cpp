@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -79,8 +80,12 @@ std::vector<std::string> DeviceSettings::changes_since(const DeviceSettings& bef
 
 void DeviceSettings::restore() const {
   const OwnErrorsCleared cleared;
+  const DeviceSettings current = now();
   for (const Setting& setting : settings_) {
-    if (!setting.known) continue;
+    // Only what differs is set: setting a device-runtime limit may make the runtime reserve
+    // memory for it again.
+    const auto same = [&](const Setting& c) { return c.name == setting.name && c.known && c.value == setting.value; };
+    if (!setting.known || std::ranges::any_of(current.settings_, same)) continue;
     for (const LimitName& limit : kLimits) {
       if (limit.name == setting.name) cudaDeviceSetLimit(limit.limit, setting.value);
     }

@@ -21,8 +21,8 @@ class DeviceSettings {
   // "cudaLimitMaxL2FetchGranularity 64 -> 32", one per setting that differs from `before`.
   std::vector<std::string> changes_since(const DeviceSettings& before) const;
 
-  // Sets every setting back to these values; those CUDA refuses to set now (a heap limit once
-  // a kernel has used the heap) are left as they are.
+  // Sets every setting that differs now back to these values; those CUDA refuses to set (a
+  // heap limit once a kernel has used the heap) are left as they are.
   void restore() const;
 
   struct Setting {
