@@ -11,6 +11,7 @@
 #include "kopt/discover/launch_limits.hpp"
 #include "kopt/discover/settable_source.hpp"
 #include "kopt/discover/triton_autotune.hpp"
+#include "kopt/discover/triton_launch.hpp"
 #include "kopt/discover/tune_space.hpp"
 #include "kopt/report/tune_space_table.hpp"
 #include "kopt/spec/problem_spec.hpp"
@@ -25,11 +26,29 @@ struct TuneSpaceConfig {
   bool save = false;
 };
 
+// Without @triton.autotune lists, the constants kernel.py passes where it launches its kernels
+// (discover/triton_launch.hpp), which the tuner searches in copies of kernel.py.
+std::string triton_launch_listing(const fs::path& kernel) {
+  const discover::TritonLaunchSpace space = discover::triton_launch_space(kernel);
+  if (space.params.empty()) return "";
+  std::string out = fmt::format("{}: {} launch constant(s), one parameter each (-D NAME=VALUE){}\n",
+                                kernel.filename().string(), space.params.size(),
+                                space.rewritten_source.empty() ? ""
+                                                               : "; kopt optimize makes the literals (KOPT_...) "
+                                                                 "module-level variables in its copies of kernel.py");
+  for (const std::string& line : space.found) out += "  " + line + "\n";
+  return out;
+}
+
 int run_triton_tune_space(const spec::ProblemSpec& problem, const TuneSpaceConfig& config) {
   const std::vector<discover::AutotunedKernel> kernels = discover::triton_autotuned_kernels(problem.kernel);
-  std::string out = discover::format_autotune_space(problem.kernel.filename().string(), kernels);
+  std::string out = kernels.empty() ? triton_launch_listing(problem.kernel) : "";
+  if (out.empty()) out = discover::format_autotune_space(problem.kernel.filename().string(), kernels);
   if (config.save) {
-    if (kernels.empty()) throw input_error("nothing to save: {} has no @triton.autotune config list", problem.kernel.string());
+    if (kernels.empty()) {
+      throw input_error("nothing to save: {} has no @triton.autotune config list (kopt optimize searches its launch "
+                        "constants by itself)", problem.kernel.string());
+    }
     const fs::path spec_file = problem.spec_file.value_or(problem.kernel.parent_path() / "kopt.toml");
     discover::append_tune_table(discover::autotune_tune_table(kernels), spec_file);
     out += fmt::format("wrote [tune] into {}\n", spec_file.string());

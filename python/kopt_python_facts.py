@@ -4,6 +4,7 @@
     python3 kopt_python_facts.py tolerance REF.py
     python3 kopt_python_facts.py leetgpu CHALLENGE.py
     python3 kopt_python_facts.py autotune KERNEL.py
+    python3 kopt_python_facts.py launches KERNEL.py
 
 Parses the file with Python's own `ast` module (nothing in it is imported or executed) and
 prints one JSON object on stdout:
@@ -20,6 +21,17 @@ prints one JSON object on stdout:
              {"kernels": [{"kernel": "softmax_kernel", "line": 12,
                            "configs": [{"kwargs": {"BLOCK": 1024}, "num_warps": 4, ...}]}]}
              (a list written out, or a module-level name bound to one)
+  launches   a Triton kernel.py's launch constants: each integer that a @triton.jit kernel's
+             launch (kernel[grid](...)) passes as a tl.constexpr argument or as num_warps /
+             num_stages, written as a literal, as a local bound once to a literal (the literal
+             is reported: the grid reading the same local follows it), or as a module-level
+             variable bound once to one:
+             {"constants": [{"kernel": "add_kernel", "name": "BLOCK_SIZE", "value": 1024,
+                             "line": 30, "col": 52, "end_col": 56, "variable": null}]}
+             (line 1-based, col and end_col 0-based UTF-8 byte offsets of the literal; a
+             module-level variable's name in "variable", and no offsets; a literal written in
+             the launch lists in "also" where its grid writes the same number, as in
+             k[(triton.cdiv(n, 1024),)](..., BLOCK=1024))
 
 Exit codes: 0 ok; 2 the file cannot be read or says something this reader cannot take (the
 last line of stderr is `PYTHON_FACTS: message`, naming the file, the line and the thing).
@@ -475,7 +487,97 @@ def autotune(path):
     return {"kernels": kernels}
 
 
-COMMANDS = {"tolerance": tolerance, "leetgpu": leetgpu, "autotune": autotune}
+# ---------------------------------------------------------------- Triton launch constants
+
+LAUNCH_OPTIONS = ("num_warps", "num_stages")
+
+
+def jit_kernels(tree):
+    """Each module-level @triton.jit (or @jit) function's tl.constexpr parameters, by name."""
+    kernels = {}
+    for statement in tree.body:
+        if not isinstance(statement, ast.FunctionDef):
+            continue
+        if not any(called_name(d) == "jit" for d in statement.decorator_list):
+            continue
+        arguments = statement.args.posonlyargs + statement.args.args + statement.args.kwonlyargs
+        kernels[statement.name] = {a.arg for a in arguments
+                                   if a.annotation is not None and called_name(a.annotation) == "constexpr"}
+    return kernels
+
+
+def single_integer_assignments(statements):
+    """NAME = <int literal> or NAME = OTHER_NAME among `statements`, for names assigned exactly
+    once there."""
+    counts, found = {}, {}
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                    if isinstance(target, ast.Name):
+                        counts[target.id] = counts.get(target.id, 0) + 1
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Name) and is_integer_or_name(statement.value):
+            found[statement.targets[0].id] = statement.value
+    return {name: value for name, value in found.items() if counts.get(name) == 1}
+
+
+def is_integer_or_name(node):
+    return (isinstance(node, ast.Constant) and type(node.value) is int) or isinstance(node, ast.Name)
+
+
+def same_literals(node, value):
+    """Where the integer `value` is written as a literal inside `node` (a launch's grid)."""
+    return [{"line": n.lineno, "col": n.col_offset, "end_col": n.end_col_offset} for n in ast.walk(node)
+            if isinstance(n, ast.Constant) and type(n.value) is int and n.value == value]
+
+
+def launch_constant(keyword, kernel, local, module, grid):
+    """The constant a launch keyword passes: a literal, a local bound once to a literal (its
+    literal is what changes, so the grid that reads the same local follows), or a module-level
+    variable (settable as it is)."""
+    value = keyword.value
+    entry = {"kernel": kernel, "name": keyword.arg, "variable": None}
+    if isinstance(value, ast.Name) and value.id in local:
+        value = local[value.id]  # BLOCK_SIZE = 1024 (or = KOPT_BLOCK_SIZE) in solve, then BLOCK_SIZE=BLOCK_SIZE
+    if isinstance(value, ast.Name) and isinstance(module.get(value.id), ast.Constant):
+        entry.update(value=module[value.id].value, line=value.lineno, variable=value.id)
+        return entry
+    if not isinstance(value, ast.Constant) or type(value.value) is not int:
+        return None  # computed (triton.next_power_of_2(n), an argument): not a constant
+    entry.update(value=value.value, line=value.lineno, col=value.col_offset, end_col=value.end_col_offset)
+    if value is keyword.value:  # written in the launch: the same literal in its grid is the same size
+        entry["also"] = same_literals(grid, value.value)
+    return entry
+
+
+def launches(path):
+    tree = parse(path)
+    kernels = jit_kernels(tree)
+    module = single_integer_assignments(tree.body)
+    constants, seen = [], set()
+    for function in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name not in kernels]:
+        local = single_integer_assignments(function.body)
+        for node in ast.walk(function):
+            # kernel[grid](...): a call of a subscript of a @triton.jit function's name
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Subscript):
+                continue
+            launched = node.func.value
+            if not isinstance(launched, ast.Name) or launched.id not in kernels:
+                continue
+            for keyword in node.keywords:
+                if keyword.arg not in kernels[launched.id] and keyword.arg not in LAUNCH_OPTIONS:
+                    continue
+                entry = launch_constant(keyword, launched.id, local, module, node.func.slice)
+                where = (entry or {}).get("variable") or (entry or {}).get("line"), (entry or {}).get("col")
+                if entry is not None and where not in seen:
+                    seen.add(where)
+                    constants.append(entry)
+    constants.sort(key=lambda c: (c["line"], c.get("col", 0)))
+    return {"constants": constants}
+
+
+COMMANDS = {"tolerance": tolerance, "leetgpu": leetgpu, "autotune": autotune, "launches": launches}
 
 
 def main(argv):

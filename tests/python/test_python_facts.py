@@ -128,3 +128,45 @@ def test_autotune_configs_built_by_code_are_named_with_their_line(tmp_path):
     assert code == 2
     assert "challenge.py:4: the configs of k's @triton.autotune are [triton.Config" in reason
     assert "give [tune] in kopt.toml" in reason
+
+
+LAUNCHED = """
+import triton
+import triton.language as tl
+WARPS = 4
+@triton.jit
+def add_kernel(x, y, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    pass
+def solve(x: "const float*", y: "float*", n: int):
+    BLOCK = 1024
+    add_kernel[(n,)](x, y, n, BLOCK=BLOCK, EVEN=n % 2 == 0, num_warps=WARPS, num_stages=3)
+    add_kernel[(n,)](x, y, n, BLOCK=triton.next_power_of_2(n), EVEN=True, num_warps=WARPS)
+"""
+
+
+def test_launches_reads_literals_locals_and_module_variables_but_not_computed_values(tmp_path):
+    code, facts = read("launches", write(tmp_path, LAUNCHED))
+    assert code == 0, facts
+    assert facts == {"constants": [
+        {"kernel": "add_kernel", "name": "BLOCK", "variable": None, "value": 1024, "line": 10, "col": 12, "end_col": 16},
+        {"kernel": "add_kernel", "name": "num_warps", "variable": "WARPS", "value": 4, "line": 11},
+        {"kernel": "add_kernel", "name": "num_stages", "variable": None, "value": 3, "line": 11, "col": 88,
+         "end_col": 89, "also": []}]}
+
+
+def test_a_launch_literal_names_the_same_number_in_its_grid(tmp_path):
+    source = """
+    import triton
+    @triton.jit
+    def k(x, n, BLOCK: tl.constexpr):
+        pass
+    def solve(x: "float*", n: int):
+        k[(triton.cdiv(n, 1024), 1)](x, n, BLOCK=1024)
+    """
+    code, facts = read("launches", write(tmp_path, source))
+    assert code == 0, facts
+    assert facts["constants"][0]["also"] == [{"line": 8, "col": 22, "end_col": 26}]
+
+
+def test_launches_of_a_kernel_without_launches_finds_nothing(tmp_path):
+    assert read("launches", write(tmp_path, "def solve(x: 'float*'):\n    pass\n")) == (0, {"constants": []})

@@ -53,7 +53,8 @@ std::string autotune_tune_table(const std::vector<AutotunedKernel>& kernels) {
 std::string format_autotune_space(std::string_view file, const std::vector<AutotunedKernel>& kernels) {
   if (kernels.empty()) {
     return fmt::format("{}: no @triton.autotune config list to search; a Triton kernel's other parameters are "
-                       "kernel.py's module-level variables, declared in [tune] of its spec (docs/triton.md)\n",
+                       "kernel.py's module-level variables, declared in [tune] of its spec, and the constants it "
+                       "passes where it launches a kernel (docs/triton.md)\n",
                        file);
   }
   std::string out = fmt::format("{}: {} autotuned Triton kernel(s), one parameter each (-D NAME=VALUE)\n", file,

@@ -11,6 +11,7 @@
 #include "kopt/discover/launch_limits.hpp"
 #include "kopt/discover/settable_source.hpp"
 #include "kopt/discover/triton_autotune.hpp"
+#include "kopt/discover/triton_launch.hpp"
 #include "kopt/discover/tune_space.hpp"
 #include "kopt/loop/search_strategy.hpp"
 #include "kopt/spec/python_kernel.hpp"
@@ -201,6 +202,15 @@ void add_autotuned_params(SearchSpace& space, const fs::path& kernel) {
   }
 }
 
+// What a Triton kernel.py passes where it launches its kernels (discover/triton_launch.hpp): a
+// module-level variable as it is, a literal through a rewritten copy of kernel.py.
+void add_triton_launch_params(SearchSpace& space, const fs::path& kernel) {
+  discover::TritonLaunchSpace found = discover::triton_launch_space(kernel);
+  space.params = std::move(found.params);
+  space.defaults = std::move(found.defaults);
+  space.rewritten_source = std::move(found.rewritten_source);
+}
+
 }  // namespace
 
 SearchSpace tunable_space(const fs::path& kernel, const std::optional<fs::path>& spec) {
@@ -210,10 +220,12 @@ SearchSpace tunable_space(const fs::path& kernel, const std::optional<fs::path>&
   // tune-space's rules are CUDA C++'s), a CUDA kernel's what kopt tune-space finds.
   const bool triton = spec::is_python_kernel(kernel);
   if (space.empty()) triton ? add_autotuned_params(space, kernel) : add_discovered_params(space, kernel);
+  if (space.empty() && triton) add_triton_launch_params(space, kernel);
   if (space.empty() && triton) {
     throw input_error("{}: a Triton kernel declares its tunable parameters in [tune] of its spec (module-level "
-                      "variables of kernel.py, set by -D: docs/triton.md), or as @triton.autotune config lists, and "
-                      "this one has neither; the built-in tuner has nothing to search; use --generator CMD",
+                      "variables of kernel.py, set by -D: docs/triton.md), as @triton.autotune config lists, or as "
+                      "power-of-two constants, num_warps or num_stages where it launches a kernel, and this one has "
+                      "none of them; the built-in tuner has nothing to search; use --generator CMD",
                       kernel.string());
   }
   if (space.empty()) {
@@ -255,7 +267,7 @@ int write_tuner_branches(const RunFolder& run, const RunState& state, const Tune
     for (const auto& [name, value] : proposal.configurations[k]) defines[name] = value;
     for (const auto& [name, value] : switched) defines[name] = value;
     const fs::path branch = run.branches(i) / fmt::format("b{}", k + 1);
-    if (!space.rewritten_source.empty()) write_file_atomic(branch / "kernel.cu", space.rewritten_source);
+    if (!space.rewritten_source.empty()) write_file_atomic(branch / kernel_file_like(kernel), space.rewritten_source);
     write_json(branch / "variant.json",
                {{"defines", defines}, {"generator", "kopt tuner"}, {"kind", proposal.kinds[k]},
                 {"strategy", strategy_name(strategy)}});
