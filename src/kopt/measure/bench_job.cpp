@@ -306,7 +306,13 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
 
   // What kopt itself started since the libraries were loaded is nobody's.
   if (kit.agents != nullptr) *kit.agents = run::HostAgents::now();
-  if (kit.settings != nullptr) *kit.settings = run::DeviceSettings::now();
+  // The device's settings as the worker found them, before any library was loaded: what a
+  // library's constructors or an earlier case changed is put back (where CUDA lets it) before
+  // this case's first call.
+  if (kit.settings != nullptr) {
+    kit.settings->restore();
+    *kit.settings = run::DeviceSettings::now();
+  }
   std::vector<bool> budgeted;
   for (std::size_t i = 0; i < variants.size(); ++i) {
     VariantState& v = variants[i];
