@@ -569,8 +569,11 @@ def launches(path):
                 if keyword.arg not in kernels[launched.id] and keyword.arg not in LAUNCH_OPTIONS:
                     continue
                 entry = launch_constant(keyword, launched.id, local, module, node.func.slice)
-                where = (entry or {}).get("variable") or (entry or {}).get("line"), (entry or {}).get("col")
-                if entry is not None and where not in seen:
+                if entry is None:
+                    continue
+                # One entry per variable, or per literal: two launches passing the same local share it.
+                where = entry["variable"] or (entry["line"], entry["col"])
+                if where not in seen:
                     seen.add(where)
                     constants.append(entry)
     constants.sort(key=lambda c: (c["line"], c.get("col", 0)))

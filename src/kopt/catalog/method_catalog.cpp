@@ -3,8 +3,8 @@
 #include <regex>
 #include <tuple>
 
-#include "kopt/catalog/toml_entry.hpp"
 #include "kopt/core/embedded_files.hpp"
+#include "kopt/spec/data_entry.hpp"
 
 namespace kopt::catalog {
 namespace {
@@ -24,7 +24,7 @@ std::optional<roofline::Axis> axis_named(std::string_view name) {
   return std::nullopt;
 }
 
-Condition condition(const TomlEntry& entry, std::string_view key, const std::string& text,
+Condition condition(const spec::DataEntry& entry, std::string_view key, const std::string& text,
                     const std::set<std::string>& known_names) {
   Condition parsed;
   try {
@@ -38,7 +38,7 @@ Condition condition(const TomlEntry& entry, std::string_view key, const std::str
   return parsed;
 }
 
-Feature feature_of(const TomlEntry& entry) {
+Feature feature_of(const spec::DataEntry& entry) {
   entry.reject_unknown_keys({"min_arch", "max_arch"});
   Feature feature{.name = entry.name(), .min_arch = static_cast<int>(entry.integer("min_arch"))};
   if (auto max = entry.optional_integer("max_arch")) feature.max_arch = static_cast<int>(*max);
@@ -46,7 +46,7 @@ Feature feature_of(const TomlEntry& entry) {
 }
 
 // The catalog's guidance beyond the change: expected gain, risks, a worked example.
-void read_guidance(const TomlEntry& entry, Method& method) {
+void read_guidance(const spec::DataEntry& entry, Method& method) {
   const std::vector<double> gain = entry.numbers("gain");
   if (gain.size() != 2 || !(gain[0] >= 1) || !(gain[1] >= gain[0])) {
     throw entry.failure("gain must be [low, high] speed-ups with 1 <= low <= high");
@@ -57,7 +57,7 @@ void read_guidance(const TomlEntry& entry, Method& method) {
   method.example = entry.string("example");
 }
 
-Method method_of(const TomlEntry& entry, const std::map<std::string, Feature>& features,
+Method method_of(const spec::DataEntry& entry, const std::map<std::string, Feature>& features,
                  const SignatureTable& signatures, const std::set<std::string>& known_names) {
   entry.reject_unknown_keys({"axis", "priority", "min_arch", "features", "trigger", "skip", "conflicts",
                              "signature", "macro", "change", "gain", "risks", "example"});
@@ -96,7 +96,7 @@ Method method_of(const TomlEntry& entry, const std::map<std::string, Feature>& f
 void check_catalog(const MethodCatalog& catalog, std::string_view file_name, const toml::table& methods) {
   std::map<std::pair<roofline::Axis, int>, std::string> by_priority;
   for (const Method& method : catalog.methods) {
-    TomlEntry entry(file_name, "methods." + method.id, *methods.get(method.id));
+    spec::DataEntry entry(file_name, "methods." + method.id, *methods.get(method.id));
     auto [it, inserted] = by_priority.emplace(std::pair(method.axis, method.priority), method.id);
     if (!inserted) throw entry.failure(fmt::format("priority {} is also {}'s", method.priority, it->second));
     for (const std::string& other : method.conflicts) {
@@ -136,7 +136,7 @@ bool MethodCatalog::conflict(const Method& a, const Method& b) const {
 std::set<std::string> known_condition_names() {
   std::set<std::string> names(kPlannerFacts.begin(), kPlannerFacts.end());
   // Every concept of every ncu version and architecture in the metric map.
-  const toml::table metrics = parse_toml_file(data_file("data/metrics.toml"), "data/metrics.toml");
+  const toml::table metrics = spec::parse_data_file(data_file("data/metrics.toml"), "data/metrics.toml");
   if (const toml::table* versions = metrics["ncu"].as_table()) {
     for (const auto& [version, archs] : *versions) {
       if (!archs.is_table()) continue;
@@ -151,19 +151,19 @@ std::set<std::string> known_condition_names() {
 
 MethodCatalog parse_method_catalog(std::string_view toml_text, std::string_view file_name,
                                    const SignatureTable& signatures, const std::set<std::string>& known_names) {
-  const toml::table root = parse_toml_file(toml_text, file_name);
-  TomlEntry whole(file_name, "(top level)", root);
+  const toml::table root = spec::parse_data_file(toml_text, file_name);
+  spec::DataEntry whole(file_name, "(top level)", root);
   whole.reject_unknown_keys({"schema_version", "features", "methods"});
   MethodCatalog catalog;
   if (const toml::table* features = root["features"].as_table()) {
     for (const auto& [key, node] : *features) {
-      catalog.features[std::string(key.str())] = feature_of(TomlEntry(file_name, "features." + std::string(key.str()), node));
+      catalog.features[std::string(key.str())] = feature_of(spec::DataEntry(file_name, "features." + std::string(key.str()), node));
     }
   }
   const toml::table* methods = root["methods"].as_table();
   if (methods == nullptr) throw input_error("{}: no [methods] table", file_name);
   for (const auto& [key, node] : *methods) {
-    TomlEntry entry(file_name, std::string(key.str()), node);
+    spec::DataEntry entry(file_name, std::string(key.str()), node);
     catalog.methods.push_back(method_of(entry, catalog.features, signatures, known_names));
   }
   std::ranges::sort(catalog.methods, {}, [](const Method& m) { return std::tuple(m.axis, m.priority, m.id); });

@@ -3,8 +3,8 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
-#include "kopt/catalog/toml_entry.hpp"
 #include "kopt/core/embedded_files.hpp"
+#include "kopt/spec/data_entry.hpp"
 
 namespace kopt::catalog {
 namespace {
@@ -33,7 +33,7 @@ std::vector<std::string> split_dots(std::string_view text) {
   }
 }
 
-std::vector<OpcodePattern> patterns(const TomlEntry& entry, std::string_view key) {
+std::vector<OpcodePattern> patterns(const spec::DataEntry& entry, std::string_view key) {
   std::vector<OpcodePattern> result;
   for (const std::string& text : entry.strings(key)) {
     try {
@@ -45,14 +45,14 @@ std::vector<OpcodePattern> patterns(const TomlEntry& entry, std::string_view key
   return result;
 }
 
-ArchSignature arch_signature(const TomlEntry& entry) {
+ArchSignature arch_signature(const spec::DataEntry& entry) {
   entry.reject_unknown_keys({"any", "all"});
   ArchSignature signature{.any = patterns(entry, "any"), .all = patterns(entry, "all")};
   if (signature.any.empty() && signature.all.empty()) throw entry.failure("needs `any` or `all` opcode patterns");
   return signature;
 }
 
-SassSignature signature_of(const TomlEntry& entry) {
+SassSignature signature_of(const spec::DataEntry& entry) {
   std::vector<std::string_view> known = kArchKeys;
   known.push_back("description");
   entry.reject_unknown_keys(known);
@@ -60,7 +60,7 @@ SassSignature signature_of(const TomlEntry& entry) {
   for (std::string_view arch : kArchKeys) {
     const toml::node* node = entry.table().get(arch);
     if (node == nullptr) continue;
-    signature.by_arch[arch_number(arch)] = arch_signature(TomlEntry(entry.file(), entry.name() + "." + std::string(arch), *node));
+    signature.by_arch[arch_number(arch)] = arch_signature(spec::DataEntry(entry.file(), entry.name() + "." + std::string(arch), *node));
   }
   if (signature.by_arch.empty()) throw entry.failure("lists no architecture (sm_80, sm_90, sm_100)");
   return signature;
@@ -153,11 +153,11 @@ int arch_number(std::string_view arch) {
 }
 
 SignatureTable parse_sass_signatures(std::string_view toml_text, std::string_view file_name) {
-  const toml::table root = parse_toml_file(toml_text, file_name);
+  const toml::table root = spec::parse_data_file(toml_text, file_name);
   SignatureTable table;
   for (const auto& [key, node] : root) {
     if (key.str() == "schema_version") continue;
-    TomlEntry entry(file_name, std::string(key.str()), node);
+    spec::DataEntry entry(file_name, std::string(key.str()), node);
     if (key.str() == kNotVerifiable) throw entry.failure("\"none\" is reserved for methods without a signature");
     table.signatures[entry.name()] = signature_of(entry);
   }

@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cctype>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -12,6 +11,7 @@
 #include "kopt/core/files.hpp"
 #include "kopt/spec/data_file.hpp"
 #include "kopt/spec/python_facts.hpp"
+#include "kopt/spec/source_text.hpp"
 
 namespace kopt::discover {
 namespace {
@@ -65,12 +65,6 @@ std::vector<long long> proposed(const TritonLaunchConstant& c) {
   return values.size() > 1 ? values : std::vector<long long>{};
 }
 
-std::string upper_name(std::string_view text) {
-  std::string result(text);
-  std::ranges::transform(result, result.begin(), [](unsigned char c) { return std::toupper(c); });
-  return result;
-}
-
 bool names_something_in(const std::string& source, const std::string& name) {
   return std::regex_search(source, std::regex("\\b" + name + "\\b"));
 }
@@ -79,7 +73,7 @@ bool names_something_in(const std::string& source, const std::string& name) {
 // (BLOCK_SIZE = KOPT_BLOCK_SIZE) cannot shadow the module's.
 std::string literal_parameter(const TritonLaunchConstant& c, const std::string& source,
                               const std::set<std::string>& taken) {
-  std::string name = "KOPT_" + upper_name(c.name);
+  std::string name = "KOPT_" + spec::upper_case(c.name);
   if (taken.contains(name) || names_something_in(source, name)) name += fmt::format("_L{}", c.line);
   return name;
 }
@@ -89,6 +83,34 @@ std::vector<std::string> lines_of(const std::string& source) {
   std::istringstream in(source);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;
+}
+
+using Literal = std::pair<const TritonLaunchConstant*, std::string>;  // and its parameter's name
+
+// `lines` with each literal (and the same number in its launch's grid) replaced by its name, and
+// the names defined at the end of the module, where solve finds them when it runs.
+std::string rewritten(std::vector<std::string> lines, const std::vector<Literal>& literals) {
+  std::vector<std::pair<std::array<int, 3>, std::string>> replacements;  // {line, col, end_col} -> name
+  for (const auto& [c, name] : literals) {
+    replacements.push_back({{c->line, *c->col, *c->end_col}, name});
+    for (const std::array<int, 3>& at : c->also) replacements.push_back({at, name});
+  }
+  // Right to left within a line, so that each literal's offsets still hold when it is replaced.
+  std::ranges::sort(replacements, std::greater<>{}, [](const auto& r) { return std::pair(r.first[0], r.first[1]); });
+  replacements.erase(std::unique(replacements.begin(), replacements.end()), replacements.end());
+  for (const auto& [at, name] : replacements) {
+    if (at[0] < 1 || at[0] > static_cast<int>(lines.size())) continue;
+    std::string& line = lines[static_cast<std::size_t>(at[0] - 1)];
+    if (at[1] < 0 || at[2] < at[1] || static_cast<std::size_t>(at[2]) > line.size()) continue;
+    line.replace(static_cast<std::size_t>(at[1]), static_cast<std::size_t>(at[2] - at[1]), name);
+  }
+  std::string source;
+  for (const std::string& line : lines) source += line + "\n";
+  source += "\n# kopt: launch constants made settable (-D NAME=VALUE; docs/triton.md, \"Launch constants\")\n";
+  for (const auto& [c, name] : literals) {
+    source += fmt::format("{} = {}  # {}'s {}, line {}\n", name, c->value, c->kernel, c->name, c->line);
+  }
+  return source;
 }
 
 }  // namespace triton_launch_detail
@@ -117,8 +139,7 @@ TritonLaunchSpace triton_launch_space(const std::string& source, const std::vect
   TritonLaunchSpace space;
   std::set<std::string> taken;
   std::vector<std::string> lines = lines_of(source);
-  std::vector<std::pair<const TritonLaunchConstant*, std::string>> literals;
-  std::vector<std::pair<std::array<int, 3>, std::string>> replacements;  // {line, col, end_col} -> name
+  std::vector<Literal> literals;
   for (const TritonLaunchConstant& c : constants) {
     const std::vector<long long> values = proposed(c);
     if (values.empty()) continue;
@@ -133,26 +154,7 @@ TritonLaunchSpace triton_launch_space(const std::string& source, const std::vect
                                       c.variable ? ", a module-level variable" : "", fmt::join(texts, " ")));
     if (!c.variable) literals.emplace_back(&c, name);
   }
-  if (literals.empty()) return space;
-  for (const auto& [c, name] : literals) {
-    replacements.push_back({{c->line, *c->col, *c->end_col}, name});
-    for (const std::array<int, 3>& at : c->also) replacements.push_back({at, name});
-  }
-  // Right to left within a line, so that each literal's offsets still hold when it is replaced.
-  std::ranges::sort(replacements, std::greater<>{}, [](const auto& r) { return std::pair(r.first[0], r.first[1]); });
-  replacements.erase(std::unique(replacements.begin(), replacements.end()), replacements.end());
-  for (const auto& [at, name] : replacements) {
-    if (at[0] < 1 || at[0] > static_cast<int>(lines.size())) continue;
-    std::string& line = lines[static_cast<std::size_t>(at[0] - 1)];
-    if (at[1] < 0 || at[2] < at[1] || static_cast<std::size_t>(at[2]) > line.size()) continue;
-    line.replace(static_cast<std::size_t>(at[1]), static_cast<std::size_t>(at[2] - at[1]), name);
-  }
-  std::string appended = "\n# kopt: launch constants made settable (-D NAME=VALUE; docs/triton.md, \"Launch constants\")\n";
-  for (const auto& [c, name] : literals) {
-    appended += fmt::format("{} = {}  # {}'s {}, line {}\n", name, c->value, c->kernel, c->name, c->line);
-  }
-  for (const std::string& line : lines) space.rewritten_source += line + "\n";
-  space.rewritten_source += appended;
+  if (!literals.empty()) space.rewritten_source = rewritten(std::move(lines), literals);
   return space;
 }
 

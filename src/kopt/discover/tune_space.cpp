@@ -73,16 +73,10 @@ std::optional<long long> integer_literal(std::string_view text) {
 
 bool is_power_of_two(long long value) { return value > 0 && (value & (value - 1)) == 0; }
 
-std::string upper(std::string_view text) {
-  std::string result(text);
-  std::ranges::transform(result, result.begin(), [](unsigned char c) { return std::toupper(c); });
-  return result;
-}
-
 // The ladder the name asks for, else powers of two around a power-of-two value; nothing for
 // other values (a 3 or a 1000 is more likely a fixed fact of the problem than a knob).
 bool propose(Candidate& candidate, const Knowledge& knowledge) {
-  const std::string name = upper(candidate.name);
+  const std::string name = spec::upper_case(candidate.name);
   const auto in_name = [&](const std::string& part) { return name.find(part) != std::string::npos; };
   if (std::ranges::any_of(knowledge.problem_constants, in_name)) return false;
   // One axis of a dim3 is not a block size (16 x 1024 threads do not launch), nor is a grid: powers

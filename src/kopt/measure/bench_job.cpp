@@ -414,7 +414,7 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   // A Python-hosted worker's interpreter and libraries start threads of their own as they
   // please: its census would blame them on the variants.
   std::optional<run::HostAgents> agents;
-  std::optional<run::DeviceSettings> settings;  // each case takes its own baseline
+  std::optional<run::DeviceSettings> settings;  // as the worker found them; each case starts from them
   if (!job.python_hosted) {
     run::keep_orphans_in_census();
     agents = run::HostAgents::now();

@@ -5,6 +5,7 @@
 
 #include "kopt/core/embedded_files.hpp"
 #include "kopt/core/error.hpp"
+#include "kopt/spec/data_entry.hpp"
 #include "kopt/spec/data_file.hpp"
 #include "kopt/spec/kernel_signature.hpp"
 #include "kopt/spec/toml.hpp"
@@ -14,56 +15,19 @@ namespace {
 
 constexpr std::string_view kPrecisionTableFile = "data/precisions.toml";
 
-class PolicyReader {
- public:
-  PolicyReader(const toml::table& entry, std::string where) : entry_(entry), where_(std::move(where)) {}
+const DType* dtype_of(const DataEntry& entry, const std::string& name) {
+  const DType* found = dtype_named(name);
+  if (found == nullptr) throw entry.failure(fmt::format("\"{}\" is not a dtype of data/dtypes.toml", name));
+  return found;
+}
 
-  void reject_unknown_keys() const {
-    static const std::vector<std::string_view> known = {"name", "what", "compute", "rounds_like", "default_for"};
-    if (auto key = first_unknown_key(entry_, known)) throw failure(unknown_key_text(*key, known));
-  }
-
-  std::string string(std::string_view key) const {
-    std::optional<std::string> value = entry_[key].value<std::string>();
-    if (!value || value->empty()) throw failure(fmt::format("\"{}\" must be a non-empty string", key));
-    return *value;
-  }
-
-  // `allow_empty`: default_for may list nothing (a policy only a spec names).
-  std::vector<std::string> strings(std::string_view key, bool allow_empty) const {
-    const toml::array* array = entry_[key].as_array();
-    if (array == nullptr || (array->empty() && !allow_empty)) {
-      throw failure(fmt::format("\"{}\" must be a{} array of strings", key, allow_empty ? "n" : " non-empty"));
-    }
-    std::vector<std::string> values;
-    for (const toml::node& element : *array) {
-      std::optional<std::string> value = element.value<std::string>();
-      if (!value || value->empty()) throw failure(fmt::format("\"{}\" must hold non-empty strings", key));
-      values.push_back(*value);
-    }
-    return values;
-  }
-
-  const DType* dtype(const std::string& name) const {
-    const DType* found = dtype_named(name);
-    if (found == nullptr) throw failure(fmt::format("\"{}\" is not a dtype of data/dtypes.toml", name));
-    return found;
-  }
-
-  Error failure(std::string_view what) const { return input_error("{}: {}", where_, what); }
-
- private:
-  const toml::table& entry_;
-  std::string where_;
-};
-
-PrecisionPolicy read_policy(const toml::table& entry, std::string where) {
-  PolicyReader reader(entry, std::move(where));
-  reader.reject_unknown_keys();
-  PrecisionPolicy policy{.name = reader.string("name"), .what = reader.string("what"),
-                         .compute = reader.strings("compute", false)};
-  if (entry.contains("rounds_like")) policy.rounds_like = reader.dtype(reader.string("rounds_like"));
-  for (const std::string& name : reader.strings("default_for", true)) policy.default_for.push_back(reader.dtype(name));
+PrecisionPolicy read_policy(const DataEntry& entry) {
+  entry.reject_unknown_keys({"name", "what", "compute", "rounds_like", "default_for"});
+  PrecisionPolicy policy{.name = entry.string("name"), .what = entry.string("what"), .compute = entry.strings("compute")};
+  if (policy.compute.empty()) throw entry.failure("\"compute\" must be a non-empty array of strings");
+  if (auto rounds_like = entry.optional_string("rounds_like")) policy.rounds_like = dtype_of(entry, *rounds_like);
+  // default_for may list nothing: a policy only a spec names.
+  for (const std::string& name : entry.strings("default_for")) policy.default_for.push_back(dtype_of(entry, name));
   return policy;
 }
 
@@ -101,11 +65,10 @@ std::vector<PrecisionPolicy> parse_precision_table(std::string_view toml_text, s
   if (entries == nullptr || entries->empty()) throw input_error("{}: no [[precision]] entries", file_name);
   std::vector<PrecisionPolicy> policies;
   for (std::size_t index = 0; index < entries->size(); ++index) {
-    const toml::node& entry = *entries->get(index);
-    std::string where = fmt::format("{}:{}: precision entry {}", file_name, entry.source().begin.line, index + 1);
-    if (!entry.is_table()) throw input_error("{}: must be a table", where);
-    if (auto name = (*entry.as_table())["name"].value<std::string>()) where += fmt::format(" (\"{}\")", *name);
-    policies.push_back(read_policy(*entry.as_table(), std::move(where)));
+    const toml::node& node = *entries->get(index);
+    std::string label = fmt::format("precision entry {}", index + 1);
+    if (auto name = toml::node_view<const toml::node>(node)["name"].value<std::string>()) label += fmt::format(" (\"{}\")", *name);
+    policies.push_back(read_policy(DataEntry(file_name, std::move(label), node)));
   }
   check_one_default_each(policies, file_name);
   return policies;

@@ -187,6 +187,12 @@ std::string collapse_whitespace(std::string_view text) {
   return joined;
 }
 
+std::string upper_case(std::string_view text) {
+  std::string result(text);
+  std::ranges::transform(result, result.begin(), [](unsigned char c) { return std::toupper(c); });
+  return result;
+}
+
 int line_at(std::string_view text, std::size_t offset) {
   offset = std::min(offset, text.size());
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + offset, '\n'));

@@ -52,6 +52,9 @@ std::vector<Token> tokenize(std::string_view code);
 // "unsigned  long\tint" -> "unsigned long int".
 std::string collapse_whitespace(std::string_view text);
 
+// "block_size" -> "BLOCK_SIZE" (ASCII).
+std::string upper_case(std::string_view text);
+
 int line_at(std::string_view text, std::size_t offset);
 
 // A C identifier: a letter or '_', then letters, digits and '_'.

@@ -1,7 +1,7 @@
 #pragma once
-// Typed reads of one entry of a catalog data file (data/methods.toml,
-// data/sass_signatures.toml); every failure is one input_error naming the file, the line and
-// the entry. Private to catalog/: toml++ is a heavy header, so only the loaders include it.
+// Typed reads of one entry of a data file (data/methods.toml, data/sass_signatures.toml,
+// data/precisions.toml); every failure is one input_error naming the file, the line and the
+// entry. Only the loaders include it: toml++ is a heavy header.
 
 #include <algorithm>
 #include <optional>
@@ -12,11 +12,11 @@
 #include "kopt/core/error.hpp"
 #include "kopt/spec/data_file.hpp"
 
-namespace kopt::catalog {
+namespace kopt::spec {
 
-class TomlEntry {
+class DataEntry {
  public:
-  TomlEntry(std::string_view file, std::string entry, const toml::node& node)
+  DataEntry(std::string_view file, std::string entry, const toml::node& node)
       : file_(file), entry_(std::move(entry)), node_(node) {}
 
   const std::string& name() const { return entry_; }
@@ -32,7 +32,7 @@ class TomlEntry {
   }
 
   void reject_unknown_keys(const std::vector<std::string_view>& known) const {
-    if (auto key = spec::first_unknown_key(table(), known)) throw failure(spec::unknown_key_text(*key, known));
+    if (auto key = first_unknown_key(table(), known)) throw failure(unknown_key_text(*key, known));
   }
 
   std::optional<std::string> optional_string(std::string_view key) const {
@@ -98,9 +98,4 @@ class TomlEntry {
   const toml::node& node_;
 };
 
-// The whole file as every data file is read (spec/data_file.hpp): its schema_version checked.
-inline toml::table parse_toml_file(std::string_view text, std::string_view file) {
-  return spec::parse_data_file(text, file);
-}
-
-}  // namespace kopt::catalog
+}  // namespace kopt::spec
