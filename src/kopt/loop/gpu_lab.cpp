@@ -323,9 +323,6 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
 // the analytic roofline. A kernel that fails, or a device without known ceilings, is evidence
 // missing (the plan degrades), not an error of the loop.
 Evidence GpuLab::profile(const Variant& variant, const fs::path& dir) {
-  if (spec::is_python_kernel(variant.kernel)) {
-    return {.ok = false, .reason = "a Triton kernel (.py) is not profiled yet: the plan has no counters (docs/triton.md)"};
-  }
   verify::CheckContext context{runner_, settings_.cache_dir, settings_.worker};
   profile::ProfileOptions options{.check = measure::check_options_for(settings_.bench, 0), .ncu = settings_.ncu,
                                   .out_dir = dir};

@@ -14,7 +14,7 @@
 #include "kopt/run/gpu_lock.hpp"
 #include "kopt/spec/problem_work.hpp"
 #include "kopt/run/worker_launcher.hpp"
-#include "kopt/spec/python_kernel.hpp"
+#include "kopt/run/triton_worker.hpp"
 
 namespace kopt::profile {
 namespace fs = std::filesystem;
@@ -57,11 +57,18 @@ bool profile_in_worker(ProfileReport& report, const spec::Problem& problem, cons
                        .seed = options.check.first_seed,
                        .warmup_calls = options.warmup_calls,
                        .device = context.worker.device};
-  run::WorkerSettings worker = context.worker;
-  worker.launcher = ncu_command_prefix(ncu, options.ncu, report.report_file);
+  TempDir work("profile", context.cache_dir / "tmp");
+  // A Triton kernel runs in its Python-hosted worker (run/triton_worker.hpp), under ncu as a
+  // .cu kernel's does: the NVTX range is pushed on the thread that calls solve, which is the
+  // thread whose Python launches Triton's kernels, so only they are profiled.
+  run::WorkerSettings worker =
+      run::triton_worker_settings(context.runner, context.worker, find_python(), context.cache_dir,
+                                  run::triton_bridges({problem}, {report.check.build->library}, {options.check.defines}),
+                                  work.path() / "triton_plan.json");
+  const std::vector<std::string> ncu_words = ncu_command_prefix(ncu, options.ncu, report.report_file);
+  worker.launcher.insert(worker.launcher.begin(), ncu_words.begin(), ncu_words.end());
   // Kernel replay runs each kernel once per pass of the full set (~40 passes).
   worker.time_limit = std::max(worker.time_limit, std::chrono::duration<double>(900));
-  TempDir work("profile", context.cache_dir / "tmp");
   const HostLock gpu = run::lock_gpu(report.check.device, context.worker.device);
   run::WorkerOutcome outcome = run::run_worker(context.runner, worker, profile_job_to_json(job), work.path());
   const std::string cause = ncu_failure_cause(outcome.output);
@@ -114,7 +121,6 @@ void read_raw_page(ProfileReport& report, const std::string& csv_text, int top_k
 }
 
 ProfileReport run_profile(const spec::Problem& problem, const ProfileOptions& options, verify::CheckContext& context) {
-  spec::refuse_python_kernel(problem.spec.kernel, "profiling");  // its worker is not ncu's yet
   const Stopwatch started;
   ProfileReport report{.check = verify::run_check(problem, options.check, context)};
   report.case_name = chosen_case(problem, options.case_name).name;
