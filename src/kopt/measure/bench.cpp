@@ -243,7 +243,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   std::vector<std::vector<std::pair<std::string, std::string>>> kernel_defines;
   for (std::size_t i = 0; i < kernels.size(); ++i) kernel_defines.push_back(check_options_for(options, i).defines);
   const std::vector<run::TritonBridge> bridges = run::triton_bridges(kernels, libraries, kernel_defines);
-  kernel_context.worker = run::triton_worker_settings(context.runner, context.worker, find_python(), context.cache_dir,
+  kernel_context.worker = run::triton_worker_settings(context.runner, context.worker, find_python, context.cache_dir,
                                                       bridges, triton_plan.path() / "triton_plan.json");
   job.python_hosted = !bridges.empty();
   if (!timing_worker) timing_worker.emplace(kernel_context, timing_limit);

@@ -62,7 +62,7 @@ bool profile_in_worker(ProfileReport& report, const spec::Problem& problem, cons
   // .cu kernel's does: the NVTX range is pushed on the thread that calls solve, which is the
   // thread whose Python launches Triton's kernels, so only they are profiled.
   run::WorkerSettings worker =
-      run::triton_worker_settings(context.runner, context.worker, find_python(), context.cache_dir,
+      run::triton_worker_settings(context.runner, context.worker, find_python, context.cache_dir,
                                   run::triton_bridges({problem}, {report.check.build->library}, {options.check.defines}),
                                   work.path() / "triton_plan.json");
   const std::vector<std::string> ncu_words = ncu_command_prefix(ncu, options.ncu, report.report_file);

@@ -95,15 +95,16 @@ std::optional<fs::path> find_worker_library(const fs::path& executable) {
   return std::nullopt;
 }
 
-WorkerSettings triton_worker_settings(ProcessRunner& runner, const WorkerSettings& base, const fs::path& python,
-                                      const fs::path& cache_dir, const std::vector<TritonBridge>& bridges,
-                                      const fs::path& plan_file) {
+WorkerSettings triton_worker_settings(ProcessRunner& runner, const WorkerSettings& base,
+                                      const std::function<fs::path()>& find_python, const fs::path& cache_dir,
+                                      const std::vector<TritonBridge>& bridges, const fs::path& plan_file) {
   if (bridges.empty()) return base;
   const std::optional<fs::path> library = find_worker_library(base.executable);
   if (!library) {
     throw environment_error("a Triton kernel's worker needs {} (configure kopt with -DKOPT_TRITON_WORKER=ON)",
                             (base.executable.parent_path() / "libkopt_worker.so").string());
   }
+  const fs::path python = find_python();
   require_torch_and_triton(runner, python);
   // The device as the worker sees it: the host script hands it to torch inside the worker.
   write_file_atomic(plan_file, triton_plan(bridges, worker_device_view(base.device).ordinal).dump(2));

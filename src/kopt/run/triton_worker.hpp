@@ -5,6 +5,7 @@
 // only the process that hosts them differs.
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -43,10 +44,12 @@ std::optional<std::filesystem::path> find_worker_library(const std::filesystem::
 
 // The worker settings for jobs that call `bridges` (none: `base` itself): `base` with python3 and the host script
 // (written under `cache_dir`) before libkopt_worker.so (beside `kopt_executable`), and the
-// plan written to `plan_file`. Throws environment_error, in one line, when the library is
-// missing or `python` cannot import torch and triton.
+// plan written to `plan_file`. `find_python` is asked only when a bridge needs it, so a .cu
+// kernel is checked, timed and profiled where no python3 is installed. Throws environment_error,
+// in one line, when the library is missing or the python found cannot import torch and triton.
 WorkerSettings triton_worker_settings(ProcessRunner& runner, const WorkerSettings& base,
-                                      const std::filesystem::path& python, const std::filesystem::path& cache_dir,
+                                      const std::function<std::filesystem::path()>& find_python,
+                                      const std::filesystem::path& cache_dir,
                                       const std::vector<TritonBridge>& bridges, const std::filesystem::path& plan_file);
 
 // A Triton kernel's worker compiles its kernels into the Triton cache beside the job's result

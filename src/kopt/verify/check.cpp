@@ -71,7 +71,7 @@ namespace {
 // A Triton kernel runs in its Python-hosted worker (run/triton_worker.hpp), a .cu kernel in kopt's.
 run::WorkerSettings kernel_worker(CheckContext& context, const spec::Problem& problem, const fs::path& library,
                                   const CheckOptions& options, const fs::path& work) {
-  return run::triton_worker_settings(context.runner, context.worker, find_python(), context.cache_dir,
+  return run::triton_worker_settings(context.runner, context.worker, find_python, context.cache_dir,
                                      run::triton_bridges({problem}, {library}, {options.defines}),
                                      work / "triton_plan.json");
 }

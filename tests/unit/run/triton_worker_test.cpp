@@ -97,7 +97,7 @@ TEST(TritonWorker, RunsKoptsWorkerLibraryUnderPythonAndTheHostScript) {
   write_file_atomic(bin / "libkopt_worker.so", "");
   WorkerSettings base{.executable = bin / "kopt", .device = 0, .launcher = {"ncu", "--target-processes", "all"}};
   FakePython python(true);
-  const WorkerSettings settings = triton_worker_settings(python, base, "/usr/bin/python3", triton.folder / "cache",
+  const WorkerSettings settings = triton_worker_settings(python, base, [] { return fs::path("/usr/bin/python3"); }, triton.folder / "cache",
                                                          {{"/cache/bridge.so", &triton.problem}},
                                                          triton.folder / "plan.json");
   EXPECT_EQ(python.runs.at(0), (std::vector<std::string>{"/usr/bin/python3", "-c", "import torch, triton"}));
@@ -112,8 +112,10 @@ TEST(TritonWorker, RunsKoptsWorkerLibraryUnderPythonAndTheHostScript) {
 
 TEST(TritonWorker, NoTritonKernelLeavesTheWorkerAsItWas) {
   FakePython python(false);
+  // A .cu kernel needs no python3: looking for one would refuse it where none is installed.
+  const auto no_python_asked = []() -> fs::path { throw std::logic_error("python3 looked for without a Triton kernel"); };
   WorkerSettings base{.executable = "/nowhere/kopt"};
-  EXPECT_EQ(triton_worker_settings(python, base, "python3", "/nowhere", {}, "/nowhere/plan.json").executable,
+  EXPECT_EQ(triton_worker_settings(python, base, no_python_asked, "/nowhere", {}, "/nowhere/plan.json").executable,
             "/nowhere/kopt");
   EXPECT_TRUE(python.runs.empty());
 }
@@ -124,7 +126,7 @@ TEST(TritonWorker, RefusesInOneLineWithoutTorchOrTheWorkerLibrary) {
   FakePython python(false);
   auto error_of = [&] {
     try {
-      triton_worker_settings(python, base, "python3", triton.folder / "cache", {{"/b.so", &triton.problem}},
+      triton_worker_settings(python, base, [] { return fs::path("python3"); }, triton.folder / "cache", {{"/b.so", &triton.problem}},
                              triton.folder / "plan.json");
     } catch (const Error& error) {
       EXPECT_EQ(error.code(), ExitCode::environment);
