@@ -281,16 +281,10 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   std::size_t lines_passed = 0;  // bytes of result.err already handed to on_error_line
   int open_streams = 2;
   char buffer[65536];
-  while (open_streams > 0) {
-    const bool over = past_deadline();
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Monotonic::now());
-    if (over || left.count() <= 0) {
-      result.timed_out = true;
-      ::kill(-pid, SIGKILL);
-      break;
-    }
-    int ready = ::poll(fds.data(), fds.size(), static_cast<int>(std::min<long>(left.count(), 1000)));
-    if (ready < 0 && errno != EINTR) break;
+  // Reads what is ready on the open streams within `wait`; false when nothing was.
+  auto read_ready = [&](int wait_ms) {
+    int ready = ::poll(fds.data(), fds.size(), wait_ms);
+    if (ready <= 0) return false;
     for (std::size_t i = 0; i < fds.size(); ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
@@ -302,10 +296,33 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
         --open_streams;
       }
     }
+    return true;
+  };
+  int status = 0;
+  bool reaped = false;
+  while (open_streams > 0) {
+    const bool over = past_deadline();
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Monotonic::now());
+    if (over || left.count() <= 0) {
+      result.timed_out = true;
+      ::kill(-pid, SIGKILL);
+      break;
+    }
+    // A short poll: a daemon the child left behind (setsid, so outside its group) can hold the
+    // streams open for ever; the child's own end is what ends the wait, not theirs.
+    read_ready(static_cast<int>(std::min<long>(left.count(), 100)));
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      reaped = true;
+      // What the child wrote before it ended is still in the pipes (64 KiB each at most): read
+      // it, for a bounded time, since whoever else holds them may keep on writing.
+      const auto drain_until = Monotonic::now() + std::chrono::milliseconds(200);
+      while (open_streams > 0 && Monotonic::now() < drain_until && read_ready(0)) {
+      }
+      break;
+    }
   }
   // The streams can close before the process ends; keep enforcing the limit while it runs.
-  int status = 0;
-  while (true) {
+  while (!reaped) {
     pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid || (done < 0 && errno != EINTR)) break;
     if (past_deadline() && !result.timed_out) {

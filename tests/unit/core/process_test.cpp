@@ -54,6 +54,21 @@ TEST(SystemProcessRunner, NothingTheChildStartedOutlivesIt) {
   EXPECT_EQ(errno, ESRCH);
 }
 
+// A daemon that keeps the child's stdout and stderr open (a kernel's library forked it,
+// tests/gpu/kernels/cheat_sabotage_daemon) does not hold kopt until the time limit: the
+// child's end ends the wait, with everything the child wrote.
+TEST(SystemProcessRunner, ADaemonHoldingTheStreamsDoesNotOutlastTheChild) {
+  SystemProcessRunner runner;
+  const auto start = std::chrono::steady_clock::now();
+  ProcessResult r = runner.run({.argv = {"sh", "-c", "setsid sleep 30 & echo done; echo said >&2"},
+                                .time_limit = std::chrono::seconds(20)});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(r.ok()) << r.outcome();
+  EXPECT_EQ(r.out, "done\n");
+  EXPECT_EQ(r.err, "said\n");
+  EXPECT_LT(seconds, 10.0);
+}
+
 // Compiles run side by side (loop/compile_queue.hpp): one runner's processes started from
 // several threads run at once, not one after the other.
 TEST(SystemProcessRunner, ProcessesStartedFromSeveralThreadsRunAtOnce) {
