@@ -137,8 +137,11 @@ std::unique_ptr<loop::Lab> local_lab(const LoopOptions& options, const loop::Run
 
 loop::LoopContext progress_hooks(const CommonOptions& common, const std::filesystem::path& run_dir) {
   loop::LoopContext hooks;
-  hooks.progress = [terminal = progress_line_of(common), log = run_dir / "kopt.log"](const std::string& line) {
-    if (!terminal->quiet()) terminal->print_above("kopt: " + line);
+  // The loop's steps go to standard error as lines, on a terminal or not: an agent reading a
+  // pipe sees a long optimize move on (only --json keeps standard error for errors alone).
+  hooks.progress = [terminal = progress_line_of(common), json = common.json,
+                    log = run_dir / "kopt.log"](const std::string& line) {
+    if (!json) terminal->print_above("kopt: " + line);
     // The log is the one file appended to, not replaced: a record of what ran, and when.
     // Best effort: before init has made the run folder there is no log yet, and a line that
     // cannot be written is no reason to stop the loop.

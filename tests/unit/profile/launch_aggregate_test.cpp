@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
 #include "profile_test_support.hpp"
 
 namespace kopt::profile {
@@ -36,6 +37,24 @@ TEST(AggregateLaunches, OneLaunchIsItsOwnWhole) {
       EXPECT_DOUBLE_EQ(*whole.values.at(name), *resolved.value) << kernel << " " << name;
     }
   }
+}
+
+// A Triton kernel profiled through its Python-hosted worker (ncu 2025.3.1 on an H100, the
+// twenty-fourth session): the one launch inside kopt's NVTX range is Triton's softmax_kernel,
+// and every concept resolves from it, as from a .cu kernel's report.
+TEST(LaunchConcepts, ATritonKernelsRealReportResolvesEveryConcept) {
+  const MetricMap map = h200_map();
+  const NcuReport report = parse_ncu_raw_csv(
+      read_file(std::string(KOPT_FIXTURES_DIR) + "/ncu/ncu2025.3.1_h100_sm90_raw_triton_softmax.csv"));
+  ASSERT_EQ(report.launches.size(), 1u);
+  const LaunchConcepts launch = launch_concepts(map, report.launches[0]);
+  EXPECT_EQ(launch.kernel_name, "softmax_kernel");
+  EXPECT_DOUBLE_EQ(launch.duration_s, 262976e-9);
+  EXPECT_EQ(launch.grid.x, 8192);
+  const WholeCall whole = aggregate_launches(map, {launch});
+  EXPECT_THAT(whole.missing, testing::IsEmpty());
+  EXPECT_DOUBLE_EQ(*whole.values.at("dram_bytes"), 785982464.0);
+  EXPECT_DOUBLE_EQ(*whole.values.at("tensor_pipe"), 0.0);  // a softmax: no tensor-core work
 }
 
 // The two real reports as if one `solve` had launched both kernels; the expected numbers
