@@ -313,8 +313,11 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
     read_ready(static_cast<int>(std::min<long>(left.count(), 100)));
     if (::waitpid(pid, &status, WNOHANG) == pid) {
       reaped = true;
+      // Its group goes with it now, before the drain: what it started can no longer write
+      // (a result file the parent is about to read, say) while kopt reads the pipes.
+      ::kill(-pid, SIGKILL);
       // What the child wrote before it ended is still in the pipes (64 KiB each at most): read
-      // it, for a bounded time, since whoever else holds them may keep on writing.
+      // it, for a bounded time, since a holder outside the group may keep on writing.
       const auto drain_until = Monotonic::now() + std::chrono::milliseconds(200);
       while (open_streams > 0 && Monotonic::now() < drain_until && read_ready(0)) {
       }
