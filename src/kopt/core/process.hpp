@@ -63,7 +63,10 @@ class ProcessRunner {
 };
 
 // Runs for real: fork/exec in a new process group; at the time limit the whole group is
-// killed (SIGKILL), so a hung kernel's worker and anything it started end together.
+// killed (SIGKILL), so a hung kernel's worker and anything it started end together. The run
+// ends when the child does, not when its output pipes close: the group is killed as the child
+// is reaped, what is left in the pipes is read (200 ms at most), and whatever left the group
+// (setsid) is ended with the other strays (core/stray_processes.hpp) before run() returns.
 class SystemProcessRunner final : public ProcessRunner {
  public:
   ProcessResult run(const ProcessSpec& spec) override;
