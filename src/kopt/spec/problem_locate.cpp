@@ -38,16 +38,24 @@ void take_reference_tolerance(ProblemSpec& spec) {
                                                           : "ref.py's own, the other the seed benchmark's default"));
 }
 
-// A folder without kopt.toml is a seed task folder when it holds one kernel: the one .cu
-// file that is not a reference (ref.cu, reference.cu).
+// A folder without kopt.toml is a seed task folder when it holds one kernel: the one .cu file,
+// or the one .py that defines solve (a Triton kernel; not a helper script), that is not a
+// reference (ref.*, reference.*).
+bool is_task_kernel(const fs::path& path) {
+  if (path.stem() == "ref" || path.stem() == "reference") return false;
+  if (path.extension() == ".cu") return true;
+  return is_python_kernel(path) && is_file(path) && defines_python_solve(read_file(path));
+}
+
 fs::path kernel_of_task_folder(const fs::path& folder) {
   std::vector<fs::path> kernels;
   for (const fs::path& path : folder_entries(folder)) {
-    if (path.extension() == ".cu" && path.stem() != "ref" && path.stem() != "reference") kernels.push_back(path);
+    if (is_task_kernel(path)) kernels.push_back(path);
   }
   if (kernels.size() == 1) return kernels[0];
   if (kernels.empty()) {
-    throw input_error("{}: no kopt.toml and no kernel (.cu) in this folder; name a .cu file or give --spec",
+    throw input_error("{}: no kopt.toml and no kernel (a .cu, or a .py that defines solve) in this folder; name a "
+                      "kernel file or give --spec",
                       folder.string());
   }
   std::string names;

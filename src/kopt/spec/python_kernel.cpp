@@ -85,6 +85,10 @@ std::string c_declaration(const std::string& parameter, const PythonDef& def, st
 
 bool is_python_kernel(const std::filesystem::path& kernel) { return kernel.extension() == ".py"; }
 
+bool defines_python_solve(std::string_view source) {
+  return find_def(source, "solve").has_value() || find_def(source, "solution").has_value();
+}
+
 void refuse_python_kernel(const std::filesystem::path& kernel, std::string_view what) {
   if (!is_python_kernel(kernel)) return;
   throw input_error("{}: {} of a Triton kernel (.py) is not supported yet (docs/triton.md)", kernel.string(), what);

@@ -14,6 +14,10 @@ namespace kopt::spec {
 // A kernel file kopt runs through the Triton worker: a .py file.
 bool is_python_kernel(const std::filesystem::path& kernel);
 
+// Whether `source` has a top-level `def solve(` or `def solution(`: a Triton kernel file, not a
+// helper script beside one (how a folder without kopt.toml finds its kernel).
+bool defines_python_solve(std::string_view source);
+
 // For what kopt cannot do with a Triton kernel yet (docs/triton.md): throws input_error
 // "<kernel>: <what> of a Triton kernel (.py) is not supported yet (docs/triton.md)" for a .py.
 void refuse_python_kernel(const std::filesystem::path& kernel, std::string_view what);

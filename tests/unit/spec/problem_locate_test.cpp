@@ -78,11 +78,25 @@ TEST(ProblemSpecLocate, ExplainsWhatItCannotUse) {
   SpecFolder folder;
   folder.add("notes.txt", "");
   EXPECT_THAT(error_of([&] { locate_problem(folder.path()); }),
-              HasSubstr("no kopt.toml and no kernel (.cu) in this folder; name a .cu file or give --spec"));
+              HasSubstr("no kopt.toml and no kernel (a .cu, or a .py that defines solve) in this folder; name a "
+                        "kernel file or give --spec"));
   EXPECT_THAT(error_of([&] { locate_problem(folder / "missing.cu"); }),
               HasSubstr("missing.cu: no such file or folder"));
   EXPECT_THAT(error_of([&] { locate_problem(folder / "notes.txt"); }),
               HasSubstr("expected a .cu kernel, a Triton .py kernel, a kopt.toml or a folder"));
+}
+
+// A Triton kernel.py alone in a folder is found as a .cu kernel is; a helper script beside it
+// (no def solve) and ref.py are not kernels.
+TEST(ProblemSpecLocate, FindsTheOneTritonKernelOfAFolder) {
+  SpecFolder folder;
+  folder.add("kernel.py", "import triton\n\ndef solve(x: \"const float*\", y: \"float*\", n: int):\n    pass\n")
+      .add("plot.py", "import matplotlib\n\ndef main():\n    pass\n")
+      .add("ref.py", "def solve(x, y, n):\n    pass\n");
+  EXPECT_EQ(locate_problem(folder.path()).kernel, folder / "kernel.py");
+  folder.add("other.py", "def solution(x: \"const float*\", n: int):\n    pass\n");
+  EXPECT_THAT(error_of([&] { locate_problem(folder.path()); }),
+              HasSubstr("no kopt.toml and several kernels (kernel.py, other.py); name one of them"));
 }
 
 TEST(ProblemSpecLoad, NamesTheKernelFileInSignatureErrors) {
