@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "kopt/core/secret.hpp"
 #include "kopt/measure/cuda_timing.hpp"
 #include "kopt/run/device_digest.hpp"
 #include "kopt/run/kernel_arguments.hpp"
@@ -27,7 +28,12 @@ class CallInputs {
  public:
   CallInputs(std::uint64_t key, int blocks) : key_(key), blocks_(blocks) {}
 
-  std::uint64_t next_seed() { return kopt_generator::mix64(key_ ^ kopt_generator::mix64(++calls_)); }
+  // Drawn from the OS as the call's inputs are made, outside every call of solve: no state of
+  // this process (the key included, which a kernel can read) tells a kernel its next inputs,
+  // so it cannot compute their answers ahead, in a warm-up or an earlier call.
+  std::uint64_t next_seed() {
+    return kopt_generator::mix64(key_ ^ kopt_generator::mix64(++calls_) ^ fresh_secret_64());
+  }
 
   void prepare(const run::KernelLibrary& library, run::KernelArguments& arguments, std::uint64_t seed) const {
     arguments.regenerate_on_device(library, seed, kTimedPoison, blocks_);

@@ -33,6 +33,17 @@ TEST(SourceAudit, NamesControlOfTheDevice) {
   EXPECT_TRUE(audit_source("__global__ void k(float* x) { x[0] = 1.0f; }\n", "kernel.cu").empty());
 }
 
+// What a kernel would need to forge what the OS tells kopt's worker (the timed calls' seeds
+// come from getrandom, core/secret.hpp): a raw system call, a seccomp trap, a tracer let in.
+TEST(SourceAudit, NamesRawAndInterceptedSystemCalls) {
+  const auto findings = audit_source(
+      "void f() {\n  syscall(SYS_getrandom, b, 8, 0);\n  prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);\n"
+      "  sigaction(SIGSYS, &sa, nullptr);\n  prctl(PR_SET_PTRACER, child);\n  seccomp(SECCOMP_SET_MODE_FILTER, 0, &p);\n}\n",
+      "kernel.cu");
+  for (int line : {2, 3, 4, 5, 6}) EXPECT_TRUE(names(findings, "system_calls", line)) << line;
+  EXPECT_TRUE(audit_source("int syscall_count = 0;  // a name, not a call\n", "kernel.cu").empty());
+}
+
 TEST(SourceAudit, IgnoresAProcPathInALineComment) {
   const auto findings = audit_source("// we never read /proc/self/mem here\nvoid f() {}\n", "kernel.cu");
   EXPECT_TRUE(findings.empty()) << findings.front().category;
