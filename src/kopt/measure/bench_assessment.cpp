@@ -119,6 +119,20 @@ void add_agents_finding(BenchReport& report, const VariantReport& v, std::size_t
   }
 }
 
+// A seccomp filter or a tracer that a variant's library or calls installed can answer the
+// worker's own system calls, getrandom among them, which draws each timed call's seed
+// (core/secret.hpp): the variant could choose its inputs and time answers it computed ahead.
+// Nothing honest needs either, and the variant's own verdict is at stake, so it is a FLAG
+// whether or not others were timed beside it.
+void add_interceptors_finding(BenchReport& report, const VariantReport& v) {
+  const std::vector<std::string>& found = v.samples.interceptors_installed;
+  if (found.empty()) return;
+  report.flags.push_back(fmt::format("{} (case {}): solve installed what can answer the timing worker's system calls "
+                                     "({}): the seeds of its timed inputs could be its own choice (docs/integrity.md, "
+                                     "\"Agents left behind\")",
+                                     v.label, v.case_name, fmt::join(found, ", ")));
+}
+
 // A device-wide setting changed after a variant's calls (run/device_settings.hpp) was put back
 // after each of its samples, so no later sample ran under it; still, a kernel that changes the
 // defaults every other kernel runs under is working on its neighbours, not on its problem.
@@ -165,6 +179,7 @@ void add_variants(BenchReport& report, const spec::Problem& problem, std::vector
   for (VariantReport& v : assessed) {
     for (std::string& flag : flags_of(v)) report.flags.push_back(std::move(flag));
     add_agents_finding(report, v, variants_of_case[v.case_name]);
+    add_interceptors_finding(report, v);
     add_settings_finding(report, v, variants_of_case[v.case_name]);
     if (v.timed_calls_unverified) {
       std::string unverified = fmt::format(

@@ -49,6 +49,7 @@ struct VariantState {
   bool blocked = true;                    // solve's launches are queued behind the stream blocker
   double one_call_seconds = 0;            // the last warm-up call's event time: what n is chosen from
   std::vector<std::string> agents_left;   // what its library and calls left running (take_census)
+  std::vector<std::string> interceptors;  // what its library and calls installed to answer system calls
 };
 
 // The times of one sample, all its calls together.
@@ -201,6 +202,7 @@ void take_census(VariantState& v, run::HostAgents* seen) {
   if (seen == nullptr) return;
   run::HostAgents now = run::HostAgents::now();
   for (std::string& agent : now.newcomers_since(*seen)) v.agents_left.push_back(std::move(agent));
+  for (std::string& interceptor : now.interceptors_since(*seen)) v.interceptors.push_back(std::move(interceptor));
   *seen = std::move(now);
 }
 
@@ -364,6 +366,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     take_census(v, kit.agents);
     watch_settings(v.samples.settings_changed, kit.settings);
     v.samples.agents_left = v.agents_left;
+    v.samples.interceptors_installed = v.interceptors;
     kit.retention.offer_calls(i, {final_batch.seeds.back()}, {batch_sets.back()});
     v.samples.final_seed = final_batch.seeds.back();
     v.samples.final_digest = final_batch.digests.back().value_or(0);

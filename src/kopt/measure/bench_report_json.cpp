@@ -36,6 +36,7 @@ json variant_to_json(const VariantReport& v) {
           {"escapes_events", v.escapes_events},
           {"recheck_failure", v.recheck_failure},
           {"agents_left", v.samples.agents_left},
+          {"interceptors_installed", v.samples.interceptors_installed},
           {"settings_changed", v.samples.settings_changed},
           {"settings_set_in_warmup", v.samples.settings_set_in_warmup},
           {"witness", v.witness ? variant_witness_to_json(*v.witness) : json(nullptr)},

@@ -111,20 +111,39 @@ std::set<long> parse_posix_timer_ids(const std::string& proc_timers) {
   return ids;
 }
 
+SystemCallInterceptors parse_system_call_interceptors(const std::string& proc_status) {
+  SystemCallInterceptors found;
+  std::istringstream lines(proc_status);
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string_view key(line.data(), colon);
+    long* field = key == "Seccomp"           ? &found.seccomp_mode
+                  : key == "Seccomp_filters" ? &found.seccomp_filters
+                  : key == "TracerPid"       ? &found.tracer
+                                             : nullptr;
+    if (field == nullptr) continue;
+    const std::size_t digits = line.find_first_not_of(" \t", colon + 1);
+    if (digits != std::string::npos) std::from_chars(line.data() + digits, line.data() + line.size(), *field);
+  }
+  return found;
+}
+
 HostAgents HostAgents::now() {
   std::set<long> threads = thread_ids();
   std::set<long> children = child_ids(threads);
   return of(std::move(threads), std::move(children), parse_posix_timer_ids(read_proc_text("/proc/self/timers")),
-            armed_interval_timers());
+            armed_interval_timers(), parse_system_call_interceptors(read_proc_text("/proc/self/status")));
 }
 
 HostAgents HostAgents::of(std::set<long> threads, std::set<long> children, std::set<long> posix_timers,
-                          std::set<std::string> interval_timers) {
+                          std::set<std::string> interval_timers, SystemCallInterceptors interceptors) {
   HostAgents census;
   census.threads_ = std::move(threads);
   census.children_ = std::move(children);
   census.posix_timers_ = std::move(posix_timers);
   census.interval_timers_ = std::move(interval_timers);
+  census.interceptors_ = interceptors;
   return census;
 }
 
@@ -146,6 +165,22 @@ std::vector<std::string> HostAgents::newcomers_since(const HostAgents& before) c
     if (!before.interval_timers_.contains(timer)) newcomers.push_back("interval timer " + timer);
   }
   return newcomers;
+}
+
+std::vector<std::string> HostAgents::interceptors_since(const HostAgents& before) const {
+  std::vector<std::string> found;
+  if (!readable() || !before.readable()) return found;
+  const SystemCallInterceptors& was = before.interceptors_;
+  if (interceptors_.seccomp_filters > was.seccomp_filters) {
+    found.push_back(fmt::format("{} more seccomp filter(s)", interceptors_.seccomp_filters - was.seccomp_filters));
+  } else if (interceptors_.seccomp_mode != was.seccomp_mode) {
+    found.push_back(fmt::format("seccomp mode {} (was {})", interceptors_.seccomp_mode, was.seccomp_mode));
+  }
+  if (interceptors_.tracer != 0 && interceptors_.tracer != was.tracer) {
+    found.push_back(described("tracer process", interceptors_.tracer,
+                              name_in(fmt::format("/proc/{}/comm", interceptors_.tracer))));
+  }
+  return found;
 }
 
 }  // namespace kopt::run

@@ -1,6 +1,7 @@
 #pragma once
 // What in this process can act after solve has returned: its host threads, its child
-// processes and its armed timers. kopt's timing assumes a call is over when solve returns and
+// processes and its armed timers, and what can answer its system calls (seccomp filters, a
+// tracer). kopt's timing assumes a call is over when solve returns and
 // the device is idle; a thread or timer that solve leaves behind can launch work later, on
 // another variant's sample (a competitor's, or the reference's), where no clock of that sample
 // can tell whose work slowed it (docs/integrity.md, "Agents left behind"). The source audit
@@ -12,6 +13,17 @@
 #include <vector>
 
 namespace kopt::run {
+
+// What can answer this process's system calls in its place, from /proc/self/status: seccomp
+// filters (one that traps a call to a SIGSYS handler lets the process's own code answer it)
+// and a tracer. The timed calls' seeds come from a system call (core/secret.hpp), so a kernel
+// that installs either could choose its own inputs.
+struct SystemCallInterceptors {
+  long seccomp_mode = 0;     // "Seccomp:": 0 none, 1 strict, 2 filter
+  long seccomp_filters = 0;  // "Seccomp_filters:" (Linux 5.9 and later; 0 where absent)
+  long tracer = 0;           // "TracerPid:": 0 when none
+};
+SystemCallInterceptors parse_system_call_interceptors(const std::string& proc_status);
 
 class HostAgents {
  public:
@@ -27,16 +39,21 @@ class HostAgents {
   // "process 1240 'sh'", "POSIX timer 0", "interval timer ITIMER_REAL"); empty when either
   // census was not readable.
   std::vector<std::string> newcomers_since(const HostAgents& before) const;
+  // What can answer this process's system calls and was not there in `before` ("1 more
+  // seccomp filter(s)", "tracer process 1250 'gdb'"); a filter already there (a container's)
+  // is not named.
+  std::vector<std::string> interceptors_since(const HostAgents& before) const;
 
   // For tests: a census as /proc would give it.
   static HostAgents of(std::set<long> threads, std::set<long> children, std::set<long> posix_timers,
-                       std::set<std::string> interval_timers);
+                       std::set<std::string> interval_timers, SystemCallInterceptors interceptors = {});
 
  private:
   std::set<long> threads_;
   std::set<long> children_;
   std::set<long> posix_timers_;
   std::set<std::string> interval_timers_;  // "ITIMER_REAL", ... of those armed
+  SystemCallInterceptors interceptors_;
 };
 
 // Makes this process the reaper of its orphaned descendants (PR_SET_CHILD_SUBREAPER): a process

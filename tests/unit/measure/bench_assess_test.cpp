@@ -190,6 +190,25 @@ TEST(AddVariants, AgentsLeftBehindAreFlaggedWhereOtherVariantsShareTheWorker) {
   EXPECT_TRUE(honest.warnings.empty());
 }
 
+// A seccomp filter or a tracer answers the worker's getrandom, which draws the timed calls'
+// seeds: the variant could pick its own inputs, so it is flagged even timed alone, and the
+// loop fails it (the flag names it as "LABEL (case CASE): ").
+TEST(AddVariants, AnInterceptorOfSystemCallsIsFlaggedEvenAlone) {
+  spec::Problem problem;
+  problem.cases.push_back({.name = "default"});
+  VariantSamples chooser = variant(1e-3, 1.01e-3).samples;
+  chooser.label = "chooser.cu";
+  chooser.case_name = "default";
+  chooser.interceptors_installed = {"1 more seccomp filter(s)"};
+  BenchReport alone;
+  add_variants(alone, problem, {chooser}, TimingMode::cold, true);
+  ASSERT_EQ(alone.flags.size(), 1u);
+  EXPECT_THAT(alone.flags.front(),
+              ::testing::HasSubstr("chooser.cu (case default): solve installed what can answer the timing worker's "
+                                   "system calls (1 more seccomp filter(s))"));
+  EXPECT_THAT(variants_named_by(alone.flags.front(), alone), ::testing::ElementsAre("chooser.cu"));
+}
+
 // A variant whose calls change a device-wide default (the L2 fetch granularity, the cache
 // configuration) works on the variants timed after it: flagged beside others, named alone; what
 // only its warm-up set is a warning, since every variant after it ran under the same.

@@ -68,6 +68,17 @@ TEST(BenchJobResult, CarriesTheKeptSeedsAndWhyNoneWereKept) {
   EXPECT_EQ(back.samples[1].kept_note, "too large");
 }
 
+// What the census found travels in the result (under the nonce) to the parent, which judges it.
+TEST(BenchJobResult, CarriesTheAgentsAndInterceptorsTheCensusFound) {
+  BenchJobResult result{.device = nlohmann::json::object(), .mode = "cold"};
+  result.samples.push_back({.label = "A", .case_name = "default"});
+  result.samples[0].agents_left = {"thread 41 'a'"};
+  result.samples[0].interceptors_installed = {"1 more seccomp filter(s)"};
+  const BenchJobResult back = bench_result_from_json(bench_result_to_json(result));
+  EXPECT_EQ(back.samples[0].agents_left, (std::vector<std::string>{"thread 41 'a'"}));
+  EXPECT_EQ(back.samples[0].interceptors_installed, (std::vector<std::string>{"1 more seccomp filter(s)"}));
+}
+
 // Which variants keep timed outputs, and where: the worker must learn both.
 TEST(BenchJob, CarriesWhichVariantsKeepOutputsAndWhere) {
   BenchJob job{.variants = {{"a.cu", "/lib/a.so"}, {"b.cu", "/lib/b.so", false, true}}, .retention_dir = "/w/kept"};

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <pthread.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -179,6 +181,47 @@ TEST(HostAgents, FindArmedTimers) {
     EXPECT_THAT(newcomers, ::testing::Contains(HasSubstr("POSIX timer")));
   }
   EXPECT_THAT(HostAgents::now().newcomers_since(before), IsEmpty());
+}
+
+// /proc/self/status as Linux 6 prints it around the lines the census reads.
+TEST(SystemCallInterceptors, AreReadFromProcSelfStatus) {
+  const SystemCallInterceptors found = parse_system_call_interceptors(
+      "Name:\tkopt\nTracerPid:\t4242\nNoNewPrivs:\t1\nSeccomp:\t2\nSeccomp_filters:\t3\nSpeculation_Store_Bypass:\tx\n");
+  EXPECT_EQ(found.tracer, 4242);
+  EXPECT_EQ(found.seccomp_mode, 2);
+  EXPECT_EQ(found.seccomp_filters, 3);
+  const SystemCallInterceptors none = parse_system_call_interceptors("Name:\tkopt\nTracerPid:\t0\n");
+  EXPECT_EQ(none.tracer, 0);
+  EXPECT_EQ(none.seccomp_mode, 0);
+  EXPECT_EQ(none.seccomp_filters, 0);
+}
+
+TEST(HostAgents, NameASeccompFilterAndATracerThatCameSince) {
+  const HostAgents before = HostAgents::of({1}, {}, {}, {}, {.seccomp_mode = 2, .seccomp_filters = 1});
+  const HostAgents after = HostAgents::of({1}, {}, {}, {}, {.seccomp_mode = 2, .seccomp_filters = 2, .tracer = 77});
+  EXPECT_THAT(after.interceptors_since(before), ElementsAre("1 more seccomp filter(s)", HasSubstr("tracer process 77")));
+  EXPECT_THAT(after.newcomers_since(before), IsEmpty());     // not an agent that launches work: named apart
+  EXPECT_THAT(before.interceptors_since(before), IsEmpty());  // a filter already there (a container's)
+}
+
+// A filter that a call installs for real (in a child, so that this test process keeps none):
+// an allow-everything filter is all it takes to be seen.
+TEST(HostAgents, FindASeccompFilterInstalledForReal) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const HostAgents before = HostAgents::now();
+    sock_filter allow{static_cast<unsigned short>(BPF_RET | BPF_K), 0, 0, SECCOMP_RET_ALLOW};
+    sock_fprog program{1, &allow};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) _exit(77);
+    const std::vector<std::string> found = HostAgents::now().interceptors_since(before);
+    _exit(found.size() == 1 && found[0].find("seccomp") != std::string::npos ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "seccomp filters cannot be installed here";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the census did not name the filter alone";
 }
 
 // A census that could not read /proc (no threads at all) compares to nothing.
