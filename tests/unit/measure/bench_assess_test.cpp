@@ -24,6 +24,14 @@ VariantReport variant(double gpu, double host, std::size_t n = 20) {
   return v;
 }
 
+// The samples of a 1 ms variant called `label`, timed on the case "default".
+VariantSamples samples_of(const std::string& label) {
+  VariantSamples samples = variant(1e-3, 1.01e-3).samples;
+  samples.label = label;
+  samples.case_name = "default";
+  return samples;
+}
+
 TEST(DatasheetPeaks, KnowsTheH200) {
   auto peaks = datasheet_peaks("NVIDIA H200");
   ASSERT_TRUE(peaks.has_value());
@@ -161,9 +169,7 @@ TEST(VerdictIsFlagged, WhenAFlagNamesEitherVariantOrNone) {
 TEST(AddVariants, AgentsLeftBehindAreFlaggedWhereOtherVariantsShareTheWorker) {
   spec::Problem problem;
   problem.cases.push_back({.name = "default"});
-  VariantSamples saboteur = variant(1e-3, 1.01e-3).samples;
-  saboteur.label = "saboteur.cu";
-  saboteur.case_name = "default";
+  VariantSamples saboteur = samples_of("saboteur.cu");
   saboteur.agents_left = {"thread 41 'a'", "thread 42 'b'", "thread 43", "POSIX timer 0", "interval timer ITIMER_REAL"};
   VariantSamples victim = saboteur;
   victim.label = "victim.cu";
@@ -196,9 +202,7 @@ TEST(AddVariants, AgentsLeftBehindAreFlaggedWhereOtherVariantsShareTheWorker) {
 TEST(AddVariants, AnInterceptorOfSystemCallsIsFlaggedEvenAlone) {
   spec::Problem problem;
   problem.cases.push_back({.name = "default"});
-  VariantSamples chooser = variant(1e-3, 1.01e-3).samples;
-  chooser.label = "chooser.cu";
-  chooser.case_name = "default";
+  VariantSamples chooser = samples_of("chooser.cu");
   chooser.interceptors_installed = {"1 more seccomp filter(s)"};
   BenchReport alone;
   add_variants(alone, problem, {chooser}, TimingMode::cold, true);
@@ -215,9 +219,7 @@ TEST(AddVariants, AnInterceptorOfSystemCallsIsFlaggedEvenAlone) {
 TEST(AddVariants, DeviceSettingsLeftChangedAreFlaggedWhereOtherVariantsShareTheWorker) {
   spec::Problem problem;
   problem.cases.push_back({.name = "default"});
-  VariantSamples saboteur = variant(1e-3, 1.01e-3).samples;
-  saboteur.label = "saboteur.cu";
-  saboteur.case_name = "default";
+  VariantSamples saboteur = samples_of("saboteur.cu");
   saboteur.settings_changed = {"cudaLimitMaxL2FetchGranularity 64 -> 32"};
   VariantSamples victim = saboteur;
   victim.label = "victim.cu";
