@@ -192,16 +192,21 @@ struct SampleKit {
   SampleSignals& witness;  // kopt's parent process's view of each sample
   OutputRetention& retention;  // variants whose outputs vary keep some calls' (output_retention.hpp)
   WorkerPhases& phases;        // where the sampling time goes (sampling_inputs, _timed, _digests)
-  run::HostAgents* agents;     // the last census of threads, children, timers; null: none (Python-hosted)
+  run::HostAgents* agents;     // the last census of threads, children, timers and system-call interceptors
+  bool agents_counted;         // false where Python hosts the worker: its census names interceptors only
   run::DeviceSettings* settings;  // the device-wide settings every sample starts from; null: not watched
 };
 
 // What appeared since the last census belongs to the variant whose library was just loaded or
-// whose calls just ran: nothing of kopt's own starts between the two (host_agents.hpp).
-void take_census(VariantState& v, run::HostAgents* seen) {
+// whose calls just ran: nothing of kopt's own starts between the two (host_agents.hpp). Where
+// Python hosts the worker, its interpreter and libraries start threads of their own as they
+// please, so only what can answer system calls is named there.
+void take_census(VariantState& v, run::HostAgents* seen, bool agents_counted) {
   if (seen == nullptr) return;
   run::HostAgents now = run::HostAgents::now();
-  for (std::string& agent : now.newcomers_since(*seen)) v.agents_left.push_back(std::move(agent));
+  if (agents_counted) {
+    for (std::string& agent : now.newcomers_since(*seen)) v.agents_left.push_back(std::move(agent));
+  }
   for (std::string& interceptor : now.interceptors_since(*seen)) v.interceptors.push_back(std::move(interceptor));
   *seen = std::move(now);
 }
@@ -262,7 +267,7 @@ void warm_up(const BenchJob& job, VariantState& v, run::KernelArguments& argumen
     }
   }
   if (job.settings.mode == TimingMode::graph) prepare_graph(v, arguments, v.one_call_seconds);
-  take_census(v, kit.agents);
+  take_census(v, kit.agents, kit.agents_counted);
   watch_settings(v.samples.settings_set_in_warmup, kit.settings);
 }
 
@@ -345,7 +350,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
       if (!stopping.sampling(i)) continue;
       VariantState& v = variants[i];
       const TimedBatch batch = timed_batch(v, batch_sets, kit, ++round);
-      take_census(v, kit.agents);
+      take_census(v, kit.agents, kit.agents_counted);
       watch_settings(v.samples.settings_changed, kit.settings);
       if (job.python_hosted && !v.blocked) time_alike(variants);  // its blocker timed out: the rest follow
       kit.retention.offer_calls(i, batch.seeds, batch_sets);
@@ -363,7 +368,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
   for (std::size_t i = 0; i < variants.size(); ++i) {
     VariantState& v = variants[i];
     const TimedBatch final_batch = timed_batch(v, batch_sets, kit, ++round);
-    take_census(v, kit.agents);
+    take_census(v, kit.agents, kit.agents_counted);
     watch_settings(v.samples.settings_changed, kit.settings);
     v.samples.agents_left = v.agents_left;
     v.samples.interceptors_installed = v.interceptors;
@@ -414,21 +419,20 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   result.mode = timing_mode_name(job.settings.mode);
   run::check_cuda(cudaSetDevice(job.device), "cudaSetDevice");
 
-  // A Python-hosted worker's interpreter and libraries start threads of their own as they
-  // please: its census would blame them on the variants.
-  std::optional<run::HostAgents> agents;
+  // A Python-hosted worker's interpreter and libraries start threads (and set the device up)
+  // as they please: its census counts no agents and its settings are not watched
+  // (take_census); what can answer its system calls is named all the same.
+  const bool agents_counted = !job.python_hosted;
+  if (agents_counted) run::keep_orphans_in_census();
+  run::HostAgents agents = run::HostAgents::now();
   std::optional<run::DeviceSettings> settings;  // as the worker found them; each case starts from them
-  if (!job.python_hosted) {
-    run::keep_orphans_in_census();
-    agents = run::HostAgents::now();
-    settings = run::DeviceSettings::now();
-  }
+  if (agents_counted) settings = run::DeviceSettings::now();
   std::vector<VariantState> variants;
   for (const BenchVariant& variant : job.variants) {
     VariantState state{.label = variant.label,
                        .library = std::make_unique<run::KernelLibrary>(variant.library, job.signature),
                        .criterion = StoppingCriterion(job.settings.stopping)};
-    take_census(state, agents ? &*agents : nullptr);  // its constructors ran as it was loaded
+    take_census(state, &agents, agents_counted);  // its constructors ran as it was loaded
     variants.push_back(std::move(state));
   }
   std::optional<L2Flusher> flush;
@@ -448,7 +452,7 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   OutputRetention retention(job);
   SampleKit kit{.flush = flush ? &*flush : nullptr, .probe = probe, .start = start, .stop = stop, .blocker = blocker,
                 .inputs = inputs, .digests = digests, .witness = witness, .retention = retention,
-                .phases = result.phases, .agents = agents ? &*agents : nullptr,
+                .phases = result.phases, .agents = &agents, .agents_counted = agents_counted,
                 .settings = settings ? &*settings : nullptr};
   result.phases.setup = began.seconds();
   for (std::size_t c = 0; c < job.cases.size(); ++c) measure_case(job, c, variants, timing, kit, result);
