@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "kopt/core/files.hpp"
 #include "kopt/spec/data_file.hpp"
@@ -78,13 +77,6 @@ std::string literal_parameter(const TritonLaunchConstant& c, const std::string& 
   return name;
 }
 
-std::vector<std::string> lines_of(const std::string& source) {
-  std::vector<std::string> lines;
-  std::istringstream in(source);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
 using Literal = std::pair<const TritonLaunchConstant*, std::string>;  // and its parameter's name
 
 // `lines` with each literal (and the same number in its launch's grid) replaced by its name, and
@@ -138,7 +130,7 @@ TritonLaunchSpace triton_launch_space(const std::string& source, const std::vect
   using namespace triton_launch_detail;
   TritonLaunchSpace space;
   std::set<std::string> taken;
-  std::vector<std::string> lines = lines_of(source);
+  std::vector<std::string> lines = spec::split_lines(source);
   std::vector<Literal> literals;
   for (const TritonLaunchConstant& c : constants) {
     const std::vector<long long> values = proposed(c);

@@ -192,7 +192,7 @@ struct SampleKit {
   SampleSignals& witness;  // kopt's parent process's view of each sample
   OutputRetention& retention;  // variants whose outputs vary keep some calls' (output_retention.hpp)
   WorkerPhases& phases;        // where the sampling time goes (sampling_inputs, _timed, _digests)
-  run::HostAgents* agents;     // the last census of threads, children, timers and system-call interceptors
+  run::HostAgents& agents;     // the last census of threads, children, timers and system-call interceptors
   bool agents_counted;         // false where Python hosts the worker: its census names interceptors only
   run::DeviceSettings* settings;  // the device-wide settings every sample starts from; null: not watched
 };
@@ -201,14 +201,13 @@ struct SampleKit {
 // whose calls just ran: nothing of kopt's own starts between the two (host_agents.hpp). Where
 // Python hosts the worker, its interpreter and libraries start threads of their own as they
 // please, so only what can answer system calls is named there.
-void take_census(VariantState& v, run::HostAgents* seen, bool agents_counted) {
-  if (seen == nullptr) return;
+void take_census(VariantState& v, run::HostAgents& seen, bool agents_counted) {
   run::HostAgents now = run::HostAgents::now();
   if (agents_counted) {
-    for (std::string& agent : now.newcomers_since(*seen)) v.agents_left.push_back(std::move(agent));
+    for (std::string& agent : now.newcomers_since(seen)) v.agents_left.push_back(std::move(agent));
   }
-  for (std::string& interceptor : now.interceptors_since(*seen)) v.interceptors.push_back(std::move(interceptor));
-  *seen = std::move(now);
+  for (std::string& interceptor : now.interceptors_since(seen)) v.interceptors.push_back(std::move(interceptor));
+  seen = std::move(now);
 }
 
 // A device-wide setting that a variant's calls changed is put back before anything else runs,
@@ -312,7 +311,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
   result.phases.inputs += mark.lap();
 
   // What kopt itself started since the libraries were loaded is nobody's.
-  if (kit.agents != nullptr) *kit.agents = run::HostAgents::now();
+  kit.agents = run::HostAgents::now();
   // The device's settings as the worker found them, before any library was loaded: what a
   // library's constructors or an earlier case changed is put back (where CUDA lets it) before
   // this case's first call.
@@ -432,7 +431,7 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
     VariantState state{.label = variant.label,
                        .library = std::make_unique<run::KernelLibrary>(variant.library, job.signature),
                        .criterion = StoppingCriterion(job.settings.stopping)};
-    take_census(state, &agents, agents_counted);  // its constructors ran as it was loaded
+    take_census(state, agents, agents_counted);  // its constructors ran as it was loaded
     variants.push_back(std::move(state));
   }
   std::optional<L2Flusher> flush;
@@ -452,7 +451,7 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   OutputRetention retention(job);
   SampleKit kit{.flush = flush ? &*flush : nullptr, .probe = probe, .start = start, .stop = stop, .blocker = blocker,
                 .inputs = inputs, .digests = digests, .witness = witness, .retention = retention,
-                .phases = result.phases, .agents = &agents, .agents_counted = agents_counted,
+                .phases = result.phases, .agents = agents, .agents_counted = agents_counted,
                 .settings = settings ? &*settings : nullptr};
   result.phases.setup = began.seconds();
   for (std::size_t c = 0; c < job.cases.size(); ++c) measure_case(job, c, variants, timing, kit, result);

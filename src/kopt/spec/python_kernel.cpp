@@ -9,6 +9,9 @@
 namespace kopt::spec {
 namespace {
 
+// The names a Triton kernel file's entry point may have when the spec names none.
+const std::vector<std::string> kDefaultEntries{"solve", "solution"};
+
 struct PythonDef {
   std::string name;
   int line = 0;            // 1-based
@@ -86,7 +89,7 @@ std::string c_declaration(const std::string& parameter, const PythonDef& def, st
 bool is_python_kernel(const std::filesystem::path& kernel) { return kernel.extension() == ".py"; }
 
 bool defines_python_solve(std::string_view source) {
-  return find_def(source, "solve").has_value() || find_def(source, "solution").has_value();
+  return std::ranges::any_of(kDefaultEntries, [&](const std::string& name) { return find_def(source, name).has_value(); });
 }
 
 void refuse_python_kernel(const std::filesystem::path& kernel, std::string_view what) {
@@ -97,7 +100,7 @@ void refuse_python_kernel(const std::filesystem::path& kernel, std::string_view 
 std::string python_solve_prototype(std::string_view source, std::string_view file_name,
                                    const std::optional<std::string>& entry) {
   std::optional<PythonDef> def;
-  for (const std::string& name : entry ? std::vector<std::string>{*entry} : std::vector<std::string>{"solve", "solution"}) {
+  for (const std::string& name : entry ? std::vector<std::string>{*entry} : kDefaultEntries) {
     if ((def = find_def(source, name))) break;
   }
   if (!def) {

@@ -4,7 +4,6 @@
 
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "kopt/core/embedded_files.hpp"
 #include "kopt/core/error.hpp"
@@ -56,13 +55,6 @@ const std::vector<AuditRule>& rules() {
   return loaded;
 }
 
-std::vector<std::string> lines_of(std::string_view text) {
-  std::vector<std::string> lines;
-  std::istringstream in{std::string(text)};
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
 std::string trimmed(const std::string& line) {
   const auto first = line.find_first_not_of(" \t");
   if (first == std::string::npos) return "";
@@ -73,7 +65,7 @@ std::string trimmed(const std::string& line) {
 std::vector<std::string> local_includes(std::string_view source) {
   static const std::regex include(R"re(^\s*#\s*include\s*"([^"]+)")re");
   std::vector<std::string> names;
-  for (const std::string& line : lines_of(source)) {
+  for (const std::string& line : split_lines(source)) {
     std::smatch match;
     if (std::regex_search(line, match, include)) names.push_back(match[1]);
   }
@@ -85,7 +77,7 @@ std::vector<std::string> local_includes(std::string_view source) {
 std::vector<std::string> python_local_imports(std::string_view source) {
   static const std::regex import(R"re(^\s*(?:from\s+\.?(\w+)\s+import\b|import\s+(\w+)\s*$))re");
   std::vector<std::string> names;
-  for (const std::string& line : lines_of(clean_python_source(source).code)) {
+  for (const std::string& line : split_lines(clean_python_source(source).code)) {
     std::smatch match;
     if (std::regex_search(line, match, import)) names.push_back((match[1].matched ? match[1] : match[2]).str() + ".py");
   }
@@ -96,10 +88,10 @@ std::vector<std::string> python_local_imports(std::string_view source) {
 
 std::vector<SourceFinding> audit_source(std::string_view source, const std::string& file_name) {
   const bool python = is_python_file(file_name);
-  const std::vector<std::string> raw = lines_of(source);
+  const std::vector<std::string> raw = split_lines(source);
   const CleanSource clean = python ? clean_python_source(source) : clean_source(source);
-  const std::vector<std::string> code = lines_of(clean.code);
-  const std::vector<std::string> literals = lines_of(clean.without_comments);
+  const std::vector<std::string> code = split_lines(clean.code);
+  const std::vector<std::string> literals = split_lines(clean.without_comments);
   std::vector<SourceFinding> findings;
   std::set<std::pair<std::string, int>> seen;
   for (std::size_t i = 0; i < raw.size(); ++i) {
@@ -170,11 +162,11 @@ std::optional<SourceFinding> varying_outputs_hint(const fs::path& kernel) {
   std::optional<SourceFinding> hint;
   for_each_kernel_file(kernel, [&](const std::string& source, const fs::path& file) {
     if (hint) return;
-    const std::vector<std::string> raw = lines_of(source);
+    const std::vector<std::string> raw = split_lines(source);
     // Comments blanked, string literals kept: inline PTX (asm("red.global.add.f32 ...")) lives in one.
     const bool python = is_python_file(file.filename().string());
     const std::vector<std::string> code =
-        lines_of((python ? clean_python_source(source) : clean_source(source)).without_comments);
+        split_lines((python ? clean_python_source(source) : clean_source(source)).without_comments);
     for (std::size_t i = 0; i < code.size() && !hint; ++i) {
       if (std::regex_search(code[i], varying_outputs_rule().pattern)) {
         hint = SourceFinding{"varying_outputs", varying_outputs_rule().what, file.filename().string(),

@@ -55,6 +55,9 @@ std::string collapse_whitespace(std::string_view text);
 // "block_size" -> "BLOCK_SIZE" (ASCII).
 std::string upper_case(std::string_view text);
 
+// The lines of `text`, without their '\n'; a last line without one is a line too.
+std::vector<std::string> split_lines(std::string_view text);
+
 int line_at(std::string_view text, std::size_t offset);
 
 // A C identifier: a letter or '_', then letters, digits and '_'.
