@@ -3,7 +3,11 @@
 // bench/discrimination's FMA chain (n = 131072, batches of 7 calls, as kopt does) in two ways:
 //   data: DATA_TRIALS times, the buffers allocated anew behind a pad of random size;
 //   code: CODE_COPIES copies of the same cubin loaded as separate modules (new code addresses),
-//         timed on the same buffers.
+//         timed on the same buffers;
+//   contexts: CONTEXTS contexts of its own (cuCtxCreate), each with the module, buffers and a
+//         stream, timed in two passes (forward, then backward), with the time each context
+//         took to make: a shift that follows the context in both passes would let one
+//         process pool several contexts instead of several processes.
 // It prints the median per-call time of each trial. Run it in several processes: a shift
 // that follows the process and not the trial points at neither (e.g. the context); one that
 // follows the data or code trials points at placement.
@@ -22,6 +26,7 @@ extern "C" __global__ void fma_chain(const float* x, float* y, int n) {
 }
 #else
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -57,6 +62,44 @@ static double median_batch_us(CUfunction f, CUdeviceptr x, CUdeviceptr y, int n,
   CHECK(cuEventDestroy(a));
   CHECK(cuEventDestroy(b));
   return t[t.size() / 2];
+}
+
+struct ContextTrial {
+  CUcontext context;
+  CUfunction function;
+  CUdeviceptr x, y;
+  CUstream stream;
+  double made_ms;
+};
+
+static void time_in_contexts(const std::vector<char>& cubin, CUdevice dev, int n) {
+  const int count = 8;
+  std::vector<ContextTrial> trials(count);
+  for (ContextTrial& t : trials) {
+    const auto start = std::chrono::steady_clock::now();
+    CHECK(cuCtxCreate(&t.context, nullptr, 0, dev));  // made current on this thread
+    CUmodule module;
+    CHECK(cuModuleLoadData(&module, cubin.data()));
+    CHECK(cuModuleGetFunction(&t.function, module, "fma_chain"));
+    CHECK(cuMemAlloc(&t.x, n * 4));
+    CHECK(cuMemAlloc(&t.y, n * 4));
+    CHECK(cuMemsetD32(t.x, 0x3f000000, n));
+    CHECK(cuStreamCreate(&t.stream, CU_STREAM_NON_BLOCKING));
+    CHECK(cuCtxSynchronize());
+    t.made_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+  std::vector<double> forward(count), backward(count);
+  for (int i = 0; i < count; ++i) {
+    CHECK(cuCtxSetCurrent(trials[i].context));
+    forward[i] = median_batch_us(trials[i].function, trials[i].x, trials[i].y, n, trials[i].stream);
+  }
+  for (int i = count - 1; i >= 0; --i) {
+    CHECK(cuCtxSetCurrent(trials[i].context));
+    backward[i] = median_batch_us(trials[i].function, trials[i].x, trials[i].y, n, trials[i].stream);
+  }
+  std::printf("contexts (forward/backward, made in ms):");
+  for (int i = 0; i < count; ++i) std::printf(" %.3f/%.3f(%.0f)", forward[i], backward[i], trials[i].made_ms);
+  std::printf("\n");
 }
 
 int main(int argc, char** argv) {
@@ -101,6 +144,7 @@ int main(int argc, char** argv) {
   std::printf("  code:");
   for (int m = 0; m < 8; ++m) std::printf(" %.3f", median_batch_us(functions[m], x, y, n, s));
   std::printf("\n");
+  time_in_contexts(cubin, dev, n);
   return 0;
 }
 #endif
