@@ -6,10 +6,15 @@
 //   cupti single: one call per sample, the device synchronised after it (as ncu serialises);
 //   cupti batch:  7 calls per sample back to back, each call's own duration;
 //   events batch: the same batches timed by two events, per call (kopt's way).
-// It prints the median of each. Built on the GPU machine (CUPTI ships with the toolkit there):
-//   rec=$(grep -o 'CUpti_ActivityKernel[0-9]*' $CUDA/extras/CUPTI/include/cupti_activity.h | sort -V | tail -1)
-//   nvcc -O3 -arch=native -DKERNEL_RECORD=$rec -I$CUDA/extras/CUPTI/include tools/cupti_fma_chain.cu \
-//        -L$CUDA/extras/CUPTI/lib64 -lcupti -o cupti_fma_chain && ./cupti_fma_chain N
+// It prints the median of each. Built on the GPU machine against the toolkit's CUPTI (CUDA 13
+// keeps it in targets/x86_64-linux/{include,lib}; older toolkits in extras/CUPTI):
+//   inc=/usr/local/cuda/targets/x86_64-linux/include lib=/usr/local/cuda/targets/x86_64-linux/lib
+//   rec=$(grep -o 'CUpti_ActivityKernel[0-9]*' $inc/cupti_activity.h | sort -V | tail -1)
+//   nvcc -O3 -arch=native -DKERNEL_RECORD=$rec -I$inc tools/cupti_fma_chain.cu -L$lib -lcupti \
+//        -Xlinker -rpath=$lib -o cupti_fma_chain && ./cupti_fma_chain N
+// Its single calls read ~35 us at 7 us, about a flush more than a kernel: most likely the
+// record's start is stamped while the flush ahead of it still runs (not verified; docs/
+// measurement.md, "Twenty-fifth session"). The batch's calls are the figure to read.
 #include <cuda_runtime.h>
 #include <cupti.h>
 
