@@ -15,6 +15,7 @@
 #include "kopt/core/files.hpp"
 #include "kopt/core/secret.hpp"
 #include "kopt/measure/bench_assessment.hpp"
+#include "kopt/measure/between_runs.hpp"
 #include "kopt/measure/call_batch.hpp"
 #include "kopt/measure/timed_call_audit.hpp"
 #include "kopt/measure/tolerance_audit.hpp"
@@ -294,6 +295,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
     report.phase_seconds.python_reference = reference_started.seconds();
   }
   add_verdicts(report, job.variants.front().label, options.comparison);
+  if (auto note = between_runs_note(report, between_runs_rule())) report.notes.push_back(std::move(*note));
   report.phase_seconds.total = started.seconds();
   return report;
 }

@@ -117,6 +117,9 @@ struct BenchReport {
   // One line per verdict that stands on less than it should, without failing the bench: a
   // variant whose timed calls could not be verified (outputs not bitwise reproducible).
   std::vector<std::string> warnings;
+  // What a reader setting these figures beside another run's should know, though nothing is
+  // wrong with them: a short median moves between runs more than its interval (between_runs.hpp).
+  std::vector<std::string> notes;
   double wall_seconds = 0;               // the timing worker's
   WorkerPhases worker_phases;
   BenchPhaseSeconds phase_seconds;

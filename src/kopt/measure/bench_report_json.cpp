@@ -100,6 +100,7 @@ json bench_report_to_json(const BenchReport& report) {
           {"untimed", untimed},
           {"flags", report.flags},
           {"warnings", report.warnings},
+          {"notes", report.notes},
           {"ncu_witness", report.ncu_witness},
           {"code_witness", code_witness_to_json(report.code_witness)},
           {"idle_check", run::idle_check_to_json(report.idle)},
