@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -111,6 +112,18 @@ std::set<long> parse_posix_timer_ids(const std::string& proc_timers) {
   return ids;
 }
 
+bool mask_has_signal(std::string_view hex_mask, int signal) {
+  const std::size_t begin = hex_mask.find_first_not_of(" \t");
+  if (begin == std::string_view::npos || signal < 1) return false;
+  const std::string_view digits = hex_mask.substr(begin, hex_mask.find_first_of(" \t\r", begin) - begin);
+  const std::size_t bit = static_cast<std::size_t>(signal - 1);
+  if (bit / 4 >= digits.size()) return false;
+  const char digit = digits[digits.size() - 1 - bit / 4];
+  int value = 0;
+  if (std::from_chars(&digit, &digit + 1, value, 16).ec != std::errc{}) return false;
+  return (value >> (bit % 4)) & 1;
+}
+
 SystemCallInterceptors parse_system_call_interceptors(const std::string& proc_status) {
   SystemCallInterceptors found;
   std::istringstream lines(proc_status);
@@ -118,6 +131,10 @@ SystemCallInterceptors parse_system_call_interceptors(const std::string& proc_st
     const std::size_t colon = line.find(':');
     if (colon == std::string::npos) continue;
     const std::string_view key(line.data(), colon);
+    if (key == "SigCgt") {
+      found.sigsys_caught = mask_has_signal(std::string_view(line).substr(colon + 1), SIGSYS);
+      continue;
+    }
     long* field = key == "Seccomp"           ? &found.seccomp_mode
                   : key == "Seccomp_filters" ? &found.seccomp_filters
                   : key == "TracerPid"       ? &found.tracer
@@ -175,6 +192,9 @@ std::vector<std::string> HostAgents::interceptors_since(const HostAgents& before
     found.push_back(fmt::format("{} more seccomp filter(s)", interceptors_.seccomp_filters - was.seccomp_filters));
   } else if (interceptors_.seccomp_mode != was.seccomp_mode) {
     found.push_back(fmt::format("seccomp mode {} (was {})", interceptors_.seccomp_mode, was.seccomp_mode));
+  }
+  if (interceptors_.sigsys_caught && !was.sigsys_caught) {
+    found.push_back("a SIGSYS handler (what answers a call trapped by seccomp or by syscall user dispatch)");
   }
   if (interceptors_.tracer != 0 && interceptors_.tracer != was.tracer) {
     found.push_back(described("tracer process", interceptors_.tracer,

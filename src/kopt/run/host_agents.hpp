@@ -10,20 +10,28 @@
 
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kopt::run {
 
 // What can answer this process's system calls in its place, from /proc/self/status: seccomp
-// filters (one that traps a call to a SIGSYS handler lets the process's own code answer it)
-// and a tracer. The timed calls' seeds come from a system call (core/secret.hpp), so a kernel
-// that installs either could choose its own inputs.
+// filters (one that traps a call to a SIGSYS handler lets the process's own code answer it),
+// a tracer, and a SIGSYS handler (syscall user dispatch, PR_SET_SYSCALL_USER_DISPATCH, traps a
+// thread's calls to one without any filter, and /proc shows no more of it than the handler).
+// The timed calls' seeds come from a system call (core/secret.hpp), so a kernel that installs
+// any of them could choose its own inputs.
 struct SystemCallInterceptors {
-  long seccomp_mode = 0;     // "Seccomp:": 0 none, 1 strict, 2 filter
-  long seccomp_filters = 0;  // "Seccomp_filters:" (Linux 5.9 and later; 0 where absent)
-  long tracer = 0;           // "TracerPid:": 0 when none
+  long seccomp_mode = 0;        // "Seccomp:": 0 none, 1 strict, 2 filter
+  long seccomp_filters = 0;     // "Seccomp_filters:" (Linux 5.9 and later; 0 where absent)
+  long tracer = 0;              // "TracerPid:": 0 when none
+  bool sigsys_caught = false;   // "SigCgt:" (a hex mask of the signals with a handler) has SIGSYS
 };
 SystemCallInterceptors parse_system_call_interceptors(const std::string& proc_status);
+
+// Whether `signal` is set in a /proc/PID/status signal mask ("SigCgt:"'s "0000000040004a02":
+// hex, signal n at bit n - 1); false for a mask that does not parse.
+bool mask_has_signal(std::string_view hex_mask, int signal);
 
 class HostAgents {
  public:

@@ -224,6 +224,47 @@ TEST(HostAgents, FindASeccompFilterInstalledForReal) {
   EXPECT_EQ(WEXITSTATUS(status), 0) << "the census did not name the filter alone";
 }
 
+// /proc/self/status's SigCgt as Linux 6 prints it: 16 hex digits, signal n at bit n - 1.
+TEST(SignalMask, SaysWhichSignalsHaveAHandler) {
+  EXPECT_TRUE(mask_has_signal("\t0000000040000000", SIGSYS));   // SIGSYS is 31: bit 30
+  EXPECT_FALSE(mask_has_signal("\t0000000180004a02", SIGSYS));  // what a Python process catches
+  EXPECT_TRUE(mask_has_signal("\t0000000180004a02", SIGINT));
+  EXPECT_TRUE(mask_has_signal("\t0000000180004a02", 33));
+  EXPECT_FALSE(mask_has_signal("\t0000000180004a02", 65));     // past the mask
+  EXPECT_FALSE(mask_has_signal("\tzz", SIGSYS));
+  EXPECT_FALSE(mask_has_signal("", SIGSYS));
+}
+
+TEST(HostAgents, NameASigsysHandlerThatCameSince) {
+  const SystemCallInterceptors caught = parse_system_call_interceptors("Name:\tkopt\nSigCgt:\t0000000040004a02\n");
+  EXPECT_TRUE(caught.sigsys_caught);
+  const HostAgents before = HostAgents::of({1}, {}, {}, {});
+  const HostAgents after = HostAgents::of({1}, {}, {}, {}, caught);
+  EXPECT_THAT(after.interceptors_since(before), ElementsAre(HasSubstr("a SIGSYS handler")));
+  EXPECT_THAT(after.interceptors_since(after), IsEmpty());  // one there before the kernel loaded is not its
+}
+
+// Syscall user dispatch traps a thread's system calls to a SIGSYS handler without any seccomp
+// filter; what /proc shows of it is the handler. One installed for real (in a child, so that
+// this test process keeps none) is seen.
+TEST(HostAgents, FindASigsysHandlerInstalledForReal) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const HostAgents before = HostAgents::now();
+    struct sigaction answer {};
+    answer.sa_handler = [](int) {};
+    if (sigaction(SIGSYS, &answer, nullptr) != 0) _exit(77);
+    const std::vector<std::string> found = HostAgents::now().interceptors_since(before);
+    _exit(found.size() == 1 && found[0].find("SIGSYS") != std::string::npos ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "no SIGSYS handler can be installed here";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the census did not name the handler alone";
+}
+
 // A census that could not read /proc (no threads at all) compares to nothing.
 TEST(HostAgents, AnUnreadableCensusFindsNothing) {
   const HostAgents unreadable = HostAgents::of({}, {}, {}, {});

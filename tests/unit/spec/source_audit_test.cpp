@@ -34,13 +34,16 @@ TEST(SourceAudit, NamesControlOfTheDevice) {
 }
 
 // What a kernel would need to forge what the OS tells kopt's worker (the timed calls' seeds
-// come from getrandom, core/secret.hpp): a raw system call, a seccomp trap, a tracer let in.
+// come from getrandom, core/secret.hpp): a raw system call, a seccomp trap, syscall user
+// dispatch, a tracer let in.
 TEST(SourceAudit, NamesRawAndInterceptedSystemCalls) {
   const auto findings = audit_source(
       "void f() {\n  syscall(SYS_getrandom, b, 8, 0);\n  prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);\n"
-      "  sigaction(SIGSYS, &sa, nullptr);\n  prctl(PR_SET_PTRACER, child);\n  seccomp(SECCOMP_SET_MODE_FILTER, 0, &p);\n}\n",
+      "  sigaction(SIGSYS, &sa, nullptr);\n  prctl(PR_SET_PTRACER, child);\n  seccomp(SECCOMP_SET_MODE_FILTER, 0, &p);\n"
+      "  prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, start, length, &selector);\n"
+      "  selector = SYSCALL_DISPATCH_FILTER_BLOCK;\n}\n",
       "kernel.cu");
-  for (int line : {2, 3, 4, 5, 6}) EXPECT_TRUE(names(findings, "system_calls", line)) << line;
+  for (int line : {2, 3, 4, 5, 6, 7, 8}) EXPECT_TRUE(names(findings, "system_calls", line)) << line;
   EXPECT_TRUE(audit_source("int syscall_count = 0;  // a name, not a call\n", "kernel.cu").empty());
 }
 
