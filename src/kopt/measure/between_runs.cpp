@@ -47,8 +47,8 @@ std::optional<std::string> between_runs_note(const BenchReport& report, const Be
   if (short_ones.empty()) return std::nullopt;
   return fmt::format(
       "{}: medians under {:.0f} µs moved by up to {:.1f} % between separate runs ({}; docs/measurement.md), more "
-      "than one run's 95 % interval shows: to compare such variants, time them in one run (`kopt compare`, or one "
-      "`kopt bench` of both)",
+      "than one run's 95 % interval shows; verdicts within one run (`kopt compare`, or one `kopt bench` of several "
+      "kernels) are not affected",
       fmt::join(short_ones, ", "), rule.below_seconds * 1e6, 100 * rule.largest_spread, rule.measured);
 }
 
