@@ -8,14 +8,19 @@
 #include <pthread.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <link.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <signal.h>
 #include <sys/time.h>
 #include <time.h>
 
+#include <algorithm>
 #include <condition_variable>
+#include <cstdint>
 #include <fstream>
 #include <mutex>
 #include <thread>
@@ -264,6 +269,70 @@ TEST(HostAgents, FindASigsysHandlerInstalledForReal) {
   if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "no SIGSYS handler can be installed here";
   EXPECT_EQ(WEXITSTATUS(status), 0) << "the census did not name the handler alone";
 }
+
+#if defined(__x86_64__)
+// What tests/gpu/kernels/cheat_dispatched_seeds does, here on the CPU: syscall user dispatch
+// sends the calls this executable makes by its own instructions (kopt's getrandom is one) to a
+// SIGSYS handler that answers them, while calls from shared libraries go through. No filter
+// shows; the census must name the handler.
+std::uint64_t dispatched_answer = 0;
+volatile char dispatch_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+
+long getrandom_by_instruction(std::uint64_t* buffer) {
+  long result;
+  asm volatile("syscall"
+               : "=a"(result)
+               : "a"(static_cast<long>(SYS_getrandom)), "D"(buffer), "S"(sizeof *buffer), "d"(0)
+               : "rcx", "r11", "memory");
+  return result;
+}
+
+int executable_code_end(dl_phdr_info* info, std::size_t, void* end) {
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+    if (segment.p_type == PT_LOAD && (segment.p_flags & PF_X)) {
+      auto* last = static_cast<std::uintptr_t*>(end);
+      *last = std::max<std::uintptr_t>(*last, info->dlpi_addr + segment.p_vaddr + segment.p_memsz);
+    }
+  }
+  return 1;  // the first object is the executable
+}
+
+TEST(HostAgents, FindSyscallUserDispatchByItsHandler) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const HostAgents before = HostAgents::now();
+    struct sigaction answer {};
+    answer.sa_flags = SA_SIGINFO;
+    answer.sa_sigaction = [](int, siginfo_t*, void* context) {
+      auto* registers = static_cast<ucontext_t*>(context)->uc_mcontext.gregs;
+      *reinterpret_cast<std::uint64_t*>(registers[REG_RDI]) = ++dispatched_answer;
+      registers[REG_RAX] = sizeof dispatched_answer;
+    };
+    std::uintptr_t end = 0;
+    dl_iterate_phdr(executable_code_end, &end);
+    const std::uintptr_t top = std::uintptr_t{1} << 47;
+    if (sigaction(SIGSYS, &answer, nullptr) != 0 || end == 0 ||
+        prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, end, top - end, &dispatch_selector) != 0) {
+      _exit(77);
+    }
+    dispatch_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+    std::uint64_t seed = 0;
+    const bool answered = getrandom_by_instruction(&seed) == 8 && seed == 1;  // the handler's, not the OS's
+    const std::vector<std::string> found = HostAgents::now().interceptors_since(before);
+    dispatch_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+    if (!answered) _exit(2);
+    _exit(found.size() == 1 && found[0].find("SIGSYS") != std::string::npos ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "no syscall user dispatch here (Linux 5.11 and later)";
+  ASSERT_NE(WEXITSTATUS(status), 2) << "the dispatch did not answer the executable's getrandom";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the census did not name the handler alone";
+}
+#endif
 
 // A census that could not read /proc (no threads at all) compares to nothing.
 TEST(HostAgents, AnUnreadableCensusFindsNothing) {
