@@ -199,14 +199,17 @@ struct SampleKit {
 
 // What appeared since the last census belongs to the variant whose library was just loaded or
 // whose calls just ran: nothing of kopt's own starts between the two (host_agents.hpp). Where
-// Python hosts the worker, its interpreter and libraries start threads of their own as they
-// please, so only what can answer system calls is named there.
+// Python hosts the worker, its interpreter and libraries start threads (and LLVM, Triton's
+// compiler, its crash handlers, SIGSYS's among them) as they please, so only seccomp filters
+// and tracers are named there.
 void take_census(VariantState& v, run::HostAgents& seen, bool agents_counted) {
   run::HostAgents now = run::HostAgents::now();
   if (agents_counted) {
     for (std::string& agent : now.newcomers_since(seen)) v.agents_left.push_back(std::move(agent));
   }
-  for (std::string& interceptor : now.interceptors_since(seen)) v.interceptors.push_back(std::move(interceptor));
+  for (std::string& interceptor : now.interceptors_since(seen, agents_counted)) {
+    v.interceptors.push_back(std::move(interceptor));
+  }
   seen = std::move(now);
 }
 

@@ -184,7 +184,7 @@ std::vector<std::string> HostAgents::newcomers_since(const HostAgents& before) c
   return newcomers;
 }
 
-std::vector<std::string> HostAgents::interceptors_since(const HostAgents& before) const {
+std::vector<std::string> HostAgents::interceptors_since(const HostAgents& before, bool sigsys_handlers_counted) const {
   std::vector<std::string> found;
   if (!readable() || !before.readable()) return found;
   const SystemCallInterceptors& was = before.interceptors_;
@@ -193,7 +193,7 @@ std::vector<std::string> HostAgents::interceptors_since(const HostAgents& before
   } else if (interceptors_.seccomp_mode != was.seccomp_mode) {
     found.push_back(fmt::format("seccomp mode {} (was {})", interceptors_.seccomp_mode, was.seccomp_mode));
   }
-  if (interceptors_.sigsys_caught && !was.sigsys_caught) {
+  if (sigsys_handlers_counted && interceptors_.sigsys_caught && !was.sigsys_caught) {
     found.push_back("a SIGSYS handler (what answers a call trapped by seccomp or by syscall user dispatch)");
   }
   if (interceptors_.tracer != 0 && interceptors_.tracer != was.tracer) {

@@ -48,9 +48,11 @@ class HostAgents {
   // census was not readable.
   std::vector<std::string> newcomers_since(const HostAgents& before) const;
   // What can answer this process's system calls and was not there in `before` ("1 more
-  // seccomp filter(s)", "tracer process 1250 'gdb'"); a filter already there (a container's)
-  // is not named.
-  std::vector<std::string> interceptors_since(const HostAgents& before) const;
+  // seccomp filter(s)", "tracer process 1250 'gdb'", "a SIGSYS handler ..."); a filter already
+  // there (a container's) is not named. `sigsys_handlers_counted` false leaves SIGSYS handlers
+  // out: where Python hosts the worker, LLVM (Triton's compiler) installs crash handlers for
+  // SIGSYS among other signals whenever it is first asked to.
+  std::vector<std::string> interceptors_since(const HostAgents& before, bool sigsys_handlers_counted = true) const;
 
   // For tests: a census as /proc would give it.
   static HostAgents of(std::set<long> threads, std::set<long> children, std::set<long> posix_timers,

@@ -247,6 +247,7 @@ TEST(HostAgents, NameASigsysHandlerThatCameSince) {
   const HostAgents after = HostAgents::of({1}, {}, {}, {}, caught);
   EXPECT_THAT(after.interceptors_since(before), ElementsAre(HasSubstr("a SIGSYS handler")));
   EXPECT_THAT(after.interceptors_since(after), IsEmpty());  // one there before the kernel loaded is not its
+  EXPECT_THAT(after.interceptors_since(before, /*sigsys_handlers_counted=*/false), IsEmpty());  // a Python host's
 }
 
 // Syscall user dispatch traps a thread's system calls to a SIGSYS handler without any seccomp
