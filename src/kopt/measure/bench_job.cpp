@@ -83,14 +83,18 @@ double probe_and_flush(const run::KernelLibrary& library, ClockProbe& clock, con
 // the GPU runs each call as it is queued, so the clock starts before the first.
 Sample take_sample(const run::KernelLibrary& library, const std::vector<run::KernelArguments*>& calls,
                    const L2Flusher* flusher, ClockProbe& clock, Event& start, Event& stop, int flush_round,
-                   StreamBlocker* blocker, SampleSignals* witness = nullptr) {
+                   StreamBlocker* blocker, SampleSignals* witness = nullptr, std::uint32_t reserved_id = 0) {
   Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, flusher, flush_round)};
   const bool blocked = blocker != nullptr && blocker->hold(library);
   Stopwatch host;
   // kopt's parent witnesses the same window as the host clock: from when the GPU may start;
   // and, for a held sample, how long solve's calls kept the host before that (work the kernel
   // did then, waited for inside solve, no clock of the sample would see).
-  if (witness != nullptr) sample.witness_id = blocked ? witness->hold() : witness->begin();
+  if (witness != nullptr) {
+    sample.witness_id = reserved_id != 0 ? reserved_id : witness->reserve();
+    if (blocked) witness->hold(sample.witness_id);
+    else witness->begin(sample.witness_id);
+  }
   run::check_cuda(cudaEventRecord(start.get(), nullptr), "cudaEventRecord");
   for (const run::KernelArguments* arguments : calls) library.call(arguments->call());
   run::check_cuda(cudaEventRecord(stop.get(), nullptr), "cudaEventRecord");
@@ -120,9 +124,10 @@ int calls_per_graph(double one_call_seconds) {
 }
 
 Sample take_graph_sample(const run::KernelLibrary& library, const CapturedCalls& graph, ClockProbe& clock,
-                         Event& start, Event& stop, SampleSignals& witness) {
+                         Event& start, Event& stop, SampleSignals& witness, std::uint32_t reserved_id) {
   Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, nullptr, 0)};
-  sample.witness_id = witness.begin();
+  sample.witness_id = reserved_id != 0 ? reserved_id : witness.reserve();
+  witness.begin(sample.witness_id);
   const Stopwatch host;
   run::check_cuda(cudaEventRecord(start.get(), cudaStreamPerThread), "cudaEventRecord");
   run::check_cuda(cudaGraphLaunch(graph.exec(), cudaStreamPerThread), "cudaGraphLaunch");
@@ -239,10 +244,14 @@ TimedBatch timed_batch(VariantState& v, const std::vector<run::KernelArguments*>
     batch.seeds.push_back(kit.inputs.next_seed());
     kit.inputs.prepare(*v.library, *set, batch.seeds.back());
   }
+  // kopt's parent hears the seeds before solve runs, and the digests below as soon as they are
+  // taken: a later call cannot rewrite what it heard (sample_witness.hpp).
+  const std::uint32_t id = kit.witness.reserve();
+  kit.witness.record('S', id, batch.seeds);
   kit.phases.sampling_inputs += mark.lap();
-  const Sample sample = v.graph ? take_graph_sample(*v.library, *v.graph, kit.probe, kit.start, kit.stop, kit.witness)
+  const Sample sample = v.graph ? take_graph_sample(*v.library, *v.graph, kit.probe, kit.start, kit.stop, kit.witness, id)
                                 : take_sample(*v.library, sets, kit.flush, kit.probe, kit.start, kit.stop, round,
-                                              v.blocked ? &kit.blocker : nullptr, &kit.witness);
+                                              v.blocked ? &kit.blocker : nullptr, &kit.witness, id);
   if (sample.blocker_timed_out) stop_blocking(v);
   batch.gpu_seconds = sample.gpu_seconds;
   batch.host_seconds = sample.host_seconds;
@@ -250,6 +259,7 @@ TimedBatch timed_batch(VariantState& v, const std::vector<run::KernelArguments*>
   batch.witness_id = sample.witness_id;
   kit.phases.sampling_timed += mark.lap();
   batch.digests = kit.digests.take(*v.library, sets);
+  kit.witness.record('D', id, recorded_digests(batch));
   kit.phases.sampling_digests += mark.lap();
   return batch;
 }
@@ -376,6 +386,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     v.samples.interceptors_installed = v.interceptors;
     kit.retention.offer_calls(i, {final_batch.seeds.back()}, {batch_sets.back()});
     v.samples.final_seed = final_batch.seeds.back();
+    v.samples.final_witness_id = final_batch.witness_id;
     v.samples.final_digest = final_batch.digests.back().value_or(0);
     result.samples.push_back(std::move(v.samples));
   }

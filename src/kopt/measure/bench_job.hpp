@@ -135,6 +135,7 @@ struct VariantSamples {
   std::vector<std::uint64_t> sample_digests;
   std::uint64_t final_seed = 0;
   std::uint64_t final_digest = 0;
+  std::uint32_t final_witness_id = 0;     // the id under which that last sample was signalled
   bool digests = false;                   // false: the library has no device digest
   // The id under which each kept sample was signalled to kopt's parent (parallel to
   // gpu_seconds; sample_witness.hpp); empty without a witness.

@@ -114,6 +114,7 @@ json bench_result_to_json(const BenchJobResult& result) {
                        {"sample_digests", s.sample_digests},
                        {"final_seed", s.final_seed},
                        {"final_digest", s.final_digest},
+                       {"final_witness_id", s.final_witness_id},
                        {"digests", s.digests},
                        {"witness_ids", s.witness_ids},
                        {"kept_seeds", s.kept_seeds},
@@ -154,6 +155,7 @@ BenchJobResult bench_result_from_json(const json& in) {
     v.sample_digests = s.value("sample_digests", std::vector<std::uint64_t>{});
     v.final_seed = s.value("final_seed", std::uint64_t{0});
     v.final_digest = s.value("final_digest", std::uint64_t{0});
+    v.final_witness_id = s.value("final_witness_id", std::uint32_t{0});
     v.digests = s.value("digests", false);
     v.witness_ids = s.value("witness_ids", std::vector<std::uint32_t>{});
     v.kept_seeds = s.value("kept_seeds", std::vector<std::uint64_t>{});

@@ -83,4 +83,7 @@ struct TimedBatch {
 // is counted in throttled_discarded. Returns the per-call time of a kept sample.
 std::optional<double> record_batch(VariantSamples& samples, const TimedBatch& batch, double min_clock_mhz);
 
+// Every call's digest as sample_digests keeps it: one per seed, 0 where none was taken.
+std::vector<std::uint64_t> recorded_digests(const TimedBatch& batch);
+
 }  // namespace kopt::measure

@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <set>
 
 #include "kopt/core/error.hpp"
 #include "kopt/measure/statistics.hpp"
@@ -34,6 +36,26 @@ std::uint32_t SampleSignals::hold() {
   return last_id_;
 }
 
+void SampleSignals::hold(std::uint32_t id) {
+  if (on() && id != 0) send('H', id);
+}
+
+std::vector<std::string> record_lines(char kind, std::uint32_t id, const std::vector<std::uint64_t>& values) {
+  if (values.empty()) return {fmt::format("{} {} \n", kind, id)};
+  std::vector<std::string> lines;
+  for (std::size_t first = 0; first < values.size(); first += kRecordValuesPerLine) {
+    const auto begin = values.begin() + static_cast<std::ptrdiff_t>(first);
+    const auto end = values.begin() + static_cast<std::ptrdiff_t>(std::min(first + kRecordValuesPerLine, values.size()));
+    lines.push_back(fmt::format("{} {} {:x}\n", kind, id, fmt::join(begin, end, ",")));
+  }
+  return lines;
+}
+
+void SampleSignals::record(char kind, std::uint32_t id, const std::vector<std::uint64_t>& values) const {
+  if (!on() || id == 0) return;
+  for (const std::string& line : record_lines(kind, id, values)) write_line(line);
+}
+
 void SampleSignals::begin(std::uint32_t id) {
   if (on() && id != 0) send('B', id);
 }
@@ -42,8 +64,10 @@ void SampleSignals::end(std::uint32_t id) {
   if (on() && id != 0) send('E', id);
 }
 
-void SampleSignals::send(char kind, std::uint32_t id) const {
-  const std::string line = signal_line(kind, id);  // < PIPE_BUF: one write, never interleaved
+void SampleSignals::send(char kind, std::uint32_t id) const { write_line(signal_line(kind, id)); }
+
+void SampleSignals::write_line(const std::string& line) const {
+  // < PIPE_BUF: one write, never interleaved
   while (::write(fd_, line.data(), line.size()) < 0 && errno == EINTR) {
   }
 }
@@ -73,7 +97,48 @@ void SignalParser::feed(std::string_view bytes, double arrived_seconds) {
   pending_.erase(0, start);
 }
 
+namespace {
+
+// "1f,a0" into values; false for anything else ("" is no values).
+bool parse_hex_values(std::string_view text, std::vector<std::uint64_t>& values) {
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    const std::string_view digits = text.substr(0, comma);
+    std::uint64_t value = 0;
+    const auto parsed = std::from_chars(digits.data(), digits.data() + digits.size(), value, 16);
+    if (digits.empty() || parsed.ec != std::errc{} || parsed.ptr != digits.data() + digits.size()) return false;
+    values.push_back(value);
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+    if (text.empty()) return false;  // a trailing comma
+  }
+  return true;
+}
+
+}  // namespace
+
+// "S 17 1f,a0" or "D 17 ...": part of sample 17's record, appended to what came before.
+bool SignalParser::take_record(std::string_view line) {
+  const std::size_t space = line.find(' ', 2);
+  if (line.size() < 4 || line[1] != ' ' || space == std::string_view::npos) return false;
+  std::uint32_t id = 0;
+  const auto parsed = std::from_chars(line.data() + 2, line.data() + space, id);
+  if (parsed.ec != std::errc{} || parsed.ptr != line.data() + space || id == 0) return false;
+  WitnessedSpans::Span& span = spans_.spans[id];
+  const bool seeds = line[0] == 'S';
+  std::vector<std::uint64_t> values;
+  if (!parse_hex_values(line.substr(space + 1), values)) return false;
+  std::vector<std::uint64_t>& record = seeds ? span.seeds : span.digests;
+  record.insert(record.end(), values.begin(), values.end());
+  (seeds ? span.seeds_told : span.digests_told) = true;
+  return true;
+}
+
 void SignalParser::take_line(std::string_view line, double arrived_seconds) {
+  if (!line.empty() && (line[0] == 'S' || line[0] == 'D')) {
+    if (!take_record(line)) ++spans_.malformed_lines;
+    return;
+  }
   std::uint32_t id = 0;
   const bool kind_ok = line.size() >= 3 && (line[0] == 'H' || line[0] == 'B' || line[0] == 'E') && line[1] == ' ';
   const char* digits_end = line.data() + line.size();
@@ -289,6 +354,55 @@ VariantWitness witness_variant(const VariantSamples& s, const WitnessedSpans& sp
   return w;
 }
 
+std::vector<std::string> record_differences(const VariantSamples& s, const WitnessedSpans& spans) {
+  std::vector<std::string> differences;
+  std::vector<std::uint64_t> seeds, digests;
+  std::size_t untold = 0;
+  for (std::uint32_t id : s.witness_ids) {
+    const auto found = spans.spans.find(id);
+    if (found == spans.spans.end() || !found->second.seeds_told || !found->second.digests_told) {
+      ++untold;
+      continue;
+    }
+    seeds.insert(seeds.end(), found->second.seeds.begin(), found->second.seeds.end());
+    digests.insert(digests.end(), found->second.digests.begin(), found->second.digests.end());
+  }
+  if (untold > 0) {
+    differences.push_back(fmt::format("{} sample(s) whose seeds and digests kopt never heard", untold));
+  } else {
+    if (seeds != s.sample_seeds) differences.push_back("the timed calls' seeds");
+    if (digests != s.sample_digests) differences.push_back("the timed calls' digests");
+  }
+  if (s.final_witness_id != 0) {
+    const auto found = spans.spans.find(s.final_witness_id);
+    const bool told = found != spans.spans.end() && !found->second.seeds.empty() && !found->second.digests.empty();
+    if (!told || found->second.seeds.back() != s.final_seed || found->second.digests.back() != s.final_digest) {
+      differences.push_back("the last call's seed or digest");
+    }
+  }
+  // Outputs are kept from any sample, a discarded one (throttled) too: their seeds must be
+  // among those told at all.
+  std::set<std::uint64_t> told_seeds;
+  for (const auto& [id, span] : spans.spans) told_seeds.insert(span.seeds.begin(), span.seeds.end());
+  const auto kept_untold = std::ranges::count_if(s.kept_seeds, [&](std::uint64_t seed) { return !told_seeds.contains(seed); });
+  if (kept_untold > 0) differences.push_back(fmt::format("the seeds of {} kept output(s)", kept_untold));
+  return differences;
+}
+
+namespace {
+
+std::optional<std::string> record_flag(const VariantSamples& s, const WitnessedSpans& spans) {
+  if (s.witness_ids.empty() && s.final_witness_id == 0) return std::nullopt;  // not signalled: nothing to hold
+  const std::vector<std::string> differences = record_differences(s, spans);
+  if (differences.empty()) return std::nullopt;
+  return fmt::format("{} (case {}): the worker's record of its timed calls is not what it told kopt as they were "
+                     "made ({}): rewritten in the worker's memory after the fact (docs/integrity.md, \"Outside "
+                     "witnesses\")",
+                     s.label, s.case_name, fmt::join(differences, "; "));
+}
+
+}  // namespace
+
 std::vector<std::string> witness_flags(const std::vector<VariantSamples>& samples, const WitnessedSpans& spans,
                                        const SampleWitnessRule& rule) {
   std::vector<std::string> flags;
@@ -304,6 +418,7 @@ std::vector<std::string> witness_flags(const std::vector<VariantSamples>& sample
     if (auto flag = short_flag(s, w, rule)) flags.push_back(std::move(*flag));
     if (auto flag = held_flag(s, w, rule)) flags.push_back(std::move(*flag));
     if (auto flag = timed_out_flag(s, w, rule)) flags.push_back(std::move(*flag));
+    if (auto flag = record_flag(s, spans)) flags.push_back(std::move(*flag));
   }
   if (auto flag = sum_flag(samples, spans, rule)) flags.push_back(std::move(*flag));
   return flags;

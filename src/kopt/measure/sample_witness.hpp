@@ -16,6 +16,11 @@
 // than the span, samples the parent never saw, and samples that together claim more time than
 // the whole sampling took are FLAGs.
 //
+// The worker also tells each sample's record as it is made: its calls' seeds ("S 17 1f,a0")
+// before solve runs, their digests ("D 17 ...") once taken. The record that comes back in the
+// result lives in the worker's memory, where a later call can rewrite it; what the parent heard
+// cannot be, and the two are held against each other (record_differences).
+//
 // The worker's writes are the worker's, and the kernel runs in it: a kernel can write lines
 // of its own to the same pipe. Forging the witness therefore needs work aimed at kopt's
 // channel, timed so that the parent's clock agrees, not just a patch of the process's clocks.
@@ -46,26 +51,40 @@ inline constexpr int kWitnessFd = 3;
 // Writes the begin and end signals of each sample; does nothing without a pipe (fd < 0).
 // Write errors are ignored: a worker that cannot signal leaves samples the parent never saw,
 // and the parent judges that.
+//
+// It also tells the parent each sample's record as it is made: the calls' seeds before solve
+// runs, their digests right after they are taken. The worker's own record (VariantSamples) is
+// in memory the kernel can write during any later call; what the parent heard cannot change.
 class SampleSignals {
  public:
   explicit SampleSignals(int fd = -1) : fd_(fd) {}
   bool on() const { return fd_ >= 0; }
+  // The id of a new sample, signalled by the begin or hold that follows (0 when off).
+  std::uint32_t reserve() { return on() ? ++last_id_ : 0; }
   // Signals the start of a new sample; returns its id (0 when off).
   std::uint32_t begin();
-  // A sample whose calls are queued behind kopt's stream blocker: hold() signals the blocker
-  // in place, before solve is called (returns the new sample's id), begin(id) its release.
+  // A sample whose calls are queued behind kopt's stream blocker: hold(id) signals the blocker
+  // in place, before solve is called, begin(id) its release.
   std::uint32_t hold();
+  void hold(std::uint32_t id);
   void begin(std::uint32_t id);
   void end(std::uint32_t id);
+  // Sample `id`'s seeds ('S', before its calls) or digests ('D', after them).
+  void record(char kind, std::uint32_t id, const std::vector<std::uint64_t>& values) const;
 
  private:
   void send(char kind, std::uint32_t id) const;
+  void write_line(const std::string& line) const;
   int fd_;
   std::uint32_t last_id_ = 0;
 };
 
 // "B 17\n": one signal as it travels on the pipe.
 std::string signal_line(char kind, std::uint32_t id);
+// "S 17 1f,a0\n": part of a sample's record (hex values), at most kRecordValuesPerLine of them
+// a line, so that every line is one write below PIPE_BUF; longer records take several lines.
+inline constexpr std::size_t kRecordValuesPerLine = 64;
+std::vector<std::string> record_lines(char kind, std::uint32_t id, const std::vector<std::uint64_t>& values);
 
 // ---- Parent side ------------------------------------------------------------------------
 
@@ -74,6 +93,8 @@ std::string signal_line(char kind, std::uint32_t id);
 struct WitnessedSpans {
   struct Span {
     std::optional<double> held, begin, end;  // held: the blocker in place, before solve's calls
+    std::vector<std::uint64_t> seeds, digests;  // as the worker told them (SampleSignals::record)
+    bool seeds_told = false, digests_told = false;
   };
   std::map<std::uint32_t, Span> spans;
   std::size_t malformed_lines = 0;   // lines kopt's worker never writes
@@ -99,6 +120,7 @@ class SignalParser {
 
  private:
   void take_line(std::string_view line, double arrived_seconds);
+  bool take_record(std::string_view line);
   std::string pending_;
   WitnessedSpans spans_{.listened = true};
 };
@@ -181,6 +203,11 @@ bool mostly_held_too_long(const VariantWitness& witness, const SampleWitnessRule
 // Whether the witness fails the variant: samples it never saw, mostly short ones, or mostly
 // held too long (what the optimization loop turns into a failed outcome).
 bool witness_fails(const VariantWitness& witness, const SampleWitnessRule& rule);
+
+// Where a variant's record (its kept samples' seeds and digests, in order; the last call's;
+// the kept outputs' seeds) differs from what the worker told the parent as each sample was
+// made, one phrase each; empty when it agrees.
+std::vector<std::string> record_differences(const VariantSamples& samples, const WitnessedSpans& spans);
 
 // The FLAG lines of one timing worker's samples (empty when all agree). Without a pipe the
 // parent listened on, none.

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "kopt/core/process.hpp"
+#include "kopt/measure/call_batch.hpp"
 
 namespace kopt::measure {
 namespace {
@@ -18,15 +19,22 @@ using ::testing::SizeIs;
 const SampleWitnessRule kSampleRule{.slack_seconds = 50e-6, .slack_fraction = 0.2, .flag_share = 0.5,
                               .sum_slack_seconds = 1e-3};
 
+// What the worker tells of a sample whose calls' record samples_of leaves empty.
+void tell_empty_record(SignalParser& parser, char kind, std::uint32_t id, double now) {
+  for (const std::string& line : record_lines(kind, id, {})) parser.feed(line, now);
+}
+
 // Signals as the parent would have stamped them: sample i begins at `at[i]` and lasts `span[i]`.
 WitnessedSpans spans_of(const std::vector<double>& span_seconds, double gap_seconds = 1e-3) {
   SignalParser parser;
   double now = 0;
   for (std::size_t i = 0; i < span_seconds.size(); ++i) {
     const auto id = static_cast<std::uint32_t>(i + 1);
+    tell_empty_record(parser, 'S', id, now);
     parser.feed(signal_line('B', id), now);
     now += span_seconds[i];
     parser.feed(signal_line('E', id), now);
+    tell_empty_record(parser, 'D', id, now);
     now += gap_seconds;
   }
   return parser.finish();
@@ -296,11 +304,13 @@ WitnessedSpans held_spans_of(const std::vector<double>& held, const std::vector<
   double now = 0;
   for (std::size_t i = 0; i < held.size(); ++i) {
     const auto id = static_cast<std::uint32_t>(i + 1);
+    tell_empty_record(parser, 'S', id, now);
     parser.feed(signal_line('H', id), now);
     now += held[i];
     parser.feed(signal_line('B', id), now);
     now += span[i];
     parser.feed(signal_line('E', id), now);
+    tell_empty_record(parser, 'D', id, now);
     now += 1e-3;
   }
   return parser.finish();
@@ -384,6 +394,109 @@ TEST(WitnessFlags, AHostPreemptedFarShortOfTheBlockersTimeoutIsNoTimeout) {
   std::vector<double> held(6, 30e-6), span(6, 25e-6), reported(6, 5e-6);
   held.back() = 20e-3;
   EXPECT_EQ(witness_variant(samples_of(reported), held_spans_of(held, span), kSampleRule).timed_out_holds, 0U);
+}
+
+}  // namespace
+}  // namespace kopt::measure
+
+namespace kopt::measure {
+namespace {
+
+// ---- The record the worker tells as it goes: seeds before the calls, digests after ----
+
+TEST(RecordLines, HexValuesAtMostSixtyFourALine) {
+  EXPECT_THAT(record_lines('S', 7, {0x1f, 0xa0}), ::testing::ElementsAre("S 7 1f,a0\n"));
+  EXPECT_THAT(record_lines('D', 7, {}), ::testing::ElementsAre("D 7 \n"));
+  std::vector<std::uint64_t> many(130, ~std::uint64_t{0});
+  const std::vector<std::string> lines = record_lines('S', 3, many);
+  ASSERT_THAT(lines, SizeIs(3));
+  for (const std::string& line : lines) EXPECT_LT(line.size(), 4096U) << "one write below PIPE_BUF";
+}
+
+TEST(SignalParser, AppendsEachSamplesRecordAndRefusesWhatKoptNeverWrites) {
+  SignalParser parser;
+  for (const std::string& line : record_lines('S', 2, {1, 2, 3})) parser.feed(line, 0);
+  parser.feed("S 2 ff\n", 0);  // a record longer than a line comes in parts
+  for (const std::string& line : record_lines('D', 2, {9})) parser.feed(line, 0);
+  parser.feed("S 0 1\n", 0);
+  parser.feed("S 3 zz\n", 0);
+  parser.feed("D 3 1,\n", 0);
+  parser.feed("S 3\n", 0);
+  const WitnessedSpans spans = parser.finish();
+  const WitnessedSpans::Span& two = spans.spans.at(2);
+  EXPECT_EQ(two.seeds, (std::vector<std::uint64_t>{1, 2, 3, 0xff}));
+  EXPECT_EQ(two.digests, (std::vector<std::uint64_t>{9}));
+  EXPECT_TRUE(two.seeds_told && two.digests_told);
+  EXPECT_EQ(spans.malformed_lines, 4U);
+}
+
+// A timing worker's sampling as bench_job.cpp does it, through a real pipe: each sample's
+// seeds told before its calls, its digests after; kept (or, throttled, discarded) by
+// record_batch; one more sample at the end; outputs kept from any of them.
+struct ToldSampling {
+  VariantSamples samples{.label = "kernel.cu", .case_name = "default", .calls_per_sample = 3};
+  WitnessedSpans spans;
+};
+
+ToldSampling sample_through_a_pipe() {
+  int fds[2];
+  EXPECT_EQ(::pipe(fds), 0);
+  SampleSignals signals(fds[1]);
+  ToldSampling told;
+  std::uint64_t seed = 100;
+  auto take = [&](double sm_clock_mhz) {
+    TimedBatch batch{.gpu_seconds = 150e-6, .sm_clock_mhz = sm_clock_mhz, .calls = 3};
+    for (int c = 0; c < 3; ++c) batch.seeds.push_back(++seed);
+    const std::uint32_t id = signals.reserve();
+    signals.record('S', id, batch.seeds);
+    signals.begin(id);
+    signals.end(id);
+    batch.witness_id = id;
+    batch.digests = {seed * 7, std::nullopt, seed * 11};  // the second call's library took none
+    signals.record('D', id, recorded_digests(batch));
+    return batch;
+  };
+  for (double clock : {1980.0, 1000.0, 1980.0, 1980.0}) record_batch(told.samples, take(clock), 1800);
+  const TimedBatch last = take(1980);
+  told.samples.final_seed = last.seeds.back();
+  told.samples.final_digest = last.digests.back().value_or(0);
+  told.samples.final_witness_id = last.witness_id;
+  told.samples.kept_seeds = {104, 105, last.seeds.back()};  // 104, 105: the throttled sample's
+  ::close(fds[1]);
+  SignalParser parser;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) parser.feed(std::string_view(buffer, n), 0);
+  ::close(fds[0]);
+  told.spans = parser.finish();
+  return told;
+}
+
+TEST(RecordDifferences, NoneWhereTheRecordIsWhatWasTold) {
+  const ToldSampling told = sample_through_a_pipe();
+  ASSERT_EQ(told.samples.witness_ids.size(), 3U);  // the throttled sample discarded
+  EXPECT_THAT(record_differences(told.samples, told.spans), IsEmpty());
+  EXPECT_FALSE(told.spans.tampered());
+}
+
+TEST(RecordDifferences, NameEveryPartRewrittenAfterItWasTold) {
+  ToldSampling told = sample_through_a_pipe();
+  told.samples.sample_seeds[4] = 42;  // inputs the kernel chose and answered in a warm-up
+  told.samples.sample_digests[0] ^= 1;
+  told.samples.final_digest ^= 1;
+  told.samples.kept_seeds.push_back(43);
+  EXPECT_THAT(record_differences(told.samples, told.spans),
+              ::testing::ElementsAre("the timed calls' seeds", "the timed calls' digests", "the last call's seed or digest",
+                                     "the seeds of 1 kept output(s)"));
+  const std::vector<std::string> flags = witness_flags({told.samples}, told.spans, kSampleRule);
+  EXPECT_THAT(flags, ::testing::Contains(HasSubstr("kernel.cu (case default): the worker's record of its timed calls "
+                                                   "is not what it told kopt as they were made")));
+}
+
+TEST(RecordDifferences, ASampleWhoseRecordWasNeverToldCannotStand) {
+  ToldSampling told = sample_through_a_pipe();
+  told.spans.spans.at(told.samples.witness_ids[1]).seeds_told = false;
+  EXPECT_THAT(record_differences(told.samples, told.spans),
+              ::testing::ElementsAre("1 sample(s) whose seeds and digests kopt never heard"));
 }
 
 }  // namespace
