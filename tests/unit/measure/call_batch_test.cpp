@@ -195,7 +195,8 @@ TEST(BenchJobResult, KeepsTheBatchAndItsL2PolicyThroughJson) {
                          .host_seconds = {2.2e-6, 2.3e-6}, .stop_reason = "median_precise", .calls_per_sample = 3,
                          .resolution_seconds = 32e-9 / 3, .timing_note = batch_note(TimingMode::cold, 3, 3),
                          .l2 = std::string(kL2FlushedPerBatch), .sample_seeds = {1, 2, 3, 4, 5, 6},
-                         .sample_digests = {10, 20, 30, 40, 50, 60}, .digests = true};
+                         .sample_digests = {10, 20, 30, 40, 50, 60}, .final_seed = 7, .final_digest = 70,
+                         .final_witness_id = 9, .digests = true, .witness_ids = {4, 6}};
   result.samples.push_back(samples);
   const BenchJobResult back = bench_result_from_json(bench_result_to_json(result));
   ASSERT_EQ(back.samples.size(), 1u);
@@ -204,6 +205,9 @@ TEST(BenchJobResult, KeepsTheBatchAndItsL2PolicyThroughJson) {
   EXPECT_EQ(back.samples[0].timing_note, samples.timing_note);
   EXPECT_EQ(back.samples[0].sample_seeds, samples.sample_seeds);
   EXPECT_EQ(back.samples[0].sample_digests, samples.sample_digests);
+  EXPECT_EQ(back.samples[0].witness_ids, samples.witness_ids);  // what the parent holds against what it heard
+  EXPECT_EQ(back.samples[0].final_witness_id, 9u);
+  EXPECT_EQ(back.samples[0].final_digest, 70u);
   EXPECT_DOUBLE_EQ(back.samples[0].resolution_seconds, 32e-9 / 3);
 }
 
