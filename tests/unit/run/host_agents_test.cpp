@@ -25,6 +25,8 @@
 #include <mutex>
 #include <thread>
 
+#include "kopt/core/secret.hpp"
+
 namespace kopt::run {
 namespace {
 
@@ -209,24 +211,38 @@ TEST(HostAgents, NameASeccompFilterAndATracerThatCameSince) {
   EXPECT_THAT(before.interceptors_since(before), IsEmpty());  // a filter already there (a container's)
 }
 
-// A filter that a call installs for real (in a child, so that this test process keeps none):
-// an allow-everything filter is all it takes to be seen.
-TEST(HostAgents, FindASeccompFilterInstalledForReal) {
+// What installs an interceptor for real does it in a child, so that this test process keeps
+// none: `body`'s return value is the child's exit status (kCannotHere: this machine does not
+// allow it), -1 when the child did not exit.
+constexpr int kCannotHere = 77;
+int exit_status_in_child(int (*body)()) {
   const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  if (child < 0) return -1;
+  if (child == 0) _exit(body());
+  int status = 0;
+  if (waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+// Whether the census now names one interceptor, and that one is `what`.
+int named_alone(const HostAgents& before, const char* what) {
+  const std::vector<std::string> found = HostAgents::now().interceptors_since(before);
+  return found.size() == 1 && found[0].find(what) != std::string::npos ? 0 : 1;
+}
+
+// An allow-everything filter is all it takes to be seen.
+TEST(HostAgents, FindASeccompFilterInstalledForReal) {
+  const int status = exit_status_in_child([] {
     const HostAgents before = HostAgents::now();
     sock_filter allow{static_cast<unsigned short>(BPF_RET | BPF_K), 0, 0, SECCOMP_RET_ALLOW};
     sock_fprog program{1, &allow};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) _exit(77);
-    const std::vector<std::string> found = HostAgents::now().interceptors_since(before);
-    _exit(found.size() == 1 && found[0].find("seccomp") != std::string::npos ? 0 : 1);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "seccomp filters cannot be installed here";
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "the census did not name the filter alone";
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) {
+      return kCannotHere;
+    }
+    return named_alone(before, "seccomp");
+  });
+  if (status == kCannotHere) GTEST_SKIP() << "seccomp filters cannot be installed here";
+  EXPECT_EQ(status, 0) << "the census did not name the filter alone";
 }
 
 // /proc/self/status's SigCgt as Linux 6 prints it: 16 hex digits, signal n at bit n - 1.
@@ -251,42 +267,26 @@ TEST(HostAgents, NameASigsysHandlerThatCameSince) {
 }
 
 // Syscall user dispatch traps a thread's system calls to a SIGSYS handler without any seccomp
-// filter; what /proc shows of it is the handler. One installed for real (in a child, so that
-// this test process keeps none) is seen.
+// filter; what /proc shows of it is the handler. One installed for real is seen.
 TEST(HostAgents, FindASigsysHandlerInstalledForReal) {
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  const int status = exit_status_in_child([] {
     const HostAgents before = HostAgents::now();
     struct sigaction answer {};
     answer.sa_handler = [](int) {};
-    if (sigaction(SIGSYS, &answer, nullptr) != 0) _exit(77);
-    const std::vector<std::string> found = HostAgents::now().interceptors_since(before);
-    _exit(found.size() == 1 && found[0].find("SIGSYS") != std::string::npos ? 0 : 1);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "no SIGSYS handler can be installed here";
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "the census did not name the handler alone";
+    if (sigaction(SIGSYS, &answer, nullptr) != 0) return kCannotHere;
+    return named_alone(before, "SIGSYS");
+  });
+  if (status == kCannotHere) GTEST_SKIP() << "no SIGSYS handler can be installed here";
+  EXPECT_EQ(status, 0) << "the census did not name the handler alone";
 }
 
 #if defined(__x86_64__)
 // What tests/gpu/kernels/cheat_dispatched_seeds does, here on the CPU: syscall user dispatch
-// sends the calls this executable makes by its own instructions (kopt's getrandom is one) to a
-// SIGSYS handler that answers them, while calls from shared libraries go through. No filter
-// shows; the census must name the handler.
+// sends the calls this executable makes by its own instructions (kopt's getrandom in
+// core/secret.cpp, linked in) to a SIGSYS handler that answers them, while calls from shared
+// libraries go through. No filter shows; the census must name the handler.
 std::uint64_t dispatched_answer = 0;
 volatile char dispatch_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
-
-long getrandom_by_instruction(std::uint64_t* buffer) {
-  long result;
-  asm volatile("syscall"
-               : "=a"(result)
-               : "a"(static_cast<long>(SYS_getrandom)), "D"(buffer), "S"(sizeof *buffer), "d"(0)
-               : "rcx", "r11", "memory");
-  return result;
-}
 
 int executable_code_end(dl_phdr_info* info, std::size_t, void* end) {
   for (int i = 0; i < info->dlpi_phnum; ++i) {
@@ -299,10 +299,10 @@ int executable_code_end(dl_phdr_info* info, std::size_t, void* end) {
   return 1;  // the first object is the executable
 }
 
+constexpr int kNotAnswered = 2;
+
 TEST(HostAgents, FindSyscallUserDispatchByItsHandler) {
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  const int status = exit_status_in_child([] {
     const HostAgents before = HostAgents::now();
     struct sigaction answer {};
     answer.sa_flags = SA_SIGINFO;
@@ -316,22 +316,17 @@ TEST(HostAgents, FindSyscallUserDispatchByItsHandler) {
     const std::uintptr_t top = std::uintptr_t{1} << 47;
     if (sigaction(SIGSYS, &answer, nullptr) != 0 || end == 0 ||
         prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, end, top - end, &dispatch_selector) != 0) {
-      _exit(77);
+      return kCannotHere;
     }
     dispatch_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
-    std::uint64_t seed = 0;
-    const bool answered = getrandom_by_instruction(&seed) == 8 && seed == 1;  // the handler's, not the OS's
-    const std::vector<std::string> found = HostAgents::now().interceptors_since(before);
+    const bool answered = fresh_secret_64() == 1;  // the handler's number, not the OS's
+    const int named = named_alone(before, "SIGSYS");
     dispatch_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
-    if (!answered) _exit(2);
-    _exit(found.size() == 1 && found[0].find("SIGSYS") != std::string::npos ? 0 : 1);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "no syscall user dispatch here (Linux 5.11 and later)";
-  ASSERT_NE(WEXITSTATUS(status), 2) << "the dispatch did not answer the executable's getrandom";
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "the census did not name the handler alone";
+    return answered ? named : kNotAnswered;
+  });
+  if (status == kCannotHere) GTEST_SKIP() << "no syscall user dispatch here (Linux 5.11 and later)";
+  ASSERT_NE(status, kNotAnswered) << "the dispatch did not answer kopt's getrandom";
+  EXPECT_EQ(status, 0) << "the census did not name the handler alone";
 }
 #endif
 
