@@ -119,10 +119,10 @@ void add_agents_finding(BenchReport& report, const VariantReport& v, std::size_t
   }
 }
 
-// A seccomp filter or a tracer that a variant's library or calls installed can answer the
-// worker's own system calls, getrandom among them, which draws each timed call's seed
+// A seccomp filter, a SIGSYS handler or a tracer that a variant's library or calls installed
+// can answer the worker's own system calls, getrandom among them, which draws each timed call's seed
 // (core/secret.hpp): the variant could choose its inputs and time answers it computed ahead.
-// Nothing honest needs either, and the variant's own verdict is at stake, so it is a FLAG
+// Nothing honest needs any of them, and the variant's own verdict is at stake, so it is a FLAG
 // whether or not others were timed beside it.
 void add_interceptors_finding(BenchReport& report, const VariantReport& v) {
   const std::vector<std::string>& found = v.samples.interceptors_installed;

@@ -83,17 +83,17 @@ double probe_and_flush(const run::KernelLibrary& library, ClockProbe& clock, con
 // the GPU runs each call as it is queued, so the clock starts before the first.
 Sample take_sample(const run::KernelLibrary& library, const std::vector<run::KernelArguments*>& calls,
                    const L2Flusher* flusher, ClockProbe& clock, Event& start, Event& stop, int flush_round,
-                   StreamBlocker* blocker, SampleSignals* witness = nullptr, std::uint32_t reserved_id = 0) {
+                   StreamBlocker* blocker, SampleSignals* witness = nullptr, std::uint32_t witness_id = 0) {
   Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, flusher, flush_round)};
   const bool blocked = blocker != nullptr && blocker->hold(library);
   Stopwatch host;
   // kopt's parent witnesses the same window as the host clock: from when the GPU may start;
   // and, for a held sample, how long solve's calls kept the host before that (work the kernel
   // did then, waited for inside solve, no clock of the sample would see).
+  sample.witness_id = witness_id;
   if (witness != nullptr) {
-    sample.witness_id = reserved_id != 0 ? reserved_id : witness->reserve();
-    if (blocked) witness->hold(sample.witness_id);
-    else witness->begin(sample.witness_id);
+    if (blocked) witness->hold(witness_id);
+    else witness->begin(witness_id);
   }
   run::check_cuda(cudaEventRecord(start.get(), nullptr), "cudaEventRecord");
   for (const run::KernelArguments* arguments : calls) library.call(arguments->call());
@@ -124,10 +124,9 @@ int calls_per_graph(double one_call_seconds) {
 }
 
 Sample take_graph_sample(const run::KernelLibrary& library, const CapturedCalls& graph, ClockProbe& clock,
-                         Event& start, Event& stop, SampleSignals& witness, std::uint32_t reserved_id) {
-  Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, nullptr, 0)};
-  sample.witness_id = reserved_id != 0 ? reserved_id : witness.reserve();
-  witness.begin(sample.witness_id);
+                         Event& start, Event& stop, SampleSignals& witness, std::uint32_t witness_id) {
+  Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, nullptr, 0), .witness_id = witness_id};
+  witness.begin(witness_id);
   const Stopwatch host;
   run::check_cuda(cudaEventRecord(start.get(), cudaStreamPerThread), "cudaEventRecord");
   run::check_cuda(cudaGraphLaunch(graph.exec(), cudaStreamPerThread), "cudaGraphLaunch");

@@ -151,9 +151,9 @@ struct VariantSamples {
   // what can act on another variant's sample. Not counted in a Python-hosted worker (Python
   // starts its own).
   std::vector<std::string> agents_left;
-  // Seccomp filters and tracers that appeared while this variant's library was loaded or its
-  // solve ran (run/host_agents.hpp): what can answer the worker's system calls, the getrandom
-  // that draws each timed call's seed among them.
+  // Seccomp filters, tracers and SIGSYS handlers that appeared while this variant's library was
+  // loaded or its solve ran (run/host_agents.hpp): what can answer the worker's system calls,
+  // the getrandom that draws each timed call's seed among them.
   std::vector<std::string> interceptors_installed;
   // Device-wide settings this variant's calls changed and left changed after a sample ("cudaLimit...
   // 64 -> 32"; run/device_settings.hpp): each was put back before anything else ran. Those its

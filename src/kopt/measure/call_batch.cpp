@@ -61,7 +61,9 @@ std::optional<double> record_batch(VariantSamples& samples, const TimedBatch& ba
   if (batch.sm_clock_mhz > 0) samples.sm_clock_mhz.push_back(batch.sm_clock_mhz);
   if (batch.witness_id != 0) samples.witness_ids.push_back(batch.witness_id);
   bool digested = !batch.digests.empty();
-  for (std::size_t i = 0; i < batch.seeds.size(); ++i) digested = digested && i < batch.digests.size() && batch.digests[i].has_value();
+  for (std::size_t i = 0; i < batch.seeds.size(); ++i) {
+    digested = digested && i < batch.digests.size() && batch.digests[i].has_value();
+  }
   samples.sample_seeds.insert(samples.sample_seeds.end(), batch.seeds.begin(), batch.seeds.end());
   const std::vector<std::uint64_t> digests = recorded_digests(batch);
   samples.sample_digests.insert(samples.sample_digests.end(), digests.begin(), digests.end());

@@ -25,15 +25,15 @@ using nlohmann::json;
 std::string signal_line(char kind, std::uint32_t id) { return fmt::format("{} {}\n", kind, id); }
 
 std::uint32_t SampleSignals::begin() {
-  if (!on()) return 0;
-  send('B', ++last_id_);
-  return last_id_;
+  const std::uint32_t id = reserve();
+  begin(id);
+  return id;
 }
 
 std::uint32_t SampleSignals::hold() {
-  if (!on()) return 0;
-  send('H', ++last_id_);
-  return last_id_;
+  const std::uint32_t id = reserve();
+  hold(id);
+  return id;
 }
 
 void SampleSignals::hold(std::uint32_t id) {

@@ -1,7 +1,7 @@
 #pragma once
 // What in this process can act after solve has returned: its host threads, its child
 // processes and its armed timers, and what can answer its system calls (seccomp filters, a
-// tracer). kopt's timing assumes a call is over when solve returns and
+// tracer, a SIGSYS handler). kopt's timing assumes a call is over when solve returns and
 // the device is idle; a thread or timer that solve leaves behind can launch work later, on
 // another variant's sample (a competitor's, or the reference's), where no clock of that sample
 // can tell whose work slowed it (docs/integrity.md, "Agents left behind"). The source audit
