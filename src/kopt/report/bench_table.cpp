@@ -113,7 +113,7 @@ std::string format_bench_report(const measure::BenchReport& report) {
   for (const measure::UntimedVariant& u : report.untimed) width = std::max(width, u.label.size());
   for (const std::string& name : case_names(report)) out += case_rows(report, name, width);
   out += phase_line(report.phase_seconds);
-  for (const verify::CheckReport& check : report.checks) out += source_audit_lines(check);
+  for (const verify::CheckReport& check : report.checks) out += check_warning_lines(check);
   for (const std::string& note : report.notes) out += "note: " + note + "\n";
   for (const std::string& warning : report.warnings) out += "WARN: " + warning + "\n";
   for (const std::string& flag : report.flags) out += "FLAG: " + flag + "\n";

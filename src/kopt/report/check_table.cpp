@@ -52,7 +52,7 @@ std::string format_check_report(const verify::CheckReport& report) {
                        "rel L2 err", "notes");
     for (const verify::RunRecord& run : report.runs) out += run_row(run, case_width);
   }
-  out += source_audit_lines(report);
+  out += check_warning_lines(report);
   out += sanitizer_lines(report);
   if (report.passed()) {
     out += fmt::format("PASS: {} runs on {} cases\n", report.runs.size(), report.cases.size());
@@ -75,7 +75,7 @@ std::string sanitizer_lines(const verify::CheckReport& report) {
   return out;
 }
 
-std::string source_audit_lines(const verify::CheckReport& report) {
+std::string check_warning_lines(const verify::CheckReport& report) {
   std::string out;
   // Unconfined, the verdict still holds (every check is run afresh), but the user should
   // know the kernel could write anywhere they can.
@@ -84,6 +84,7 @@ std::string source_audit_lines(const verify::CheckReport& report) {
   for (const spec::SourceFinding& finding : report.source_findings) {
     out += fmt::format("{}: {}\n", report.strict ? "FAIL" : "WARN", spec::describe(finding));
   }
+  for (const std::string& warning : report.warnings) out += fmt::format("WARN: {}\n", warning);
   return out;
 }
 

@@ -8,8 +8,9 @@
 namespace kopt::report {
 
 std::string format_check_report(const verify::CheckReport& report);
-// One WARN line per source-audit finding (FAIL under --strict).
-std::string source_audit_lines(const verify::CheckReport& report);
+// The lines a check adds before its verdict: unconfined writes, one WARN per source-audit
+// finding (FAIL under --strict), one WARN per warning of the check (verify/input_dependence.hpp).
+std::string check_warning_lines(const verify::CheckReport& report);
 
 // With --sanitize: one line per compute-sanitizer tool, then one per finding.
 std::string sanitizer_lines(const verify::CheckReport& report);

@@ -19,6 +19,7 @@ struct DType {
   std::size_t bytes = 0;
   double default_atol = 0;            // used when the spec gives no [tolerance]
   double default_rtol = 0;
+  double epsilon = 0;                 // 1 to the next value; 0 for integers (data/dtypes.toml)
   std::string numpy_descr;            // .npy descr; bfloat16 and fp8 travel as raw "<u2"/"|u1"
 
   bool is_floating() const { return kind == DTypeKind::floating; }

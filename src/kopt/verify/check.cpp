@@ -20,6 +20,8 @@
 #include "kopt/run/problem_codec.hpp"
 #include "kopt/run/triton_worker.hpp"
 #include "kopt/spec/python_kernel.hpp"
+#include "kopt/verify/input_dependence.hpp"
+#include "kopt/verify/npy.hpp"
 #include "kopt/verify/reference.hpp"
 
 namespace kopt::verify {
@@ -284,6 +286,7 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
     report.runs = std::move(result.runs);
     report.reference = "cached with the check";
     report.sandbox = kept.value("sandbox", "");
+    report.warnings = kept.value("warnings", std::vector<std::string>{});
     report.from_cache = true;
     report.phase_seconds.total = clock.seconds();
     return report;
@@ -342,6 +345,12 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
     report.reference = describe_reference(problem, reference);
     clock.lap(report.phase_seconds.reference);
     compare_with_reference_outputs(report, job, reference);
+    judge_input_dependence(
+        report,
+        [&](std::size_t c, std::size_t seed, const spec::BoundBuffer& buffer) {
+          return read_npy(reference.dirs[c][seed] / (buffer.name + ".npy")).data;
+        },
+        input_dependence_rule());
     clock.lap(report.phase_seconds.comparison);
   } else {
     report.reference = "none";
@@ -350,6 +359,7 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
     json kept = *outcome.result;
     kept["runs"] = json::array();
     for (const RunRecord& run : report.runs) kept["runs"].push_back(run_record_to_json(run));
+    kept["warnings"] = report.warnings;
     write_file_atomic(cached, kept.dump());
   }
   report.phase_seconds.total = clock.seconds();
@@ -422,6 +432,7 @@ json check_report_to_json(const CheckReport& report) {
                              {"comparison", report.phase_seconds.comparison},
                              {"total", report.phase_seconds.total}}},
           {"worker_phase_seconds", check_worker_phases_to_json(report.worker_phases)},
+          {"warnings", report.warnings},
           {"passed", report.passed()},
           {"cause", report.cause()}};
   if (report.sanitizers) document["sanitizers"] = sanitizer_runs_to_json(*report.sanitizers);

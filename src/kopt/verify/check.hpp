@@ -91,6 +91,9 @@ struct CheckReport {
   CheckWorkerPhases worker_phases;             // inside the kernel's worker
   std::optional<std::vector<SanitizerRun>> sanitizers;  // with --sanitize: each tool's findings
   std::vector<std::filesystem::path> triton_cubins;  // where options.triton_cubins_out kept them
+  // What the check passed but cannot vouch for: a tolerance that accepts a constant output
+  // (input_dependence.hpp). Printed as WARN lines; no effect on passed().
+  std::vector<std::string> warnings;
 
   bool passed() const;
   // One line naming the cause of failure, with case and seed; empty when passed.

@@ -30,6 +30,7 @@ enum class FindingKind {
   out_of_bounds_write,
   race,
   mismatch,
+  ignores_inputs,  // within tolerance, but the same whatever the inputs (input_dependence.hpp)
 };
 
 std::string_view finding_kind_name(FindingKind kind);  // "unwritten_output"

@@ -32,6 +32,7 @@ std::string_view finding_kind_name(FindingKind kind) {
     case FindingKind::out_of_bounds_write: return "out_of_bounds_write";
     case FindingKind::race: return "race";
     case FindingKind::mismatch: return "mismatch";
+    case FindingKind::ignores_inputs: return "ignores_inputs";
   }
   return "unknown";
 }
@@ -39,7 +40,7 @@ std::string_view finding_kind_name(FindingKind kind) {
 namespace {
 
 FindingKind finding_kind_from_name(const std::string& name) {
-  for (int k = 0; k <= static_cast<int>(FindingKind::mismatch); ++k) {
+  for (int k = 0; k <= static_cast<int>(FindingKind::ignores_inputs); ++k) {
     if (finding_kind_name(static_cast<FindingKind>(k)) == name) return static_cast<FindingKind>(k);
   }
   throw input_error("unknown finding kind \"{}\" in a worker result", name);

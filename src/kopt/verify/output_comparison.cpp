@@ -62,14 +62,46 @@ struct ChunkError {
   double first_bad_value = 0, first_bad_expected = 0;
   double max_abs_error = 0, max_rel_error = 0;
   double abs_sum = 0, diff_squares = 0, ref_squares = 0;
+  bool output_constant = true;  // every element the bytes of the output's first
+  bool reference_finite = true;
+  double reference_low = INFINITY, reference_high = -INFINITY;
+  double accepted_low = -INFINITY, accepted_high = INFINITY;
 };
 
-ChunkError compare_chunk(const std::byte* out, const std::byte* ref, run::ElementType type, std::int64_t begin,
-                         std::int64_t end, const spec::Tolerance& tolerance) {
+// Whether two elements hold the same bytes; the widths of the contract's types without a call.
+bool same_element(const std::byte* a, const std::byte* b, std::size_t element_bytes) {
+  switch (element_bytes) {
+    case 1: return *a == *b;
+    case 2: return run::load_element<std::uint16_t>(a, 0) == run::load_element<std::uint16_t>(b, 0);
+    case 4: return run::load_element<std::uint32_t>(a, 0) == run::load_element<std::uint32_t>(b, 0);
+    case 8: return run::load_element<std::uint64_t>(a, 0) == run::load_element<std::uint64_t>(b, 0);
+    default: return std::memcmp(a, b, element_bytes) == 0;
+  }
+}
+
+// The reference's range and the constants its tolerance accepts, one element at a time.
+void add_to_spread(ChunkError& chunk, double r, const spec::Tolerance& tolerance) {
+  if (!std::isfinite(r)) {
+    chunk.reference_finite = false;
+    return;
+  }
+  const double allowed = tolerance.atol + tolerance.rtol * std::fabs(r);
+  chunk.reference_low = std::min(chunk.reference_low, r);
+  chunk.reference_high = std::max(chunk.reference_high, r);
+  chunk.accepted_low = std::max(chunk.accepted_low, r - allowed);
+  chunk.accepted_high = std::min(chunk.accepted_high, r + allowed);
+}
+
+ChunkError compare_chunk(const std::byte* out, const std::byte* ref, run::ElementType type, std::size_t element_bytes,
+                         std::int64_t begin, std::int64_t end, const spec::Tolerance& tolerance) {
   ChunkError chunk;
   for (std::int64_t i = begin; i < end; ++i) {
     const double o = run::element_as_double(out, type, i);
     const double r = run::element_as_double(ref, type, i);
+    add_to_spread(chunk, r, tolerance);
+    if (chunk.output_constant && !same_element(out + i * static_cast<std::int64_t>(element_bytes), out, element_bytes)) {
+      chunk.output_constant = false;
+    }
     const auto [within, diff] = compare_element(out, ref, type, i, tolerance);
     if (!within && chunk.bad_count++ == 0) {
       chunk.first_bad_index = i;
@@ -98,11 +130,22 @@ OutputError compare_to_reference(std::string name, std::span<const std::byte> ou
   std::vector<ChunkError> chunks(static_cast<std::size_t>(chunk_count));
   parallel_for(chunks.size(), [&](std::size_t c) {
     const std::int64_t begin = static_cast<std::int64_t>(c) * kComparisonChunk;
-    chunks[c] = compare_chunk(out.data(), ref.data(), type, begin, std::min(error.elements, begin + kComparisonChunk),
-                              tolerance);
+    chunks[c] = compare_chunk(out.data(), ref.data(), type, element_bytes, begin,
+                              std::min(error.elements, begin + kComparisonChunk), tolerance);
   });
   double abs_sum = 0, diff_squares = 0, ref_squares = 0;
+  error.spread_known = error.elements > 0;
+  error.output_constant = error.elements > 1;
+  double reference_low = INFINITY, reference_high = -INFINITY;
+  error.accepted_low = -INFINITY;
+  error.accepted_high = INFINITY;
   for (const ChunkError& chunk : chunks) {
+    error.output_constant = error.output_constant && chunk.output_constant;
+    error.reference_finite = error.reference_finite && chunk.reference_finite;
+    reference_low = std::min(reference_low, chunk.reference_low);
+    reference_high = std::max(reference_high, chunk.reference_high);
+    error.accepted_low = std::max(error.accepted_low, chunk.accepted_low);
+    error.accepted_high = std::min(error.accepted_high, chunk.accepted_high);
     if (chunk.bad_count > 0 && error.bad_count == 0) {
       error.first_bad_index = chunk.first_bad_index;
       error.first_bad_value = chunk.first_bad_value;
@@ -117,6 +160,10 @@ OutputError compare_to_reference(std::string name, std::span<const std::byte> ou
   }
   if (error.elements > 0) error.mean_abs_error = abs_sum / static_cast<double>(error.elements);
   error.rel_l2_error = ref_squares > 0 ? std::sqrt(diff_squares / ref_squares) : std::sqrt(diff_squares);
+  if (reference_low <= reference_high) {
+    error.reference_low = reference_low;
+    error.reference_high = reference_high;
+  }
   return error;
 }
 

@@ -34,6 +34,18 @@ struct OutputError {
   double first_bad_value = 0;
   double first_bad_expected = 0;
 
+  // What the input-dependence judgement needs (input_dependence.hpp), from this comparison
+  // alone: not kept in check.json. `spread_known` is false where no element was compared (an
+  // output equal byte for byte to the reference's is never read).
+  bool spread_known = false;
+  bool output_constant = false;           // two or more elements, every one the same bytes
+  bool reference_finite = true;           // no NaN or infinity in the reference
+  double reference_low = 0, reference_high = 0;  // the reference's least and greatest value
+  // The constants within tolerance of every reference element: [accepted_low, accepted_high],
+  // empty when low > high. A tolerance that accepts one constant for a whole output cannot
+  // tell a kernel that ignores its inputs from one that computes.
+  double accepted_low = 0, accepted_high = 0;
+
   bool passed() const { return bad_count == 0; }
 };
 

@@ -91,6 +91,27 @@ TEST(ToleranceAudit, AnElementNeverWrittenFails) {
   EXPECT_THAT(run.findings.front().message, HasSubstr("1 of 4 elements outside atol"));
 }
 
+TEST(ToleranceAudit, AConstantWrittenWhileTimedFailsWhereTheToleranceWouldTakeIt) {
+  // Softmax-like outputs of ~1e-5 under float32's default tolerance: 2e-5 everywhere is within
+  // 1e-4 of each, and is what a kernel writes that skips the work (verify/input_dependence.hpp).
+  Fixture f({kReference, kReference, kReference});
+  const std::vector<float> small{1.0e-5f, 2.0e-5f, 3.0e-5f, 1.5e-5f};
+  const std::vector<float> constant(kElements, 2e-5f);
+  write_output(f.dir.path() / "small-reference", small);
+  write_output(f.kept_dir(12), constant);
+  f.samples.sample_digests[1] = digest_of(constant);
+  spec::BoundCase loose = reduction_case();
+  loose.args[0].buffer->tolerance = {.atol = 1e-4, .rtol = 1e-3};
+  const verify::RunRecord run = verify_kept_call(loose, f.samples, {12, f.kept_dir(12)}, f.dir.path() / "small-reference");
+  ASSERT_FALSE(run.passed());
+  EXPECT_EQ(run.findings.front().kind, verify::FindingKind::ignores_inputs);
+  EXPECT_THAT(run.findings.front().message, HasSubstr("timed call 2, compared with the reference within tolerance: "
+                                                      "output out: one value at every element"));
+  write_output(f.kept_dir(12), small);  // the honest outputs pass the same comparison
+  f.samples.sample_digests[1] = digest_of(small);
+  EXPECT_TRUE(verify_kept_call(loose, f.samples, {12, f.kept_dir(12)}, f.dir.path() / "small-reference").passed());
+}
+
 TEST(ToleranceAudit, KeptOutputsThatAreNotWhatTheCallWroteFail) {
   Fixture f({kReference, kReference, kReference});
   // Right outputs on disk, but the digest taken right after the call was of something else.

@@ -29,6 +29,7 @@ bytes = 4
 numpy = "<f4"
 atol = 1e-4
 rtol = 0
+epsilon = 1.1920929e-07
 )";
 
 TEST(DTypeTable, KnowsEveryTypeOfTheKernelContract) {
@@ -73,6 +74,17 @@ TEST(DTypeTable, CarriesSizesAndDefaultTolerances) {
   EXPECT_EQ(dtype_named("bfloat16")->numpy_descr, "<u2");
   EXPECT_EQ(dtype_named("float8_e4m3")->bytes, 1u);
   EXPECT_EQ(dtype_named("int32")->default_atol, 0);
+}
+
+// The epsilon is what verify/input_dependence.cpp scales rounding by: each type's own, an
+// integer's zero (any difference is a whole unit).
+TEST(DTypeTable, CarriesEachTypesEpsilon) {
+  EXPECT_DOUBLE_EQ(dtype_named("float32")->epsilon, 1.1920929e-07);
+  EXPECT_DOUBLE_EQ(dtype_named("float64")->epsilon, 2.220446049250313e-16);
+  EXPECT_DOUBLE_EQ(dtype_named("bfloat16")->epsilon, 0.0078125);
+  EXPECT_DOUBLE_EQ(dtype_named("float16")->epsilon, 0.0009765625);
+  EXPECT_EQ(dtype_named("int32")->epsilon, 0);
+  EXPECT_EQ(dtype_named("uint64")->epsilon, 0);
 }
 
 TEST(DTypeTableParsing, ReadsAValidEntryWithIntegerTolerance) {
