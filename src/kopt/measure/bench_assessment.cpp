@@ -133,6 +133,19 @@ void add_interceptors_finding(BenchReport& report, const VariantReport& v) {
                                      v.label, v.case_name, fmt::join(found, ", ")));
 }
 
+// A pointer of kopt's own data that now leads into the kernel's code (run/code_pointers.hpp):
+// whatever kopt did through it after solve returned (read the timer, launch, digest the
+// outputs, write to its parent) ran the kernel's code, out of every clock's sight. Nothing honest
+// writes kopt's data, so it is a FLAG whether or not others were timed beside it.
+void add_redirection_finding(BenchReport& report, const VariantReport& v) {
+  const std::vector<std::string>& found = v.samples.code_pointers_redirected;
+  if (found.empty()) return;
+  report.flags.push_back(fmt::format("{} (case {}): solve pointed kopt's own calls at its code ({}): what kopt did "
+                                     "after its calls returned (timers, launches, digests) could be the kernel's "
+                                     "(docs/integrity.md, \"Outside witnesses\")",
+                                     v.label, v.case_name, fmt::join(found, ", ")));
+}
+
 // A device-wide setting changed after a variant's calls (run/device_settings.hpp) was put back
 // after each of its samples, so no later sample ran under it; still, a kernel that changes the
 // defaults every other kernel runs under is working on its neighbours, not on its problem.
@@ -180,6 +193,7 @@ void add_variants(BenchReport& report, const spec::Problem& problem, std::vector
     for (std::string& flag : flags_of(v)) report.flags.push_back(std::move(flag));
     add_agents_finding(report, v, variants_of_case[v.case_name]);
     add_interceptors_finding(report, v);
+    add_redirection_finding(report, v);
     add_settings_finding(report, v, variants_of_case[v.case_name]);
     if (v.timed_calls_unverified) {
       std::string unverified = fmt::format(

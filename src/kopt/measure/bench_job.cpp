@@ -19,6 +19,7 @@
 #include "kopt/measure/sample_witness.hpp"
 #include "kopt/measure/sample_progress.hpp"
 #include "kopt/measure/timed_call_inputs.hpp"
+#include "kopt/run/code_pointers.hpp"
 #include "kopt/run/device_info.hpp"
 #include "kopt/run/device_settings.hpp"
 #include "kopt/run/host_agents.hpp"
@@ -50,6 +51,7 @@ struct VariantState {
   double one_call_seconds = 0;            // the last warm-up call's event time: what n is chosen from
   std::vector<std::string> agents_left;   // what its library and calls left running (take_census)
   std::vector<std::string> interceptors;  // what its library and calls installed to answer system calls
+  std::vector<std::string> redirected;    // pointers of kopt's data its calls led into its own code (take_sample)
 };
 
 // The times of one sample, all its calls together.
@@ -60,6 +62,7 @@ struct Sample {
   bool blocker_timed_out = false;
   double held_seconds = 0;       // the host's time from the blocker in place to its release
   std::uint32_t witness_id = 0;  // under which kopt's parent saw it (0: not signalled)
+  std::vector<std::string> redirected;  // run/code_pointers.hpp, read before the end signal
 };
 
 // Appends `note` to the variant's timing note.
@@ -83,7 +86,8 @@ double probe_and_flush(const run::KernelLibrary& library, ClockProbe& clock, con
 // the GPU runs each call as it is queued, so the clock starts before the first.
 Sample take_sample(const run::KernelLibrary& library, const std::vector<run::KernelArguments*>& calls,
                    const L2Flusher* flusher, ClockProbe& clock, Event& start, Event& stop, int flush_round,
-                   StreamBlocker* blocker, SampleSignals* witness = nullptr, std::uint32_t witness_id = 0) {
+                   StreamBlocker* blocker, run::CodePointers& code_pointers, SampleSignals* witness = nullptr,
+                   std::uint32_t witness_id = 0) {
   Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, flusher, flush_round)};
   const bool blocked = blocker != nullptr && blocker->hold(library);
   Stopwatch host;
@@ -105,6 +109,9 @@ Sample take_sample(const run::KernelLibrary& library, const std::vector<run::Ker
   }
   run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   sample.host_seconds = host.lap();
+  // Before the end signal, when a hook that waits for kopt's next call through a table (to do
+  // there, out of every clock's sight, the work its calls skipped) must still be in place.
+  sample.redirected = code_pointers.redirected_now();
   if (witness != nullptr) witness->end(sample.witness_id);
   if (auto error = library.take_launch_error()) throw run::CudaFailure{"a launch in solve", *error};
 
@@ -124,7 +131,8 @@ int calls_per_graph(double one_call_seconds) {
 }
 
 Sample take_graph_sample(const run::KernelLibrary& library, const CapturedCalls& graph, ClockProbe& clock,
-                         Event& start, Event& stop, SampleSignals& witness, std::uint32_t witness_id) {
+                         Event& start, Event& stop, run::CodePointers& code_pointers, SampleSignals& witness,
+                         std::uint32_t witness_id) {
   Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, nullptr, 0), .witness_id = witness_id};
   witness.begin(witness_id);
   const Stopwatch host;
@@ -133,6 +141,7 @@ Sample take_graph_sample(const run::KernelLibrary& library, const CapturedCalls&
   run::check_cuda(cudaEventRecord(stop.get(), cudaStreamPerThread), "cudaEventRecord");
   run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   sample.host_seconds = host.seconds();
+  sample.redirected = code_pointers.redirected_now();
   witness.end(sample.witness_id);
   float milliseconds = 0;
   run::check_cuda(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
@@ -197,6 +206,7 @@ struct SampleKit {
   OutputRetention& retention;  // variants whose outputs vary keep some calls' (output_retention.hpp)
   WorkerPhases& phases;        // where the sampling time goes (sampling_inputs, _timed, _digests)
   run::HostAgents& agents;     // the last census of threads, children, timers and system-call interceptors
+  run::CodePointers& code_pointers;  // kopt's data that leads into code, as before any library was loaded
   bool agents_counted;         // false where Python hosts the worker: its census names interceptors only
   run::DeviceSettings* settings;  // the device-wide settings every sample starts from; null: not watched
 };
@@ -248,9 +258,11 @@ TimedBatch timed_batch(VariantState& v, const std::vector<run::KernelArguments*>
   const std::uint32_t id = kit.witness.reserve();
   kit.witness.record('S', id, batch.seeds);
   kit.phases.sampling_inputs += mark.lap();
-  const Sample sample = v.graph ? take_graph_sample(*v.library, *v.graph, kit.probe, kit.start, kit.stop, kit.witness, id)
-                                : take_sample(*v.library, sets, kit.flush, kit.probe, kit.start, kit.stop, round,
-                                              v.blocked ? &kit.blocker : nullptr, &kit.witness, id);
+  const Sample sample =
+      v.graph ? take_graph_sample(*v.library, *v.graph, kit.probe, kit.start, kit.stop, kit.code_pointers, kit.witness, id)
+              : take_sample(*v.library, sets, kit.flush, kit.probe, kit.start, kit.stop, round,
+                            v.blocked ? &kit.blocker : nullptr, kit.code_pointers, &kit.witness, id);
+  v.redirected.insert(v.redirected.end(), sample.redirected.begin(), sample.redirected.end());
   if (sample.blocker_timed_out) stop_blocking(v);
   batch.gpu_seconds = sample.gpu_seconds;
   batch.host_seconds = sample.host_seconds;
@@ -269,7 +281,8 @@ void warm_up(const BenchJob& job, VariantState& v, run::KernelArguments& argumen
   for (int i = 0; i < std::max(2, job.settings.warmup_calls); ++i) {
     kit.inputs.prepare(*v.library, arguments, kit.inputs.next_seed());
     StreamBlocker* hold = i > 0 && v.blocked ? &kit.blocker : nullptr;
-    Sample s = take_sample(*v.library, {&arguments}, kit.flush, kit.probe, kit.start, kit.stop, i, hold);
+    Sample s = take_sample(*v.library, {&arguments}, kit.flush, kit.probe, kit.start, kit.stop, i, hold, kit.code_pointers);
+    v.redirected.insert(v.redirected.end(), s.redirected.begin(), s.redirected.end());
     if (i == 0) v.samples.first_call_seconds = s.host_seconds;
     v.one_call_seconds = s.gpu_seconds;
     if (s.blocker_timed_out) stop_blocking(v);
@@ -383,6 +396,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     watch_settings(v.samples.settings_changed, kit.settings);
     v.samples.agents_left = v.agents_left;
     v.samples.interceptors_installed = v.interceptors;
+    v.samples.code_pointers_redirected = v.redirected;
     kit.retention.offer_calls(i, {final_batch.seeds.back()}, {batch_sets.back()});
     v.samples.final_seed = final_batch.seeds.back();
     v.samples.final_witness_id = final_batch.witness_id;
@@ -437,6 +451,8 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   const bool agents_counted = !job.python_hosted;
   if (agents_counted) run::keep_orphans_in_census();
   run::HostAgents agents = run::HostAgents::now();
+  // CUDA's runtime has its driver entry points by now (query_device), and no kernel is loaded.
+  run::CodePointers code_pointers = run::CodePointers::now();
   std::optional<run::DeviceSettings> settings;  // as the worker found them; each case starts from them
   if (agents_counted) settings = run::DeviceSettings::now();
   std::vector<VariantState> variants;
@@ -464,7 +480,7 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   OutputRetention retention(job);
   SampleKit kit{.flush = flush ? &*flush : nullptr, .probe = probe, .start = start, .stop = stop, .blocker = blocker,
                 .inputs = inputs, .digests = digests, .witness = witness, .retention = retention,
-                .phases = result.phases, .agents = agents, .agents_counted = agents_counted,
+                .phases = result.phases, .agents = agents, .code_pointers = code_pointers, .agents_counted = agents_counted,
                 .settings = settings ? &*settings : nullptr};
   result.phases.setup = began.seconds();
   for (std::size_t c = 0; c < job.cases.size(); ++c) measure_case(job, c, variants, timing, kit, result);

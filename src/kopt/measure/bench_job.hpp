@@ -155,6 +155,10 @@ struct VariantSamples {
   // loaded or its solve ran (run/host_agents.hpp): what can answer the worker's system calls,
   // the getrandom that draws each timed call's seed among them.
   std::vector<std::string> interceptors_installed;
+  // Pointers of kopt's own data (the runtime's table of driver entry points, the GOT) that led
+  // into code before any library was loaded and led into code loaded since after this
+  // variant's calls (run/code_pointers.hpp): kopt's calls through them ran the kernel's code.
+  std::vector<std::string> code_pointers_redirected;
   // Device-wide settings this variant's calls changed and left changed after a sample ("cudaLimit...
   // 64 -> 32"; run/device_settings.hpp): each was put back before anything else ran. Those its
   // warm-up changed are named apart (put back as well, but where CUDA refuses).

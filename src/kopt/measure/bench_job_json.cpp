@@ -121,6 +121,7 @@ json bench_result_to_json(const BenchJobResult& result) {
                        {"kept_note", s.kept_note},
                        {"agents_left", s.agents_left},
                        {"interceptors_installed", s.interceptors_installed},
+                       {"code_pointers_redirected", s.code_pointers_redirected},
                        {"settings_changed", s.settings_changed},
                        {"settings_set_in_warmup", s.settings_set_in_warmup},
                        {"recheck", s.recheck ? verify::run_record_to_json(*s.recheck) : json(nullptr)}});
@@ -162,6 +163,7 @@ BenchJobResult bench_result_from_json(const json& in) {
     v.kept_note = s.value("kept_note", "");
     v.agents_left = s.value("agents_left", std::vector<std::string>{});
     v.interceptors_installed = s.value("interceptors_installed", std::vector<std::string>{});
+    v.code_pointers_redirected = s.value("code_pointers_redirected", std::vector<std::string>{});
     v.settings_changed = s.value("settings_changed", std::vector<std::string>{});
     v.settings_set_in_warmup = s.value("settings_set_in_warmup", std::vector<std::string>{});
     if (!s.at("recheck").is_null()) v.recheck = verify::run_record_from_json(s.at("recheck"));

@@ -37,6 +37,7 @@ json variant_to_json(const VariantReport& v) {
           {"recheck_failure", v.recheck_failure},
           {"agents_left", v.samples.agents_left},
           {"interceptors_installed", v.samples.interceptors_installed},
+          {"code_pointers_redirected", v.samples.code_pointers_redirected},
           {"settings_changed", v.samples.settings_changed},
           {"settings_set_in_warmup", v.samples.settings_set_in_warmup},
           {"witness", v.witness ? variant_witness_to_json(*v.witness) : json(nullptr)},

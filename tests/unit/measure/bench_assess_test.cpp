@@ -213,6 +213,22 @@ TEST(AddVariants, AnInterceptorOfSystemCallsIsFlaggedEvenAlone) {
   EXPECT_THAT(variants_named_by(alone.flags.front(), alone), ::testing::ElementsAre("chooser.cu"));
 }
 
+// A pointer of kopt's own data led into the kernel's code after its calls: kopt's timer, launches
+// or digests ran the kernel's code; flagged even timed alone, and the loop fails it.
+TEST(AddVariants, KoptsOwnCallsPointedAtTheKernelsCodeAreFlaggedEvenAlone) {
+  spec::Problem problem;
+  problem.cases.push_back({.name = "default"});
+  VariantSamples hooker = samples_of("hooker.cu");
+  hooker.code_pointers_redirected = {"1 pointer(s) of kopt's data into libcuda.so.1 now lead into kernel.so"};
+  BenchReport alone;
+  add_variants(alone, problem, {hooker}, TimingMode::cold, true);
+  ASSERT_EQ(alone.flags.size(), 1u);
+  EXPECT_THAT(alone.flags.front(),
+              ::testing::HasSubstr("hooker.cu (case default): solve pointed kopt's own calls at its code (1 pointer(s) "
+                                   "of kopt's data into libcuda.so.1 now lead into kernel.so)"));
+  EXPECT_THAT(variants_named_by(alone.flags.front(), alone), ::testing::ElementsAre("hooker.cu"));
+}
+
 // A variant whose calls change a device-wide default (the L2 fetch granularity, the cache
 // configuration) works on the variants timed after it: flagged beside others, named alone; what
 // only its warm-up set is a warning, since every variant after it ran under the same.

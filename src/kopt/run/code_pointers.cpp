@@ -1,0 +1,126 @@
+#include "kopt/run/code_pointers.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <utility>
+
+
+namespace kopt::run {
+namespace {
+
+std::uintptr_t read_own_word(std::uintptr_t address) { return *reinterpret_cast<const std::uintptr_t*>(address); }
+
+// /proc files report a size of 0: read as a stream.
+std::vector<MemoryMapping> own_memory_maps() {
+  std::ifstream in("/proc/self/maps");
+  return parse_memory_maps(in ? std::string(std::istreambuf_iterator<char>(in), {}) : std::string());
+}
+
+const MemoryMapping* mapping_holding(const std::vector<MemoryMapping>& maps, std::uintptr_t address) {
+  auto found = std::ranges::find_if(maps, [&](const MemoryMapping& m) { return m.holds(address); });
+  return found == maps.end() ? nullptr : &*found;
+}
+
+bool in_code(const std::vector<MemoryMapping>& code, std::uintptr_t address) {
+  return mapping_holding(code, address) != nullptr;
+}
+
+std::string name_of(const MemoryMapping* mapping) {
+  if (mapping == nullptr) return "unmapped memory";
+  if (mapping->path.empty()) return "anonymous executable memory";
+  return std::filesystem::path(mapping->path).filename().string();
+}
+
+// kopt's own writable data: the private writable mappings of its file, and the anonymous
+// mapping that begins where the file's last one ends (the .bss past the file's pages).
+std::vector<MemoryMapping> kopt_data(const std::vector<MemoryMapping>& maps, const std::string& path) {
+  std::vector<MemoryMapping> data;
+  std::uintptr_t file_end = 0;
+  for (const MemoryMapping& m : maps) {
+    if (m.path != path) continue;
+    file_end = std::max(file_end, m.end);
+    if (m.readable && m.writable && m.is_private) data.push_back(m);
+  }
+  for (const MemoryMapping& m : maps) {
+    if (m.begin == file_end && m.path.empty() && m.readable && m.writable && m.is_private) data.push_back(m);
+  }
+  return data;
+}
+
+}  // namespace
+
+std::vector<MemoryMapping> parse_memory_maps(const std::string& proc_maps) {
+  std::vector<MemoryMapping> maps;
+  std::istringstream lines(proc_maps);
+  for (std::string line; std::getline(lines, line);) {
+    unsigned long begin = 0, end = 0;
+    char perms[5] = {};
+    int path_at = 0;
+    // address perms offset dev inode, then the path (which may hold spaces) or nothing
+    if (std::sscanf(line.c_str(), "%lx-%lx %4s %*s %*s %*s %n", &begin, &end, perms, &path_at) < 3 || end <= begin) {
+      continue;
+    }
+    MemoryMapping m{.begin = begin, .end = end, .readable = perms[0] == 'r', .writable = perms[1] == 'w',
+                    .executable = perms[2] == 'x', .is_private = perms[3] == 'p'};
+    if (path_at > 0 && static_cast<std::size_t>(path_at) < line.size()) m.path = line.substr(static_cast<std::size_t>(path_at));
+    maps.push_back(std::move(m));
+  }
+  return maps;
+}
+
+CodePointers CodePointers::of(const std::vector<MemoryMapping>& maps, std::uintptr_t kopt_code_address,
+                              const WordReader& read) {
+  CodePointers census;
+  for (const MemoryMapping& m : maps) {
+    if (m.executable) census.code_.push_back(m);
+  }
+  const MemoryMapping* own = mapping_holding(maps, kopt_code_address);
+  if (own == nullptr || own->path.empty()) return census;
+  for (const MemoryMapping& data : kopt_data(maps, own->path)) {
+    const std::uintptr_t first = (data.begin + sizeof(std::uintptr_t) - 1) & ~(sizeof(std::uintptr_t) - 1);
+    for (std::uintptr_t word = first; word + sizeof(std::uintptr_t) <= data.end; word += sizeof(std::uintptr_t)) {
+      const std::uintptr_t value = read(word);
+      if (in_code(census.code_, value)) census.pointers_.push_back({word, value});
+    }
+  }
+  return census;
+}
+
+CodePointers CodePointers::now() {
+  const auto self = reinterpret_cast<std::uintptr_t>(&read_own_word);
+  return of(own_memory_maps(), self, read_own_word);
+}
+
+std::vector<std::string> CodePointers::redirected_since_census(const std::vector<MemoryMapping>& maps_now,
+                                                               const WordReader& read) {
+  std::map<std::pair<std::string, std::string>, int> moved;  // (from, to) → words
+  for (Pointer& p : pointers_) {
+    const std::uintptr_t value = read(p.address);
+    if (value == p.target) continue;
+    const MemoryMapping* now = mapping_holding(maps_now, value);
+    if (now != nullptr && now->executable && !in_code(code_, value)) {
+      ++moved[{name_of(mapping_holding(code_, p.target)), name_of(now)}];
+    }
+    p.target = value;  // named once; a change within code mapped at the census is the runtime's own
+  }
+  std::vector<std::string> lines;
+  for (const auto& [places, count] : moved) {
+    lines.push_back(fmt::format("{} pointer(s) of kopt's data into {} now lead into {}", count, places.first, places.second));
+  }
+  return lines;
+}
+
+std::vector<std::string> CodePointers::redirected_now() {
+  const bool changed = std::ranges::any_of(pointers_, [](const Pointer& p) { return read_own_word(p.address) != p.target; });
+  if (!changed) return {};
+  return redirected_since_census(own_memory_maps(), read_own_word);
+}
+
+}  // namespace kopt::run
