@@ -216,7 +216,10 @@ struct SampleKit {
 // Python hosts the worker, its interpreter and libraries start threads (and LLVM, Triton's
 // compiler, its crash handlers, SIGSYS's among them) as they please, so only seccomp filters
 // and tracers are named there.
-void take_census(VariantState& v, run::HostAgents& seen, bool agents_counted) {
+void take_census(VariantState& v, run::HostAgents& seen, run::CodePointers& code_pointers, bool agents_counted) {
+  // Every word of kopt's data, out of any sample's clocks (each sample's own check reads only the
+  // words kept so far); the entries the runtime filled since are kept from now on.
+  for (std::string& redirected : code_pointers.scan_now()) v.redirected.push_back(std::move(redirected));
   run::HostAgents now = run::HostAgents::now();
   if (agents_counted) {
     for (std::string& agent : now.newcomers_since(seen)) v.agents_left.push_back(std::move(agent));
@@ -291,7 +294,7 @@ void warm_up(const BenchJob& job, VariantState& v, run::KernelArguments& argumen
     }
   }
   if (job.settings.mode == TimingMode::graph) prepare_graph(v, arguments, v.one_call_seconds);
-  take_census(v, kit.agents, kit.agents_counted);
+  take_census(v, kit.agents, kit.code_pointers, kit.agents_counted);
   watch_settings(v.samples.settings_set_in_warmup, kit.settings);
 }
 
@@ -374,7 +377,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
       if (!stopping.sampling(i)) continue;
       VariantState& v = variants[i];
       const TimedBatch batch = timed_batch(v, batch_sets, kit, ++round);
-      take_census(v, kit.agents, kit.agents_counted);
+      take_census(v, kit.agents, kit.code_pointers, kit.agents_counted);
       watch_settings(v.samples.settings_changed, kit.settings);
       if (job.python_hosted && !v.blocked) time_alike(variants);  // its blocker timed out: the rest follow
       kit.retention.offer_calls(i, batch.seeds, batch_sets);
@@ -392,7 +395,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
   for (std::size_t i = 0; i < variants.size(); ++i) {
     VariantState& v = variants[i];
     const TimedBatch final_batch = timed_batch(v, batch_sets, kit, ++round);
-    take_census(v, kit.agents, kit.agents_counted);
+    take_census(v, kit.agents, kit.code_pointers, kit.agents_counted);
     watch_settings(v.samples.settings_changed, kit.settings);
     v.samples.agents_left = v.agents_left;
     v.samples.interceptors_installed = v.interceptors;
@@ -460,7 +463,7 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
     VariantState state{.label = variant.label,
                        .library = std::make_unique<run::KernelLibrary>(variant.library, job.signature),
                        .criterion = StoppingCriterion(job.settings.stopping)};
-    take_census(state, agents, agents_counted);  // its constructors ran as it was loaded
+    take_census(state, agents, code_pointers, agents_counted);  // its constructors ran as it was loaded
     variants.push_back(std::move(state));
   }
   std::optional<L2Flusher> flush;

@@ -83,44 +83,81 @@ CodePointers CodePointers::of(const std::vector<MemoryMapping>& maps, std::uintp
   }
   const MemoryMapping* own = mapping_holding(maps, kopt_code_address);
   if (own == nullptr || own->path.empty()) return census;
-  for (const MemoryMapping& data : kopt_data(maps, own->path)) {
-    const std::uintptr_t first = (data.begin + sizeof(std::uintptr_t) - 1) & ~(sizeof(std::uintptr_t) - 1);
-    for (std::uintptr_t word = first; word + sizeof(std::uintptr_t) <= data.end; word += sizeof(std::uintptr_t)) {
-      const std::uintptr_t value = read(word);
-      if (in_code(census.code_, value)) census.pointers_.push_back({word, value});
-    }
-  }
+  census.data_ = kopt_data(maps, own->path);
+  census.scan(maps, read);
   return census;
 }
 
 CodePointers CodePointers::now() {
-  const auto self = reinterpret_cast<std::uintptr_t>(&read_own_word);
-  return of(own_memory_maps(), self, read_own_word);
+  return of(own_memory_maps(), reinterpret_cast<std::uintptr_t>(&read_own_word), read_own_word);
 }
 
-std::vector<std::string> CodePointers::redirected_since_census(const std::vector<MemoryMapping>& maps_now,
-                                                               const WordReader& read) {
-  std::map<std::pair<std::string, std::string>, int> moved;  // (from, to) → words
-  for (Pointer& p : pointers_) {
-    const std::uintptr_t value = read(p.address);
-    if (value == p.target) continue;
-    const MemoryMapping* now = mapping_holding(maps_now, value);
-    if (now != nullptr && now->executable && !in_code(code_, value)) {
-      ++moved[{name_of(mapping_holding(code_, p.target)), name_of(now)}];
-    }
-    p.target = value;  // named once; a change within code mapped at the census is the runtime's own
-  }
+void CodePointers::keep(std::uintptr_t address, std::uintptr_t target) {
+  auto at = std::ranges::lower_bound(pointers_, address, {}, &std::pair<std::uintptr_t, std::uintptr_t>::first);
+  if (at != pointers_.end() && at->first == address) at->second = target;
+  else pointers_.insert(at, {address, target});
+}
+
+namespace {
+
+using Moves = std::map<std::pair<std::string, std::string>, int>;  // (from, to) → words
+
+std::vector<std::string> describe_moves(const Moves& moved, bool from_known) {
   std::vector<std::string> lines;
   for (const auto& [places, count] : moved) {
-    lines.push_back(fmt::format("{} pointer(s) of kopt's data into {} now lead into {}", count, places.first, places.second));
+    lines.push_back(from_known ? fmt::format("{} pointer(s) of kopt's data into {} now lead into {}", count,
+                                             places.first, places.second)
+                               : fmt::format("{} pointer(s) of kopt's data lead into {}", count, places.second));
   }
   return lines;
 }
 
+}  // namespace
+
+std::vector<std::string> CodePointers::redirected_since_census(const std::vector<MemoryMapping>& maps_now,
+                                                               const WordReader& read) {
+  Moves moved;
+  for (auto& [address, target] : pointers_) {
+    const std::uintptr_t value = read(address);
+    if (value == target) continue;
+    const MemoryMapping* now = mapping_holding(maps_now, value);
+    const bool new_code = now != nullptr && now->executable && !in_code(code_, value);
+    if (new_code && std::ranges::find(named_, address) == named_.end()) {
+      ++moved[{name_of(mapping_holding(code_, target)), name_of(now)}];
+      named_.push_back(address);
+    }
+    target = value;  // a change within code mapped at the census is the runtime's own
+  }
+  return describe_moves(moved, true);
+}
+
 std::vector<std::string> CodePointers::redirected_now() {
-  const bool changed = std::ranges::any_of(pointers_, [](const Pointer& p) { return read_own_word(p.address) != p.target; });
+  const bool changed = std::ranges::any_of(pointers_, [](const auto& p) { return read_own_word(p.first) != p.second; });
   if (!changed) return {};
   return redirected_since_census(own_memory_maps(), read_own_word);
 }
+
+std::vector<std::string> CodePointers::scan(const std::vector<MemoryMapping>& maps_now, const WordReader& read) {
+  std::vector<std::string> lines = redirected_since_census(maps_now, read);
+  Moves moved;
+  for (const MemoryMapping& data : data_) {
+    const std::uintptr_t first = (data.begin + sizeof(std::uintptr_t) - 1) & ~(sizeof(std::uintptr_t) - 1);
+    for (std::uintptr_t word = first; word + sizeof(std::uintptr_t) <= data.end; word += sizeof(std::uintptr_t)) {
+      const std::uintptr_t value = read(word);
+      if (in_code(code_, value)) {
+        keep(word, value);
+        continue;
+      }
+      const MemoryMapping* now = mapping_holding(maps_now, value);
+      if (now == nullptr || !now->executable || std::ranges::find(named_, word) != named_.end()) continue;
+      ++moved[{"", name_of(now)}];
+      named_.push_back(word);
+    }
+  }
+  for (std::string& line : describe_moves(moved, false)) lines.push_back(std::move(line));
+  return lines;
+}
+
+std::vector<std::string> CodePointers::scan_now() { return scan(own_memory_maps(), read_own_word); }
 
 }  // namespace kopt::run

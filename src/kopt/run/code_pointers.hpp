@@ -44,20 +44,26 @@ class CodePointers {
 
   std::size_t size() const { return pointers_.size(); }
 
-  // What changed since the census and now leads into code that was not mapped then, one line
-  // per pair of places ("2 pointer(s) of kopt's data into libcuda.so.1 now lead into kernel.so");
-  // each is then taken as the census's, so that it is named once.
+  // What the census kept and now leads into code that was not mapped then, one line per pair of
+  // places ("2 pointer(s) of kopt's data into libcuda.so.1 now lead into kernel.so"); each word is
+  // named once. Cheap (the kept words only): read before each sample's end signal.
   std::vector<std::string> redirected_since_census(const std::vector<MemoryMapping>& maps_now, const WordReader& read);
-  // The same in this process; /proc/self/maps is read only when a word changed.
+  // The same in this process; /proc/self/maps is read only when a kept word changed.
   std::vector<std::string> redirected_now();
 
+  // Every word of kopt's data, not only those kept: one that leads into code not mapped at the
+  // census is named ("1 pointer(s) of kopt's data lead into kernel.so"); one that leads into code
+  // mapped then is kept from now on. The runtime fills most of its table lazily, an entry at its
+  // function's first use: those the warm-up filled are watched by the cheap check afterwards.
+  std::vector<std::string> scan(const std::vector<MemoryMapping>& maps_now, const WordReader& read);
+  std::vector<std::string> scan_now();
+
  private:
-  struct Pointer {
-    std::uintptr_t address = 0;
-    std::uintptr_t target = 0;
-  };
-  std::vector<Pointer> pointers_;
+  void keep(std::uintptr_t address, std::uintptr_t target);
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> pointers_;  // (address, target), by address
+  std::vector<MemoryMapping> data_;  // kopt's writable data
   std::vector<MemoryMapping> code_;  // the executable mappings at the census
+  std::vector<std::uintptr_t> named_;  // words already named, by address
 };
 
 }  // namespace kopt::run

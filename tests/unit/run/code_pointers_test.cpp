@@ -90,6 +90,28 @@ TEST(CodePointers, NamesExecutableMemoryMadeSinceAndIgnoresData) {
               ElementsAre("1 pointer(s) of kopt's data into libcuda.so.1 now lead into anonymous executable memory"));
 }
 
+TEST(CodePointers, AScanKeepsEntriesFilledSinceAndNamesOnesLeadingIntoNewCode) {
+  // The runtime fills an entry at its function's first use: empty at the census, the driver's
+  // after the warm-up, the kernel's after a later call.
+  WordsOfAProcess memory;
+  memory.words = {{0x2008, 0x10040}};
+  CodePointers census = CodePointers::of(parse_memory_maps(kMapsOfAProcess), 0x1234, memory.reader());
+  ASSERT_EQ(census.size(), 1u);
+  const std::vector<MemoryMapping> later = parse_memory_maps(
+      std::string(kMapsOfAProcess) + "60000-61000 r-xp 00000000 08:01 13 /tmp/kopt-cache/build/kernel.so\n");
+  memory.words[0x2010] = 0x10080;  // filled by the runtime: kept
+  EXPECT_TRUE(census.scan(later, memory.reader()).empty());
+  EXPECT_EQ(census.size(), 2u);
+  memory.words[0x2010] = 0x60040;  // now the kernel's: the cheap check sees it
+  EXPECT_THAT(census.redirected_since_census(later, memory.reader()),
+              ElementsAre("1 pointer(s) of kopt's data into libcuda.so.1 now lead into kernel.so"));
+  // A word that was never the driver's, pointed at the kernel's code: only the scan sees it, once.
+  memory.words[0x3008] = 0x60080;
+  EXPECT_TRUE(census.redirected_since_census(later, memory.reader()).empty());
+  EXPECT_THAT(census.scan(later, memory.reader()), ElementsAre("1 pointer(s) of kopt's data lead into kernel.so"));
+  EXPECT_TRUE(census.scan(later, memory.reader()).empty());
+}
+
 TEST(CodePointers, FindsNothingWithoutKoptsOwnFile) {
   WordsOfAProcess memory;
   memory.words = {{0x2008, 0x10040}};
@@ -116,6 +138,21 @@ TEST(CodePointers, FindsAPointerOfItsOwnDataRedirectedForReal) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_THAT(found[0], HasSubstr("1 pointer(s) of kopt's data into "));
   EXPECT_THAT(found[0], HasSubstr(" now lead into anonymous executable memory"));
+}
+
+// The same through the full scan, for a word the census did not keep (it was empty then).
+void (*volatile g_filled_later)() = nullptr;
+
+TEST(CodePointers, AScanFindsAnEmptyWordOfItsOwnDataPointedAtNewCodeForReal) {
+  CodePointers census = CodePointers::now();
+  EXPECT_TRUE(census.scan_now().empty());
+  void* page = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(page, MAP_FAILED);
+  g_filled_later = reinterpret_cast<void (*)()>(page);
+  const std::vector<std::string> found = census.scan_now();
+  g_filled_later = nullptr;
+  munmap(page, 4096);
+  EXPECT_THAT(found, ElementsAre("1 pointer(s) of kopt's data lead into anonymous executable memory"));
 }
 
 }  // namespace
