@@ -88,6 +88,13 @@ std::optional<double> WitnessedSpans::held_seconds(std::uint32_t id) const {
   return *found->second.begin - *found->second.held;
 }
 
+std::optional<double> WitnessedSpans::digest_seconds(std::uint32_t id) const {
+  auto found = spans.find(id);
+  if (found == spans.end() || !found->second.end || !found->second.digests_at) return std::nullopt;
+  if (*found->second.digests_at < *found->second.end) return std::nullopt;
+  return *found->second.digests_at - *found->second.end;
+}
+
 void SignalParser::feed(std::string_view bytes, double arrived_seconds) {
   pending_.append(bytes);
   std::size_t start = 0;
@@ -118,7 +125,7 @@ bool parse_hex_values(std::string_view text, std::vector<std::uint64_t>& values)
 }  // namespace
 
 // "S 17 1f,a0" or "D 17 ...": part of sample 17's record, appended to what came before.
-bool SignalParser::take_record(std::string_view line) {
+bool SignalParser::take_record(std::string_view line, double arrived_seconds) {
   const std::size_t space = line.find(' ', 2);
   if (line.size() < 4 || line[1] != ' ' || space == std::string_view::npos) return false;
   std::uint32_t id = 0;
@@ -130,13 +137,14 @@ bool SignalParser::take_record(std::string_view line) {
   if (!parse_hex_values(line.substr(space + 1), values)) return false;
   std::vector<std::uint64_t>& record = seeds ? span.seeds : span.digests;
   record.insert(record.end(), values.begin(), values.end());
+  if (!seeds && !span.digests_told) span.digests_at = arrived_seconds;
   (seeds ? span.seeds_told : span.digests_told) = true;
   return true;
 }
 
 void SignalParser::take_line(std::string_view line, double arrived_seconds) {
   if (!line.empty() && (line[0] == 'S' || line[0] == 'D')) {
-    if (!take_record(line)) ++spans_.malformed_lines;
+    if (!take_record(line, arrived_seconds)) ++spans_.malformed_lines;
     return;
   }
   std::uint32_t id = 0;
@@ -331,7 +339,7 @@ bool witness_fails(const VariantWitness& w, const SampleWitnessRule& rule) {
 
 VariantWitness witness_variant(const VariantSamples& s, const WitnessedSpans& spans, const SampleWitnessRule& rule) {
   VariantWitness w{.samples = s.gpu_seconds.size()};
-  std::vector<double> reported, seen, held;
+  std::vector<double> reported, seen, held, digesting;
   for (std::size_t i = 0; i < s.gpu_seconds.size() && i < s.witness_ids.size(); ++i) {
     const std::optional<double> span = spans.seconds(s.witness_ids[i]);
     if (!span) continue;
@@ -345,12 +353,14 @@ VariantWitness witness_variant(const VariantSamples& s, const WitnessedSpans& sp
     reported.push_back(reported_seconds(s, i));
     seen.push_back(*span);
     if (short_of_span(reported.back(), *span, rule)) ++w.short_samples;
+    if (const std::optional<double> digest = spans.digest_seconds(s.witness_ids[i])) digesting.push_back(*digest);
   }
   if (!reported.empty()) {
     w.median_reported_seconds = median(reported);
     w.median_span_seconds = median(seen);
   }
   if (!held.empty()) w.median_held_seconds = median(held);
+  if (!digesting.empty()) w.median_digest_seconds = median(digesting);
   return w;
 }
 
@@ -433,7 +443,8 @@ json variant_witness_to_json(const VariantWitness& w) {
           {"held_samples", w.held_samples},
           {"long_held_samples", w.long_held_samples},
           {"timed_out_holds", w.timed_out_holds},
-          {"median_held_seconds", w.median_held_seconds}};
+          {"median_held_seconds", w.median_held_seconds},
+          {"median_digest_seconds", w.median_digest_seconds}};
 }
 
 }  // namespace kopt::measure

@@ -95,6 +95,7 @@ struct WitnessedSpans {
     std::optional<double> held, begin, end;  // held: the blocker in place, before solve's calls
     std::vector<std::uint64_t> seeds, digests;  // as the worker told them (SampleSignals::record)
     bool seeds_told = false, digests_told = false;
+    std::optional<double> digests_at;  // when the first line of its digests arrived
   };
   std::map<std::uint32_t, Span> spans;
   std::size_t malformed_lines = 0;   // lines kopt's worker never writes
@@ -107,6 +108,10 @@ struct WitnessedSpans {
   // From the blocker in place to its release: how long solve's calls kept the host while the
   // GPU was held (none for a sample that was not held).
   std::optional<double> held_seconds(std::uint32_t id) const;
+  // From the sample's end signal to its digests' first line: kopt's digests of its outputs,
+  // launched through the shim in the kernel's own library (docs/integrity.md, "What kopt cannot
+  // do (yet)": work a hook did there would be here). Measured, not yet held to a rule.
+  std::optional<double> digest_seconds(std::uint32_t id) const;
   bool tampered() const { return malformed_lines > 0 || repeated_signals > 0; }
 };
 
@@ -120,7 +125,7 @@ class SignalParser {
 
  private:
   void take_line(std::string_view line, double arrived_seconds);
-  bool take_record(std::string_view line);
+  bool take_record(std::string_view line, double arrived_seconds);
   std::string pending_;
   WitnessedSpans spans_{.listened = true};
 };
@@ -186,6 +191,7 @@ struct VariantWitness {
   double median_held_seconds = 0;   // per sample, over held samples
   double median_reported_seconds = 0;  // per sample (calls_per_sample calls), over witnessed samples
   double median_span_seconds = 0;
+  double median_digest_seconds = 0;  // over samples whose digests' line arrived after their end
 };
 
 // A sample's reported time is gpu_seconds × calls_per_sample: the span covers the whole

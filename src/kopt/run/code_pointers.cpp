@@ -11,7 +11,6 @@
 #include <sstream>
 #include <utility>
 
-
 namespace kopt::run {
 namespace {
 
@@ -23,9 +22,13 @@ std::vector<MemoryMapping> own_memory_maps() {
   return parse_memory_maps(in ? std::string(std::istreambuf_iterator<char>(in), {}) : std::string());
 }
 
+// The maps are in address order, as /proc lists them: a binary search (every word of kopt's data
+// is looked up at each census).
 const MemoryMapping* mapping_holding(const std::vector<MemoryMapping>& maps, std::uintptr_t address) {
-  auto found = std::ranges::find_if(maps, [&](const MemoryMapping& m) { return m.holds(address); });
-  return found == maps.end() ? nullptr : &*found;
+  auto after = std::ranges::upper_bound(maps, address, {}, &MemoryMapping::begin);
+  if (after == maps.begin()) return nullptr;
+  const MemoryMapping& candidate = *std::prev(after);
+  return candidate.holds(address) ? &candidate : nullptr;
 }
 
 bool in_code(const std::vector<MemoryMapping>& code, std::uintptr_t address) {

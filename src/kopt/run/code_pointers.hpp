@@ -25,7 +25,7 @@ struct MemoryMapping {
   bool holds(std::uintptr_t address) const { return address >= begin && address < end; }
 };
 
-// /proc/PID/maps as text; lines that do not parse are skipped.
+// /proc/PID/maps as text, in its (address) order; lines that do not parse are skipped.
 std::vector<MemoryMapping> parse_memory_maps(const std::string& proc_maps);
 
 // Reads the pointer-sized word at an address known to be mapped and readable.

@@ -65,6 +65,24 @@ TEST(SignalParser, ReadsBeginAndEndOfEachSample) {
   EXPECT_FALSE(spans.tampered());
 }
 
+// The digests' first line is stamped: from the end signal to it, kopt took the digests (a hook
+// that did skipped work at kopt's digest launch would show there). A later line of the same
+// digests, or a seeds line, moves nothing.
+TEST(SignalParser, TimesTheDigestsFromTheEndSignal) {
+  SignalParser parser;
+  parser.feed("S 1 a\nB 1\n", 1.0);
+  parser.feed("E 1\n", 1.5);
+  parser.feed("D 1 b\n", 1.75);
+  parser.feed("D 1 c\nS 2 d\nB 2\nE 2\n", 2.5);
+  const WitnessedSpans spans = parser.finish();
+  EXPECT_DOUBLE_EQ(*spans.digest_seconds(1), 0.25);
+  EXPECT_FALSE(spans.digest_seconds(2));  // no digests told
+  EXPECT_FALSE(spans.tampered());
+  const VariantWitness w = witness_variant(samples_of({0.5, 0.5}), spans, kSampleRule);
+  EXPECT_DOUBLE_EQ(w.median_digest_seconds, 0.25);
+  EXPECT_DOUBLE_EQ(variant_witness_to_json(w).at("median_digest_seconds").get<double>(), 0.25);
+}
+
 // A line split between two reads counts when its last byte arrives.
 TEST(SignalParser, ALineSplitAcrossReadsGetsTheTimeOfItsEnd) {
   SignalParser parser;
