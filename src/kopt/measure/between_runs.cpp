@@ -15,15 +15,11 @@ constexpr const char* kReproducibilityFile = "data/reproducibility.toml";
 
 BetweenRunsRule load_between_runs_rule() {
   const toml::table root = spec::load_data_file(kReproducibilityFile);
-  const toml::table* table = root["short_medians"].as_table();
-  if (table == nullptr) throw environment_error("{}: missing [short_medians]", kReproducibilityFile);
-  const std::vector<std::string_view> known = {"below_seconds", "largest_spread", "measured"};
-  if (auto unknown = spec::first_unknown_key(*table, known)) {
-    throw environment_error("{}: [short_medians]: {}", kReproducibilityFile, spec::unknown_key_text(*unknown, known));
-  }
-  BetweenRunsRule rule{.below_seconds = (*table)["below_seconds"].value_or(0.0),
-                       .largest_spread = (*table)["largest_spread"].value_or(0.0),
-                       .measured = (*table)["measured"].value_or(std::string())};
+  const toml::table& table = spec::data_section(root, kReproducibilityFile, "short_medians",
+                                                {"below_seconds", "largest_spread", "measured"});
+  BetweenRunsRule rule{.below_seconds = table["below_seconds"].value_or(0.0),
+                       .largest_spread = table["largest_spread"].value_or(0.0),
+                       .measured = table["measured"].value_or(std::string())};
   if (!(rule.below_seconds > 0) || !(rule.largest_spread > 0) || rule.measured.empty()) {
     throw environment_error("{}: [short_medians] needs a positive below_seconds and largest_spread, and measured",
                             kReproducibilityFile);

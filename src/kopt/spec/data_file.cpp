@@ -37,4 +37,14 @@ std::string unknown_key_text(std::string_view key, const std::vector<std::string
   return fmt::format("unknown key \"{}\" (known: {})", key, names);
 }
 
+const toml::table& data_section(const toml::table& root, std::string_view file_name, std::string_view name,
+                                const std::vector<std::string_view>& known) {
+  const toml::table* table = root[name].as_table();
+  if (table == nullptr) throw environment_error("{}: missing [{}]", file_name, name);
+  if (auto unknown = first_unknown_key(*table, known)) {
+    throw environment_error("{}: [{}]: {}", file_name, name, unknown_key_text(*unknown, known));
+  }
+  return *table;
+}
+
 }  // namespace kopt::spec

@@ -29,4 +29,10 @@ std::optional<std::string> first_unknown_key(const toml::table& table, const std
 // "unknown key \"colour\" (known: name, bytes)": the words every data file's loader uses.
 std::string unknown_key_text(std::string_view key, const std::vector<std::string_view>& known);
 
+// The table [name] of the data file `file_name` (parsed into `root`), every key of which is in
+// `known`; throws environment_error naming the file and table otherwise ("FILE: missing [name]",
+// "FILE: [name]: unknown key ..."): a data file is kopt's own, so a broken one is its install's.
+const toml::table& data_section(const toml::table& root, std::string_view file_name, std::string_view name,
+                                const std::vector<std::string_view>& known);
+
 }  // namespace kopt::spec

@@ -95,12 +95,7 @@ namespace {
 constexpr std::string_view kRulesFile = "data/system_evidence.toml";
 
 const toml::table& section(const toml::table& root, std::string_view name, const std::vector<std::string_view>& keys) {
-  const toml::table* table = root[name].as_table();
-  if (table == nullptr) throw environment_error("{}: no [{}] table", kRulesFile, name);
-  if (auto unknown = spec::first_unknown_key(*table, keys)) {
-    throw environment_error("{}: [{}]: {}", kRulesFile, name, spec::unknown_key_text(*unknown, keys));
-  }
-  return *table;
+  return spec::data_section(root, kRulesFile, name, keys);
 }
 
 double share_value(const toml::table& table, std::string_view key) {

@@ -17,14 +17,10 @@ constexpr const char* kRuleFile = "data/input_dependence.toml";
 
 InputDependenceRule load_rule() {
   const toml::table root = spec::load_data_file(kRuleFile);
-  const toml::table* table = root["material_difference"].as_table();
-  if (table == nullptr) throw environment_error("{}: missing [material_difference]", kRuleFile);
-  const std::vector<std::string_view> known = {"rounding_ulps", "least_share"};
-  if (auto unknown = spec::first_unknown_key(*table, known)) {
-    throw environment_error("{}: [material_difference]: {}", kRuleFile, spec::unknown_key_text(*unknown, known));
-  }
-  InputDependenceRule rule{.rounding_ulps = (*table)["rounding_ulps"].value_or(0.0),
-                           .least_share = (*table)["least_share"].value_or(-1.0)};
+  const toml::table& table =
+      spec::data_section(root, kRuleFile, "material_difference", {"rounding_ulps", "least_share"});
+  InputDependenceRule rule{.rounding_ulps = table["rounding_ulps"].value_or(0.0),
+                           .least_share = table["least_share"].value_or(-1.0)};
   if (!(rule.rounding_ulps >= 1) || !(rule.least_share > 0 && rule.least_share <= 1)) {
     throw environment_error("{}: [material_difference] needs rounding_ulps >= 1 and least_share in (0, 1]", kRuleFile);
   }
