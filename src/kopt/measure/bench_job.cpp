@@ -110,10 +110,13 @@ Sample take_sample(const run::KernelLibrary& library, const std::vector<run::Ker
   run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   sample.host_seconds = host.lap();
   // Before the end signal, when a hook that waits for kopt's next call through a table (to do
-  // there, out of every clock's sight, the work its calls skipped) must still be in place.
+  // there, out of every clock's sight, the work its calls skipped) must still be in place. The
+  // launch error is read before it too: the read runs in the kernel's library (kopt's shim), and
+  // whatever the kernel's code does there stays inside the parent's span.
   sample.redirected = code_pointers.redirected_now();
+  const std::optional<std::string> launch_error = library.take_launch_error();
   if (witness != nullptr) witness->end(sample.witness_id);
-  if (auto error = library.take_launch_error()) throw run::CudaFailure{"a launch in solve", *error};
+  if (launch_error) throw run::CudaFailure{"a launch in solve", *launch_error};
 
   sample.blocker_timed_out = blocked && blocker->timed_out();
   float milliseconds = 0;
