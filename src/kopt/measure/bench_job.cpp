@@ -51,7 +51,7 @@ struct VariantState {
   double one_call_seconds = 0;            // the last warm-up call's event time: what n is chosen from
   std::vector<std::string> agents_left;   // what its library and calls left running (take_census)
   std::vector<std::string> interceptors;  // what its library and calls installed to answer system calls
-  std::vector<std::string> redirected;    // pointers of kopt's data its calls led into its own code (take_sample)
+  std::vector<std::string> redirected;    // pointers of kopt's data its calls led into its own code (take_sample, take_census)
 };
 
 // The times of one sample, all its calls together.
@@ -209,7 +209,7 @@ struct SampleKit {
   OutputRetention& retention;  // variants whose outputs vary keep some calls' (output_retention.hpp)
   WorkerPhases& phases;        // where the sampling time goes (sampling_inputs, _timed, _digests)
   run::HostAgents& agents;     // the last census of threads, children, timers and system-call interceptors
-  run::CodePointers& code_pointers;  // kopt's data that leads into code, as before any library was loaded
+  run::CodePointers& code_pointers;  // kopt's data that leads into code (run/code_pointers.hpp)
   bool agents_counted;         // false where Python hosts the worker: its census names interceptors only
   run::DeviceSettings* settings;  // the device-wide settings every sample starts from; null: not watched
 };

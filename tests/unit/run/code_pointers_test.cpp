@@ -51,7 +51,7 @@ TEST(MemoryMaps, ParsesPermissionsAndPathsWithSpaces) {
 TEST(CodePointers, KeepsTheWordsOfKoptsDataThatLeadIntoCode) {
   WordsOfAProcess memory;
   memory.words = {{0x2008, 0x10040},   // the runtime's table: the driver's entry point
-                  {0x2010, 0x1800},    // the GOT: kopt's own code (a PLT stub)
+                  {0x2010, 0x1800},    // a GOT entry before its first call: into kopt's own PLT
                   {0x2018, 0x40010},   // data, not code
                   {0x3000, 0x10080},   // the .bss after the file
                   {0x20008, 0x10040},  // the driver's own data: not kopt's
