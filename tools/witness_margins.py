@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """How far each timed variant stood from the witnesses' rules (data/witness.toml), from the
 bench.json files under the folders given (a GPU round's outputs): per variant, the parent's
-span against the reported time per sample (the sample witness) and the worker's host clock
+span against the reported time per sample beyond kopt's own overhead as its empty samples
+showed (the sample witness; baseline_us) and the worker's host clock
 against its events per call (the escape rule), each as a share of what the rule allows, and
 whether bench flagged it; and the parent's median time from each sample's end to its digests
 (digest_us: measured, not yet held to a rule). Honest variants' shares are the margin the rules leave; a share of
@@ -37,14 +38,15 @@ def rows(folder, sample, escape):
             if reported is None or span is None:
                 continue
             excess = span - reported
+            baseline = w.get("baseline_seconds") or 0
             allowed = max(sample["slack_seconds"], sample["slack_fraction"] * span)
             median = (v.get("summary") or {}).get("median") or 0
             gap = v.get("median_host_gap_seconds") or 0
             gap_allowed = max(escape["floor_seconds"] / n, escape["fraction"] * median)
             flagged = any(f.startswith(f"{v['label']} (case {v['case']})") for f in doc["flags"])
-            yield (excess / allowed, path.relative_to(folder), v["label"], v["case"], n, reported, excess,
+            yield ((excess - baseline) / allowed, path.relative_to(folder), v["label"], v["case"], n, reported, excess,
                    w.get("short_samples"), w.get("witnessed"), gap / gap_allowed if gap_allowed else 0, flagged,
-                   w.get("median_digest_seconds") or 0)
+                   w.get("median_digest_seconds") or 0, baseline)
 
 
 def main():
@@ -52,12 +54,13 @@ def main():
         sys.exit(__doc__)
     sample, escape = rules()
     found = [r for folder in sys.argv[1:] for r in rows(folder, sample, escape)]
-    print("witness_share escape_share flagged  calls  reported_us  excess_us  digest_us  short/seen  file  variant (case)")
-    for share, path, label, case, n, reported, excess, short, seen, gap_share, flagged, digest in sorted(
+    print("witness_share escape_share flagged  calls  reported_us  excess_us baseline_us  digest_us  short/seen  file  "
+          "variant (case)")
+    for share, path, label, case, n, reported, excess, short, seen, gap_share, flagged, digest, baseline in sorted(
             found, key=lambda r: r[0]):
         print(f"{share:13.2f} {gap_share:12.2f} {'FLAG' if flagged else '-':>7} {n:6d} {reported * 1e6:12.1f} "
-              f"{excess * 1e6:10.1f} {digest * 1e6:10.1f} {short}/{seen:<6} {path}  {label} ({case})")
-    print(f"{len(found)} variants; rules: sample slack max({sample['slack_seconds'] * 1e6:.0f} µs, "
+              f"{excess * 1e6:10.1f} {baseline * 1e6:11.1f} {digest * 1e6:10.1f} {short}/{seen:<6} {path}  {label} ({case})")
+    print(f"{len(found)} variants; rules: sample slack baseline + max({sample['slack_seconds'] * 1e6:.0f} µs, "
           f"{100 * sample['slack_fraction']:.0f} %), escape floor {escape['floor_seconds'] * 1e6:.0f} µs / calls, "
           f"{100 * escape['fraction']:.0f} %")
 

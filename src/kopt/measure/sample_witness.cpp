@@ -95,6 +95,15 @@ std::optional<double> WitnessedSpans::digest_seconds(std::uint32_t id) const {
   return *found->second.digests_at - *found->second.end;
 }
 
+std::optional<double> WitnessedSpans::empty_span_before(std::uint32_t id) const {
+  if (id < 2) return std::nullopt;
+  auto found = spans.find(id - 1);
+  if (found == spans.end()) return std::nullopt;
+  const Span& empty = found->second;
+  if (!empty.seeds_told || !empty.seeds.empty() || empty.digests_told || empty.held) return std::nullopt;
+  return seconds(id - 1);
+}
+
 void SignalParser::feed(std::string_view bytes, double arrived_seconds) {
   pending_.append(bytes);
   std::size_t start = 0;
@@ -243,6 +252,7 @@ SampleWitnessRule load_sample_rule(SolveHost host) {
           .slack_fraction = positive(sample, "slack_fraction"),
           .flag_share = positive(sample, "flag_share"),
           .sum_slack_seconds = positive(sample, "sum_slack_seconds"),
+          .baseline_limit_seconds = positive(sample, "baseline_limit_seconds"),
           .held_seconds_per_call = positive(sample, held_key),
           .held_fraction = positive(sample, "held_fraction"),
           .blocker_timeout_seconds = positive(sample, "blocker_timeout_seconds")};
@@ -267,10 +277,12 @@ std::optional<std::string> short_flag(const VariantSamples& s, const VariantWitn
                                       const SampleWitnessRule& rule) {
   if (!mostly_short(w, rule)) return std::nullopt;
   return fmt::format("{}: samples report less time than kopt's own clock saw (median {:.1f} µs reported, {:.1f} µs "
-                     "seen from kopt's process; {} of {} samples short by more than max({:.0f} µs, {:.0f} %)): the "
-                     "timing worker's clocks were patched or its samples forged",
-                     who(s), micro(w.median_reported_seconds), micro(w.median_span_seconds), w.short_samples,
-                     w.witnessed, micro(rule.slack_seconds), 100 * rule.slack_fraction);
+                     "seen from kopt's process, {:.1f} µs of it kopt's own overhead as {} empty samples showed; {} of "
+                     "{} samples short beyond it by more than max({:.0f} µs, {:.0f} %)): the timing worker's clocks "
+                     "were patched or its samples forged",
+                     who(s), micro(w.median_reported_seconds), micro(w.median_span_seconds), micro(w.baseline_seconds),
+                     w.empty_samples, w.short_samples, w.witnessed, micro(rule.slack_seconds),
+                     100 * rule.slack_fraction);
 }
 
 std::optional<std::string> held_flag(const VariantSamples& s, const VariantWitness& w,
@@ -316,8 +328,10 @@ const SampleWitnessRule& sample_witness_rule(SolveHost host) {
   return host == SolveHost::python ? python : native;
 }
 
-bool short_of_span(double reported_seconds, double span_seconds, const SampleWitnessRule& rule) {
-  return span_seconds - reported_seconds > std::max(rule.slack_seconds, rule.slack_fraction * span_seconds);
+bool short_of_span(double reported_seconds, double span_seconds, const SampleWitnessRule& rule,
+                   double baseline_seconds) {
+  return span_seconds - baseline_seconds - reported_seconds >
+         std::max(rule.slack_seconds, rule.slack_fraction * span_seconds);
 }
 
 bool held_too_long(double held_seconds, double reported_seconds, int calls, const SampleWitnessRule& rule) {
@@ -339,10 +353,11 @@ bool witness_fails(const VariantWitness& w, const SampleWitnessRule& rule) {
 
 VariantWitness witness_variant(const VariantSamples& s, const WitnessedSpans& spans, const SampleWitnessRule& rule) {
   VariantWitness w{.samples = s.gpu_seconds.size()};
-  std::vector<double> reported, seen, held, digesting;
+  std::vector<double> reported, seen, held, digesting, empty;
   for (std::size_t i = 0; i < s.gpu_seconds.size() && i < s.witness_ids.size(); ++i) {
     const std::optional<double> span = spans.seconds(s.witness_ids[i]);
     if (!span) continue;
+    if (const std::optional<double> overhead = spans.empty_span_before(s.witness_ids[i])) empty.push_back(*overhead);
     if (const std::optional<double> hold = spans.held_seconds(s.witness_ids[i])) {
       ++w.held_samples;
       held.push_back(*hold);
@@ -352,8 +367,12 @@ VariantWitness witness_variant(const VariantSamples& s, const WitnessedSpans& sp
     ++w.witnessed;
     reported.push_back(reported_seconds(s, i));
     seen.push_back(*span);
-    if (short_of_span(reported.back(), *span, rule)) ++w.short_samples;
     if (const std::optional<double> digest = spans.digest_seconds(s.witness_ids[i])) digesting.push_back(*digest);
+  }
+  w.empty_samples = empty.size();
+  if (!empty.empty()) w.baseline_seconds = std::min(median(empty), rule.baseline_limit_seconds);
+  for (std::size_t i = 0; i < reported.size(); ++i) {
+    if (short_of_span(reported[i], seen[i], rule, w.baseline_seconds)) ++w.short_samples;
   }
   if (!reported.empty()) {
     w.median_reported_seconds = median(reported);
@@ -440,6 +459,8 @@ json variant_witness_to_json(const VariantWitness& w) {
           {"short_samples", w.short_samples},
           {"median_reported_seconds", w.median_reported_seconds},
           {"median_span_seconds", w.median_span_seconds},
+          {"empty_samples", w.empty_samples},
+          {"baseline_seconds", w.baseline_seconds},
           {"held_samples", w.held_samples},
           {"long_held_samples", w.long_held_samples},
           {"timed_out_holds", w.timed_out_holds},

@@ -11,8 +11,12 @@
 // sample's reported time is held against the parent's span around it.
 //
 // The rules are one-sided: the span holds the event time plus kopt's own overhead (records,
-// launches, synchronization, the pipe's latency), so it may exceed the reported time by a
-// stated slack (data/witness.toml), never the reverse by much. Samples that report much less
+// launches, synchronization, the pipe's latency), so it may exceed the reported time by that
+// overhead and a stated slack (data/witness.toml), never the reverse by much. The overhead is
+// measured, not assumed: right before each timed sample the worker signals an empty one (its
+// seeds told as none, the same records and synchronization around no work, only kopt's code
+// inside), and the median of a variant's empty spans is its allowance (a loaded host's late
+// wake-ups are in both, so they no longer read as a forged timer). Samples that report much less
 // than the span, samples the parent never saw, and samples that together claim more time than
 // the whole sampling took are FLAGs.
 //
@@ -112,6 +116,10 @@ struct WitnessedSpans {
   // launched through the shim in the kernel's own library (docs/integrity.md, "What kopt cannot
   // do (yet)": work a hook did there would be here). Measured, not yet held to a rule.
   std::optional<double> digest_seconds(std::uint32_t id) const;
+  // The span of the empty sample the worker signals right before timed sample `id` (under id - 1,
+  // its seeds told as none and no digests): kopt's own overhead around no work. None when that
+  // id is not such a sample.
+  std::optional<double> empty_span_before(std::uint32_t id) const;
   bool tampered() const { return malformed_lines > 0 || repeated_signals > 0; }
 };
 
@@ -160,6 +168,9 @@ struct SampleWitnessRule {
   double slack_fraction = 0.2;
   double flag_share = 0.5;
   double sum_slack_seconds = 1e-3;
+  // The most of kopt's measured overhead (the median span of a variant's empty samples) that is
+  // allowed: a host slowed beyond it, by whatever means, cannot widen the allowance further.
+  double baseline_limit_seconds = 50e-6;
   // A held sample's calls took long on the host (work done before the GPU was released, out of
   // every clock's sight) when the hold lasted more than max(held_seconds_per_call × calls,
   // held_fraction × the reported time).
@@ -191,6 +202,10 @@ struct VariantWitness {
   double median_held_seconds = 0;   // per sample, over held samples
   double median_reported_seconds = 0;  // per sample (calls_per_sample calls), over witnessed samples
   double median_span_seconds = 0;
+  std::size_t empty_samples = 0;    // witnessed empty samples before its witnessed samples
+  // The median span of those: kopt's own overhead, allowed beyond each reported time (at most
+  // rule.baseline_limit_seconds; 0 without empty samples, so that none means no allowance).
+  double baseline_seconds = 0;
   double median_digest_seconds = 0;  // over samples whose digests' line arrived after their end
 };
 
@@ -198,8 +213,10 @@ struct VariantWitness {
 // sample (a graph replay of several calls).
 VariantWitness witness_variant(const VariantSamples& samples, const WitnessedSpans& spans,
                                const SampleWitnessRule& rule);
-// Whether one sample's reported time falls short of the parent's span beyond the slack.
-bool short_of_span(double reported_seconds, double span_seconds, const SampleWitnessRule& rule);
+// Whether one sample's reported time falls short of the parent's span beyond kopt's measured
+// overhead (`baseline_seconds`) and the slack.
+bool short_of_span(double reported_seconds, double span_seconds, const SampleWitnessRule& rule,
+                   double baseline_seconds = 0);
 // Whether a held sample's calls kept the host beyond the rule (see SampleWitnessRule).
 bool held_too_long(double held_seconds, double reported_seconds, int calls, const SampleWitnessRule& rule);
 // Whether more than rule.flag_share of the witnessed samples were short.

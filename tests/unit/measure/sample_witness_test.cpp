@@ -40,6 +40,27 @@ WitnessedSpans spans_of(const std::vector<double>& span_seconds, double gap_seco
   return parser.finish();
 }
 
+// As the worker signals them: before timed sample i (id 2i + 2) an empty one (id 2i + 1, told
+// no seeds and no digests) of span empty_seconds[i].
+WitnessedSpans spans_with_empty(const std::vector<double>& span_seconds, const std::vector<double>& empty_seconds) {
+  SignalParser parser;
+  double now = 0;
+  for (std::size_t i = 0; i < span_seconds.size(); ++i) {
+    const auto empty = static_cast<std::uint32_t>(2 * i + 1), timed = empty + 1;
+    tell_empty_record(parser, 'S', empty, now);
+    parser.feed(signal_line('B', empty), now);
+    now += empty_seconds[i];
+    parser.feed(signal_line('E', empty), now);
+    tell_empty_record(parser, 'S', timed, now);  // as samples_of records them: none
+    parser.feed(signal_line('B', timed), now);
+    now += span_seconds[i];
+    parser.feed(signal_line('E', timed), now);
+    tell_empty_record(parser, 'D', timed, now);  // its digests told: a timed sample
+    now += 1e-3;
+  }
+  return parser.finish();
+}
+
 VariantSamples samples_of(const std::vector<double>& reported, int calls_per_sample = 1) {
   VariantSamples s{.label = "k", .case_name = "default", .calls_per_sample = calls_per_sample};
   for (std::size_t i = 0; i < reported.size(); ++i) {
@@ -277,8 +298,9 @@ TEST(WitnessFlags, NoneWithoutAPipe) {
 
 TEST(SampleWitnessRule, IsReadFromTheDataFile) {
   const SampleWitnessRule& rule = sample_witness_rule();
-  EXPECT_DOUBLE_EQ(rule.slack_seconds, 20e-6);
+  EXPECT_DOUBLE_EQ(rule.slack_seconds, 10e-6);
   EXPECT_DOUBLE_EQ(rule.slack_fraction, 0.03);
+  EXPECT_DOUBLE_EQ(rule.baseline_limit_seconds, 50e-6);
   EXPECT_DOUBLE_EQ(rule.flag_share, 0.5);
   EXPECT_DOUBLE_EQ(rule.sum_slack_seconds, 1e-3);
   EXPECT_DOUBLE_EQ(rule.held_seconds_per_call, 100e-6);
@@ -287,14 +309,82 @@ TEST(SampleWitnessRule, IsReadFromTheDataFile) {
 }
 
 // The file's slack against what it is there for: an honest sample's span exceeds its events by
-// a constant 2-10 µs; a timer forged through the runtime's table of driver entry points
+// kopt's own overhead (9-13 µs on the H100, what its empty samples show, 24 µs on a late host)
+// and a few µs of noise; a timer forged through the runtime's table of driver entry points
 // (cheat_timer_table: 0.88x, no code written) must not hide in it.
 TEST(SampleWitnessRule, TheFilesSlackSeesATwelvePercentForgeOfA229MicrosecondCall) {
   const SampleWitnessRule& rule = sample_witness_rule();
-  EXPECT_TRUE(short_of_span(0.88 * 229e-6, 229e-6 + 2e-6, rule));
-  EXPECT_FALSE(short_of_span(229e-6, 229e-6 + 10e-6, rule)) << "the honest excess";
-  EXPECT_FALSE(short_of_span(50e-6, 50e-6 + 19e-6, rule)) << "a short batch, a late host";
-  EXPECT_FALSE(short_of_span(25e-3, 25e-3 + 600e-6, rule)) << "a long call's late wake-up";
+  EXPECT_TRUE(short_of_span(0.88 * 229e-6, 229e-6 + 11e-6, rule, 11e-6));
+  EXPECT_FALSE(short_of_span(229e-6, 229e-6 + 14e-6, rule, 11e-6)) << "the honest excess";
+  EXPECT_FALSE(short_of_span(289e-6, 289e-6 + 26e-6, rule, 23e-6)) << "a late host, late for its empty samples too";
+  EXPECT_FALSE(short_of_span(50e-6, 50e-6 + 19e-6, rule, 11e-6)) << "a short batch, a late sample";
+  EXPECT_FALSE(short_of_span(25e-3, 25e-3 + 600e-6, rule, 11e-6)) << "a long call's late wake-up";
+}
+
+// Found on the H100 (2026-12-06): right after 50 s of compiling, an honest vector add's spans
+// exceeded its events by 19-24 µs through a whole bench, and a fixed slack of 20 µs called its
+// timer forged. Its empty samples were as late: beyond them the excess is noise.
+TEST(WitnessFlags, ALateHostIsAllowedWhatItsEmptySamplesShow) {
+  const SampleWitnessRule& rule = sample_witness_rule();
+  std::vector<double> reported, spans, empty;
+  for (int i = 0; i < 35; ++i) {
+    reported.push_back(288e-6);
+    spans.push_back(288e-6 + 22e-6 + 1e-6 * (i % 5));
+    empty.push_back(21e-6 + 1e-6 * (i % 4));
+  }
+  VariantSamples s = samples_of(reported);
+  for (std::size_t i = 0; i < s.witness_ids.size(); ++i) s.witness_ids[i] = static_cast<std::uint32_t>(2 * i + 2);
+  const WitnessedSpans seen = spans_with_empty(spans, empty);
+  EXPECT_THAT(witness_flags({s}, seen, rule), IsEmpty());
+  const VariantWitness w = witness_variant(s, seen, rule);
+  EXPECT_EQ(w.empty_samples, 35U);
+  EXPECT_NEAR(w.baseline_seconds, 22e-6, 1.5e-6);
+  EXPECT_EQ(variant_witness_to_json(w).at("empty_samples").get<std::size_t>(), 35U);
+  EXPECT_NEAR(variant_witness_to_json(w).at("baseline_seconds").get<double>(), 22e-6, 1.5e-6);
+
+  // The same spans with no empty sample before them: no allowance, and the old false flag.
+  const std::vector<std::string> flags = witness_flags({samples_of(reported)}, spans_of(spans), rule);
+  ASSERT_THAT(flags, SizeIs(1));
+  EXPECT_THAT(flags[0], HasSubstr("0.0 µs of it kopt's own overhead as 0 empty samples showed"));
+}
+
+// The same late host does not hide a timer forged by 12 %.
+TEST(WitnessFlags, ATimerForgedBeyondTheEmptySamplesIsFlagged) {
+  const SampleWitnessRule& rule = sample_witness_rule();
+  const std::vector<double> reported(30, 0.88 * 288e-6), spans(30, 288e-6 + 22e-6), empty(30, 22e-6);
+  VariantSamples s = samples_of(reported);
+  for (std::size_t i = 0; i < s.witness_ids.size(); ++i) s.witness_ids[i] = static_cast<std::uint32_t>(2 * i + 2);
+  const std::vector<std::string> flags = witness_flags({s}, spans_with_empty(spans, empty), rule);
+  ASSERT_THAT(flags, SizeIs(1));
+  EXPECT_THAT(flags[0], HasSubstr("22.0 µs of it kopt's own overhead as 30 empty samples showed; 30 of 30 samples"));
+}
+
+// Empty samples made slow (a host thread of the kernel's hogging kopt's core) widen the
+// allowance no further than the file's limit: a 0.4x timer stays flagged.
+TEST(WitnessFlags, TheAllowanceIsCappedAtTheLimit) {
+  const SampleWitnessRule& rule = sample_witness_rule();
+  const std::vector<double> reported(20, 0.4 * 200e-6), spans(20, 200e-6 + 10e-6), empty(20, 500e-6);
+  VariantSamples s = samples_of(reported);
+  for (std::size_t i = 0; i < s.witness_ids.size(); ++i) s.witness_ids[i] = static_cast<std::uint32_t>(2 * i + 2);
+  const VariantWitness w = witness_variant(s, spans_with_empty(spans, empty), rule);
+  EXPECT_DOUBLE_EQ(w.baseline_seconds, rule.baseline_limit_seconds);
+  EXPECT_TRUE(mostly_short(w, rule));
+}
+
+// Only a sample told with no seeds and no digests, not held, right before a timed one is an
+// empty sample: a record that names every other timed sample (whose span is long) as the id
+// after it gets no allowance from them.
+TEST(WitnessedSpans, AnEmptySampleIsOneToldWithoutSeedsRightBefore) {
+  const WitnessedSpans seen = spans_with_empty({300e-6, 300e-6}, {10e-6, 10e-6});
+  EXPECT_NEAR(*seen.empty_span_before(2), 10e-6, 1e-12);
+  EXPECT_FALSE(seen.empty_span_before(3)) << "id 2 is a timed sample (its digests told)";
+  EXPECT_FALSE(seen.empty_span_before(1));
+  SignalParser parser;
+  parser.feed("S 1 \nH 1\nB 1\nE 1\nS 2 a\nB 2\nE 2\n", 1.0);  // a held one is a timed one
+  parser.feed("S 3 \nB 3\nE 3\nD 3 \nS 4 b\nB 4\nE 4\n", 2.0);  // so is one with digests
+  const WitnessedSpans other = parser.finish();
+  EXPECT_FALSE(other.empty_span_before(2));
+  EXPECT_FALSE(other.empty_span_before(4));
 }
 
 // A Python solve (Triton) gets its own hold allowance, and nothing else of the rule changes.
