@@ -38,6 +38,7 @@ last line of stderr is `PYTHON_FACTS: message`, naming the file, the line and th
 """
 
 import ast
+import copy
 import json
 import sys
 
@@ -179,14 +180,21 @@ def solve_signature(cls, path):
 
 class TestReader:
     """Evaluates the straight-line body of a generate_*_test method: local assignments of
-    numbers, and tensor constructors, with sizes kept as expressions of the locals."""
+    numbers, and tensor constructors, with sizes kept as expressions of the locals. A test
+    built by a helper of the class (`return self._make_test_case(4096, 4096)`) is read in the
+    helper, its parameters bound to the call's arguments and defaults, and an `if` on a
+    parameter given as True or False taken the way it goes."""
 
-    def __init__(self, path, function):
+    def __init__(self, path, function, cls=None, depth=0):
         self.path = path
         self.function = function
+        self.cls = cls
+        self.depth = depth     # helpers followed to get here
         self.values = {}       # local -> number
+        self.flags = {}        # local -> True or False (a helper's switches)
         self.tensors = {}      # local -> Tensor
         self.expressions = {}  # local -> the source of its value, for shapes
+        self.changed = {}      # local -> the statement that changed its elements after it was built
         self.dims = {}         # the test's scalar parameters, once known
 
     def fail(self, node, what):
@@ -207,20 +215,27 @@ class TestReader:
                     ast.Mod: lambda: left % right}[type(node.op)]()
         self.fail(node, "%s is not a number this reader can follow" % ast.unparse(node))
 
-    def size(self, node, dim_of):
+    def size(self, node, dim_of, whole=True):
         """A size as a kopt expression: locals passed as scalars become their dim's name, and
         a number that is the value of exactly one integer dim becomes that dim (a test that
         writes 50000000 for N sizes its buffer by N in every case)."""
         if isinstance(node, ast.Name):
             if node.id in dim_of:
                 return dim_of[node.id]
+            computed = self.expressions.get(node.id)
+            if isinstance(computed, ast.BinOp):  # H_out = (H + 2 * pad - k) // stride + 1: as the dims say
+                try:
+                    return self.size(computed, dim_of)
+                except CannotRead:
+                    pass
             if node.id in self.values:
                 return self.by_value(self.values[node.id])
         if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-            return self.by_value(node.value)
+            return self.by_value(node.value) if whole else str(node.value)
         if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
-            return "(%s %s %s)" % (self.size(node.left, dim_of), OPERATORS[type(node.op)],
-                                   self.size(node.right, dim_of))
+            # inside arithmetic a literal is itself: the 2 of H + 2 * padding is no dim that happens to be 2
+            return "(%s %s %s)" % (self.size(node.left, dim_of, False), OPERATORS[type(node.op)],
+                                   self.size(node.right, dim_of, False))
         self.fail(node, "size %s is not an expression of the dims" % ast.unparse(node))
 
     def by_value(self, value):
@@ -239,16 +254,33 @@ class TestReader:
             return [strip_parentheses(self.size(element, dim_of)) for element in node.elts]
         return [strip_parentheses(self.size(node, dim_of))]
 
+    def local_tensor(self, node, dim_of):
+        """The Tensor a local names (`x` of `torch.empty_like(x)`), or None."""
+        if isinstance(node, ast.Name) and node.id in self.expressions and self.expressions[node.id] is not node:
+            tensor = self.tensor(self.expressions[node.id], dim_of)
+            if tensor is not None and tensor.init is not None and node.id in self.changed:
+                self.fail(self.changed[node.id], "buffer %s is changed after it is built (%s), which no fill of "
+                          "kopt's says" % (node.id, ast.unparse(self.changed[node.id]).strip()))
+            return tensor
+        return None
+
     def tensor(self, node, dim_of):
         """A Tensor for a constructor call, or None when `node` builds none."""
+        if isinstance(node, ast.Name):
+            return self.local_tensor(node, dim_of)
+        if isinstance(node, ast.BinOp):
+            return self.scaled(node, dim_of)
         if not isinstance(node, ast.Call):
             return None
         callee = ast.unparse(node.func)
         args = node.args
-        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Call):
-            base = self.tensor(node.func.value, dim_of)  # torch.empty(...).uniform_(a, b)
+        if isinstance(node.func, ast.Attribute) and (isinstance(node.func.value, ast.Call) or (
+                isinstance(node.func.value, ast.Name) and node.func.value.id in self.expressions)):
+            base = self.tensor(node.func.value, dim_of)  # torch.empty(...).uniform_(a, b), x.flatten()
             if base is None:
                 return None
+            if node.func.attr in KEPT_BY:
+                return Tensor(flattened(base.shape) if node.func.attr in FLATTENING else base.shape, base.init)
             return Tensor(base.shape, self.fill_method(node, node.func.attr, args))
         shape_of = lambda index: self.shape(args[index], dim_of) if len(args) > index \
             else self.fail(node, "%s without a shape" % callee)
@@ -265,6 +297,8 @@ class TestReader:
         if leaf == "randint":
             low, high = (("0", self.bound_text(args[0], dim_of)) if len(args) == 2
                          else (self.bound_text(args[0], dim_of), self.bound_text(args[1], dim_of)))
+            if low != "0" and len(args) > 2 and isinstance(args[1], ast.Constant):
+                high = str(self.number(args[1]))  # randint(-128, 128): a type's range, not [0, a dim)
             return Tensor(self.shape(args[-1], dim_of), "int[%s,%s)" % (low, high))
         if leaf == "RandTensor":
             return Tensor(shape_of(0), "uniform(%s,%s)" % (bound(1, 0.0), bound(2, 1.0)))
@@ -277,7 +311,28 @@ class TestReader:
             return Tensor(shape_of(0), self.constant_fill(node, bound(1, 0.0)))
         if leaf == "full":
             return Tensor(shape_of(0), self.constant_fill(node, bound(1, 0.0)))
+        if leaf in LIKE_FILLS and args:
+            base = self.tensor(args[0], dim_of)
+            if base is None:
+                self.fail(node, "%s of %s, whose shape this reader cannot follow" % (leaf, ast.unparse(args[0])))
+            return Tensor(base.shape, LIKE_FILLS[leaf])
         return None
+
+    def scaled(self, node, dim_of):
+        """`torch.rand(n) * 2 - 1`, `torch.randn(n) * 3.0`: the fill moved and stretched."""
+        if type(node.op) not in (ast.Add, ast.Sub, ast.Mult, ast.Div):
+            return None
+        base = self.tensor(node.left, dim_of)
+        if base is None or base.init is None:
+            return None
+        try:
+            amount = self.number(node.right)
+        except CannotRead:
+            return None  # a tensor times a tensor: no fill of kopt's
+        init = affine_fill(base.init, type(node.op), amount)
+        if init is None:
+            self.fail(node, "a buffer filled with %s (kopt fills with zeros, ones or random values)" % ast.unparse(node))
+        return Tensor(base.shape, init)
 
     def shape_args(self, node, dim_of):
         """torch.rand(M, N) and torch.rand((M, N)) alike."""
@@ -304,20 +359,164 @@ class TestReader:
         self.fail(node, "a buffer filled by .%s(...)" % name)
 
     def returned_test(self):
-        """Walks the body; returns the dict literal the method returns, with the locals known."""
-        for statement in self.function.body:
+        """(reader, node): the value the method returns and the reader that knows its locals
+        (the helper's, where the method returns a helper's test)."""
+        returned = self.walk(self.function.body)
+        if returned is None:
+            self.fail(self.function, "no return")
+        if isinstance(returned, ast.Name) and returned.id in self.expressions:
+            returned = self.expressions[returned.id]
+        helper = self.helper_reader(returned)
+        return helper.returned_test() if helper is not None else (self, returned)
+
+    def walk(self, statements):
+        """Follows assignments and `if`s on known switches; the returned node, or None."""
+        for statement in statements:
             if isinstance(statement, ast.Return):
-                if isinstance(statement.value, ast.Name) and statement.value.id in self.expressions:
-                    return self.expressions[statement.value.id]
                 return statement.value
+            if isinstance(statement, (ast.Assign, ast.AugAssign, ast.Expr)):
+                self.note_change(statement)
             if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
                 for name, value in assigned_pairs(statement.targets[0], statement.value):
-                    self.expressions[name] = value
-                    try:
-                        self.values[name] = self.number(value)
-                    except CannotRead:
-                        pass
-        self.fail(self.function, "no return")
+                    self.assign(name, value)
+            elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
+                    and statement.value is not None:
+                self.assign(statement.target.id, statement.value)
+            elif isinstance(statement, ast.If):
+                taken = self.switch(statement.test)
+                if taken is None:
+                    continue  # a branch it cannot decide: its assignments stay unknown
+                returned = self.walk(statement.body if taken else statement.orelse)
+                if returned is not None:
+                    return returned
+        return None
+
+    def note_change(self, statement):
+        """`x[0] = 1`, `x += 1`, `x.clamp_(0, 1)`: the elements of local x are no longer its fill's."""
+        targets = [t for t in statement.targets if isinstance(t, (ast.Subscript, ast.Attribute))] \
+            if isinstance(statement, ast.Assign) else [statement.target] if isinstance(statement, ast.AugAssign) else []
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) \
+                and isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr.endswith("_"):
+            targets = [statement.value.func.value]
+        for target in targets:
+            while isinstance(target, (ast.Subscript, ast.Attribute)):
+                target = target.value
+            if isinstance(target, ast.Name):
+                self.changed.setdefault(target.id, statement)
+
+    def assign(self, name, value):
+        if name in self.expressions:  # `x = x.flatten()`: the x it reads is the one before
+            value = Substituted(name, self.expressions[name]).visit(copy.deepcopy(value))
+        self.expressions[name] = value
+        self.values.pop(name, None)
+        try:
+            self.values[name] = self.number(value)
+        except CannotRead:
+            pass
+
+    def switch(self, test):
+        """True or False for `if flag:` / `if not flag:` on a known switch, else None."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self.switch(test.operand)
+            return None if inner is None else not inner
+        if isinstance(test, ast.Name):
+            return self.flags.get(test.id)
+        return None
+
+    def helper_reader(self, node):
+        """A reader of the helper that `self.NAME(...)` calls, its parameters bound; None when
+        `node` is no call of a method of the class."""
+        if self.cls is None or not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) \
+                or not isinstance(node.func.value, ast.Name) or node.func.value.id != "self":
+            return None
+        try:
+            helper = method(self.cls, node.func.attr, self.path)
+        except CannotRead:
+            return None
+        if self.depth >= MAX_HELPER_DEPTH:
+            self.fail(node, "helpers that call helpers %d deep" % MAX_HELPER_DEPTH)
+        reader = TestReader(self.path, helper, self.cls, self.depth + 1)
+        for name, value in bound_arguments(helper, node, self.path).items():
+            value = self.resolved(value)
+            if isinstance(value, ast.Constant) and isinstance(value.value, bool):
+                reader.flags[name] = value.value
+            reader.assign(name, value)
+        return reader
+
+    def resolved(self, node):
+        """A local passed on to a helper, as what it was bound to."""
+        while isinstance(node, ast.Name) and node.id in self.expressions and self.expressions[node.id] is not node:
+            node = self.expressions[node.id]
+        return node
+
+
+# How many helpers deep a test may be built (a helper that calls itself stops here).
+MAX_HELPER_DEPTH = 8
+# Tensor methods that keep the values: the shape too, or (FLATTENING) one axis of all of them.
+KEPT_BY = {"to", "contiguous", "float", "half", "bfloat16", "cuda", "clone", "detach", "flatten", "ravel"}
+FLATTENING = {"flatten", "ravel"}
+# torch.X_like(t): t's shape, this fill (None: a pure output).
+LIKE_FILLS = {"empty_like": None, "zeros_like": "zeros", "ones_like": "ones", "rand_like": "uniform(0,1)",
+              "randn_like": "normal"}
+
+
+class Substituted(ast.NodeTransformer):
+    """Every read of one local replaced by the node it was bound to."""
+
+    def __init__(self, name, value):
+        self.name = name
+        self.value = value
+
+    def visit_Name(self, node):
+        return self.value if node.id == self.name else node
+
+
+def flattened(shape):
+    if len(shape) <= 1:
+        return shape
+    return [" * ".join(dim if dim.isidentifier() or dim.isdigit() else "(%s)" % dim for dim in shape)]
+
+
+def affine_fill(init, op, amount):
+    """A random fill after `* a`, `/ a`, `+ b`, `- b`; None for anything else."""
+    if init == "normal":
+        init = "normal(0,1)"
+    elif init == "uniform(0,1)":
+        init = "uniform(0.0,1.0)"
+    kind, _, rest = init.partition("(")
+    if kind not in ("uniform", "normal") or not rest.endswith(")"):
+        return None
+    try:
+        a, b = (float(x) for x in rest[:-1].split(","))
+    except ValueError:
+        return None
+    if op is ast.Div:
+        if amount == 0:
+            return None
+        op, amount = ast.Mult, 1.0 / amount
+    if op is ast.Mult:
+        if kind == "normal":
+            return "normal(%s,%s)" % (a * amount, b * abs(amount))
+        low, high = sorted((a * amount, b * amount))
+        return "uniform(%s,%s)" % (low, high)
+    shift = amount if op is ast.Add else -amount
+    return "%s(%s,%s)" % (kind, a + shift, b + (shift if kind == "uniform" else 0))
+
+
+def bound_arguments(function, call, path):
+    """parameter -> argument node of `call` to `function` (a method: `self` skipped), defaults
+    filling what the call leaves out."""
+    params = [a.arg for a in function.args.args][1:]
+    defaults = function.args.defaults
+    bound = dict(zip(params[len(params) - len(defaults):], defaults)) if defaults else {}
+    if len(call.args) > len(params) or any(isinstance(a, ast.Starred) for a in call.args):
+        raise CannotRead("%s:%d: a call of %s this reader cannot bind" % (path, line_of(call), function.name))
+    bound.update(zip(params, call.args))
+    for keyword in call.keywords:
+        if keyword.arg is None or keyword.arg not in params:
+            raise CannotRead("%s:%d: a call of %s this reader cannot bind" % (path, line_of(call), function.name))
+        bound[keyword.arg] = keyword.value
+    return bound
 
 
 def assigned_pairs(target, value):
@@ -353,9 +552,9 @@ def scalar_dims(reader, entries, params):
     return dims, dim_of
 
 
-def performance_problem(path, function, params):
-    reader = TestReader(path, function)
-    entries = test_dict(reader, reader.returned_test())
+def performance_problem(path, cls, function, params):
+    reader, returned = TestReader(path, function, cls).returned_test()
+    entries = test_dict(reader, returned)
     dims, dim_of = scalar_dims(reader, entries, params)
     reader.dims = dims
     buffers = {}
@@ -386,12 +585,19 @@ def functional_cases(path, cls, params, notes):
         return []
     cases = []
     for node in ast.walk(function):
+        reader = TestReader(path, function, cls)
+        try:
+            helper = reader.helper_reader(node)
+            if helper is not None:  # tests.append(self._make_test_case(1, 4))
+                reader, node = helper.returned_test()
+        except CannotRead:
+            notes.append("functional test at line %d left out: its helper cannot be followed" % node.lineno)
+            continue
         if not (isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) for k in node.keys)):
             continue
         keys = {k.value for k in node.keys}
         if not all(name in keys for name, (kind, _, _) in params.items() if kind == "scalar"):
             continue
-        reader = TestReader(path, function)
         try:
             dims, _ = scalar_dims(reader, test_dict(reader, node), params)
         except CannotRead:
@@ -408,7 +614,7 @@ def leetgpu(path):
     cls = class_named(tree, "Challenge", path)
     constants = class_constants(cls, path)
     params = solve_signature(cls, path)
-    dims, buffers = performance_problem(path, method(cls, "generate_performance_test", path), params)
+    dims, buffers = performance_problem(path, cls, method(cls, "generate_performance_test", path), params)
     notes = []
     facts = {"format": "leetgpu", "name": str(constants.get("name", "")), "dims": dims,
              "buffers": buffers, "params": [{"name": n, "kind": k, "role": r} for n, (k, r, _) in params.items()],

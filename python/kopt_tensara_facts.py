@@ -137,6 +137,8 @@ class Evaluator:
                 value = self.value(statement.value, env)
                 for target in statement.targets:
                     self.bind(target, value, env)
+            elif isinstance(statement, ast.AnnAssign) and statement.value is not None:  # n: int = 4
+                self.bind(statement.target, self.value(statement.value, env), env)
             elif isinstance(statement, ast.For):
                 for item in self.iterable(statement.iter, env):
                     self.bind(statement.target, item, env)
@@ -296,7 +298,8 @@ class Evaluator:
 
     def shape(self, node, args, env):
         if len(args) == 1:
-            value = self.value(args[0], env)
+            only = args[0].value if isinstance(args[0], ast.Starred) else args[0]  # randn(*shape) as randn(shape)
+            value = self.value(only, env)
             extents = value if isinstance(value, (list, tuple)) else (value,)
         else:
             extents = tuple(self.value(a, env) for a in args)
@@ -310,15 +313,32 @@ class Evaluator:
             kind = {"rand": "uniform", "randn": "normal", "ones": "ones"}.get(leaf, "zeros")
             return Tensor(self.shape(node, args, env), kind, 0.0, 1.0)
         if leaf == "randint":
-            numbers = [self.value(a, env) for a in args[:-1]]
-            low, high = (0, numbers[0]) if len(numbers) == 1 else (numbers[0], numbers[1])
-            if not all(isinstance(n, int) for n in (low, high)):
+            low, high, size = self.randint_arguments(node, env)
+            if not all(isinstance(n, int) and not isinstance(n, bool) for n in (low, high)):
                 self.fail(node, "randint bounds that are not numbers")
-            return Tensor(self.shape(node, args[-1:], env), "int", low, high)
+            return Tensor(self.shape(node, [size], env), "int", low, high)
         if leaf in ("Generator", "manual_seed", "no_grad"):
             return OPAQUE
         self.fail(node, "an input built by torch.%s (kopt fills inputs with rand, randn, randint, zeros or ones)"
                   % leaf)
+
+    def randint_arguments(self, node, env):
+        """(low, high, size node) of torch.randint(high, size), randint(low, high, size) or any of
+        them given by keyword."""
+        keywords = {k.arg: k.value for k in node.keywords if k.arg in ("low", "high", "size")}
+        positional = list(node.args)
+        if "size" not in keywords:
+            if not positional:
+                self.fail(node, "torch.randint without a size")
+            keywords["size"] = positional.pop()
+        if "high" not in keywords and positional:
+            keywords["high"] = positional.pop()
+        if "low" not in keywords and positional:
+            keywords["low"] = positional.pop()
+        if positional or "high" not in keywords:
+            self.fail(node, "the arguments of %s" % ast.unparse(node))
+        low = self.value(keywords["low"], env) if "low" in keywords else 0
+        return low, self.value(keywords["high"], env), keywords["size"]
 
     def tensor_method(self, node, tensor, leaf, env):
         if leaf in ("float", "contiguous", "to", "cuda", "clone"):

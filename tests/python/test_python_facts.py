@@ -170,3 +170,115 @@ def test_a_launch_literal_names_the_same_number_in_its_grid(tmp_path):
 
 def test_launches_of_a_kernel_without_launches_finds_nothing(tmp_path):
     assert read("launches", write(tmp_path, "def solve(x: 'float*'):\n    pass\n")) == (0, {"constants": []})
+
+
+# ---- tests built by a helper of the class, and buffers built from other buffers ----
+
+HELPER_CHALLENGE = """
+    class Challenge(ChallengeBase):
+        def get_solve_signature(self):
+            return {"x": (ctypes.POINTER(ctypes.c_float), "in"),
+                    "w": (ctypes.POINTER(ctypes.c_float), "in"),
+                    "out": (ctypes.POINTER(ctypes.c_float), "out"),
+                    "N": (ctypes.c_int, "in"), "C": (ctypes.c_int, "in"), "K": (ctypes.c_int, "in")}
+
+        def _make_test_case(self, N, C, K=3, zero_x=False):
+            if zero_x:
+                x = torch.zeros(N, C, device=self.device)
+            else:
+                x = torch.randn(N, C, device=self.device) * 2.0 + 1.0
+            w = torch.rand(K, device=self.device) * 2 - 1
+            C_out = (C + 2 * 1 - K) // 1 + 1
+            out = torch.empty(N * C_out, device=self.device)
+            return {"x": x.flatten(), "w": w, "out": out, "N": N, "C": C, "K": K}
+
+        def generate_functional_test(self):
+            tests = []
+            tests.append(self._make_test_case(1, 4))
+            tests.append(self._make_test_case(2, 8, zero_x=True))
+            for n in [3, 5]:
+                tests.append(self._make_test_case(n, n))
+            return tests
+
+        def generate_performance_test(self):
+            return self._make_test_case(4096, 1024, K=5)
+"""
+
+
+def test_leetgpu_follows_a_helper_that_builds_the_test(tmp_path):
+    code, facts = read("leetgpu", write(tmp_path, HELPER_CHALLENGE))
+    assert code == 0, facts
+    assert facts["dims"] == {"N": 4096, "C": 1024, "K": 5}
+    # x: randn * 2 + 1, flattened; w: rand * 2 - 1; out: a computed size, as an expression of the dims
+    # (the 2 of `C + 2 * 1` stays 2, though no dim is 2 here either)
+    assert facts["buffers"]["x"] == {"shape": ["N * C"], "role": "input", "element_bytes": 4,
+                                     "init": "normal(1.0,2.0)"}
+    assert facts["buffers"]["w"]["init"] == "uniform(-1.0,1.0)"
+    assert facts["buffers"]["out"]["shape"] == ["N * ((((C + (2 * 1)) - K) / 1) + 1)"]
+    # Functional tests through the helper: its defaults fill in K; the loop's are left out.
+    assert [c["name"] for c in facts["cases"]] == ["N=1 C=4 K=3", "N=2 C=8 K=3"]
+    assert any("left out" in note for note in facts["notes"])
+
+
+def test_leetgpu_takes_the_branch_a_helpers_switch_chooses(tmp_path):
+    source = HELPER_CHALLENGE.replace("self._make_test_case(4096, 1024, K=5)",
+                                      "self._make_test_case(4096, 1024, zero_x=True)")
+    code, facts = read("leetgpu", write(tmp_path, source))
+    assert code == 0, facts
+    assert facts["buffers"]["x"]["init"] == "zeros"
+
+
+def test_leetgpu_reads_buffers_built_like_others(tmp_path):
+    path = write(tmp_path, """
+        class Challenge(ChallengeBase):
+            def get_solve_signature(self):
+                return {"X": (ctypes.POINTER(ctypes.c_float), "in"),
+                        "S": (ctypes.POINTER(ctypes.c_float), "in"),
+                        "Y": (ctypes.POINTER(ctypes.c_float), "out"),
+                        "q": (ctypes.POINTER(ctypes.c_int8), "in"),
+                        "M": (ctypes.c_int, "in"), "T": (ctypes.c_int, "in")}
+            def generate_performance_test(self):
+                M, T = 8192, 128
+                X = torch.randn(M, M, device=self.device)
+                rows = (M + T - 1) // T
+                S = torch.randn(rows, rows, device=self.device)
+                Y = torch.empty_like(X)
+                q = torch.randint(-128, 128, (M,), dtype=torch.int8)
+                return {"X": X, "S": S, "Y": Y, "q": q, "M": M, "T": T}
+    """)
+    code, facts = read("leetgpu", path)
+    assert code == 0, facts
+    assert facts["buffers"]["Y"] == {"shape": ["M", "M"], "role": "output", "element_bytes": 4}
+    assert facts["buffers"]["S"]["shape"] == ["((M + T) - 1) / T", "((M + T) - 1) / T"]
+    # 128 is T's value, but a range from -128 is the type's, not [0, T)
+    assert facts["buffers"]["q"]["init"] == "int[-128,128)"
+
+
+def test_leetgpu_refuses_a_buffer_changed_after_it_is_built(tmp_path):
+    path = write(tmp_path, """
+        class Challenge(ChallengeBase):
+            def get_solve_signature(self):
+                return {"flags": (ctypes.POINTER(ctypes.c_int), "in"), "N": (ctypes.c_int, "in")}
+            def generate_performance_test(self):
+                N = 1000
+                flags = torch.zeros(N, dtype=torch.int32)
+                flags[0] = 1
+                return {"flags": flags.to(self.device), "N": N}
+    """)
+    code, line = read("leetgpu", path)
+    assert code == 2
+    assert "buffer flags is changed after it is built (flags[0] = 1)" in line
+
+
+def test_leetgpu_a_helper_that_calls_itself_is_one_line(tmp_path):
+    path = write(tmp_path, """
+        class Challenge(ChallengeBase):
+            def get_solve_signature(self):
+                return {"x": (ctypes.POINTER(ctypes.c_float), "in"), "N": (ctypes.c_int, "in")}
+            def _make(self, n):
+                return self._make(n)
+            def generate_performance_test(self):
+                return self._make(1024)
+    """)
+    code, line = read("leetgpu", path)
+    assert code == 2 and "helpers that call helpers 8 deep" in line, line

@@ -83,3 +83,27 @@ def test_a_verify_result_without_allclose_leaves_the_tolerance_to_kopt(tmp_path)
     code, facts = read(written(tmp_path, text))
     assert code == 0 and "tolerance" not in facts
     assert any("no torch.allclose" in note for note in facts["notes"])
+
+
+
+RAND = "torch.rand((r, c), device=\"cuda\", dtype=dtype, generator=g) * 6.0 - 3.0"
+
+
+def test_randint_by_keyword_annotated_locals_and_a_starred_shape(tmp_path):
+    text = fixture("tensara_leaky_relu").replace(
+        RAND, "torch.randint(low=1, high=100, size=(r, c), device=\"cuda\", generator=g)")
+    text = text.replace("slopes = [0.01, 0.2]", "slopes: List[float] = [0.01, 0.2]")
+    code, facts = read(written(tmp_path, text))
+    assert code == 0, facts
+    assert facts["buffers"]["input"]["init"] == "int[1,100)"
+    assert [c["dims"]["alpha"] for c in facts["cases"]][:1] == [0.2]
+    starred = fixture("tensara_leaky_relu").replace("torch.rand((r, c)", "torch.rand(*(r, c)")
+    code, facts = read(written(tmp_path, starred))
+    assert code == 0, facts
+    assert facts["buffers"]["input"]["shape"] == ["n", "m"]
+
+
+def test_randint_without_a_size_is_one_line_not_a_crash(tmp_path):
+    text = fixture("tensara_leaky_relu").replace(RAND, "torch.randint(low=1, high=100, device=\"cuda\")")
+    code, message = read(written(tmp_path, text))
+    assert code == 2 and message.startswith("PYTHON_FACTS: ") and "torch.randint without a size" in message, message
