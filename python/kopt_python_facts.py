@@ -179,6 +179,8 @@ def solve_signature(cls, path):
 
 
 class TestReader:
+    module_values = {}  # the module-level numbers of the file being read (module_numbers)
+
     """Evaluates the straight-line body of a generate_*_test method: local assignments of
     numbers, and tensor constructors, with sizes kept as expressions of the locals. A test
     built by a helper of the class (`return self._make_test_case(4096, 4096)`) is read in the
@@ -190,7 +192,7 @@ class TestReader:
         self.function = function
         self.cls = cls
         self.depth = depth     # helpers followed to get here
-        self.values = {}       # local -> number
+        self.values = dict(TestReader.module_values)  # local (or module constant) -> number
         self.flags = {}        # local -> True or False (a helper's switches)
         self.tensors = {}      # local -> Tensor
         self.expressions = {}  # local -> the source of its value, for shapes
@@ -208,6 +210,9 @@ class TestReader:
             return self.values[node.id]
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return -self.number(node.operand)
+        element = self.element(node)
+        if element is not None:
+            return self.number(element)
         if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
             left, right = self.number(node.left), self.number(node.right)
             return {ast.Add: lambda: left + right, ast.Sub: lambda: left - right,
@@ -231,12 +236,28 @@ class TestReader:
             if node.id in self.values:
                 return self.by_value(self.values[node.id])
         if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-            return self.by_value(node.value) if whole else str(node.value)
+            if whole or node.value > SMALL_LITERAL:
+                return self.by_value(node.value)
+            return str(node.value)
+        element = self.element(node)
+        if element is not None:  # shape_A[0] of shape_A = (8192, 2048)
+            return self.size(element, dim_of, whole)
         if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
-            # inside arithmetic a literal is itself: the 2 of H + 2 * padding is no dim that happens to be 2
+            # inside arithmetic a small literal is itself: the 2 of H + 2 * padding is no dim that happens
+            # to be 2, while the 8192 of 8192 * 2048 is M
             return "(%s %s %s)" % (self.size(node.left, dim_of, False), OPERATORS[type(node.op)],
                                    self.size(node.right, dim_of, False))
         self.fail(node, "size %s is not an expression of the dims" % ast.unparse(node))
+
+    def element(self, node):
+        """The node of `t[i]` for a local tuple t written out and a literal i, else None."""
+        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int)):
+            return None
+        tuple_node = self.expressions.get(node.value.id)
+        if not isinstance(tuple_node, (ast.Tuple, ast.List)) or not -len(tuple_node.elts) <= node.slice.value < len(tuple_node.elts):
+            return None
+        return tuple_node.elts[node.slice.value]
 
     def by_value(self, value):
         named = [name for name, dim in self.dims.items()
@@ -450,6 +471,8 @@ class TestReader:
         return node
 
 
+# Inside arithmetic, a literal up to this stays a number even where one dim has its value.
+SMALL_LITERAL = 16
 # How many helpers deep a test may be built (a helper that calls itself stops here).
 MAX_HELPER_DEPTH = 8
 # Tensor methods that keep the values: the shape too, or (FLATTENING) one axis of all of them.
@@ -609,8 +632,18 @@ def functional_cases(path, cls, params, notes):
     return cases
 
 
+def module_numbers(tree):
+    """name -> number of each module-level `D = 768` (a constant the tests size buffers by)."""
+    numbers = {}
+    for name, value in module_assignments(tree).items():
+        if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
+            numbers[name] = value.value
+    return numbers
+
+
 def leetgpu(path):
     tree = parse(path)
+    TestReader.module_values = module_numbers(tree)
     cls = class_named(tree, "Challenge", path)
     constants = class_constants(cls, path)
     params = solve_signature(cls, path)
@@ -620,6 +653,10 @@ def leetgpu(path):
              "buffers": buffers, "params": [{"name": n, "kind": k, "role": r} for n, (k, r, _) in params.items()],
              "notes": notes}
     facts["cases"] = functional_cases(path, cls, params, notes)
+    for name, buffer in buffers.items():
+        fixed = not any(any(c.isalpha() or c == "_" for c in dim) for dim in buffer["shape"])
+        if facts["cases"] and fixed and any(dim != "1" for dim in buffer["shape"]):  # a scalar result is 1 everywhere
+            notes.append("buffer %s is %s in every case (its size names no dim): check it" % (name, " x ".join(buffer["shape"])))
     tolerance = {k: constants[k] for k in ("atol", "rtol") if isinstance(constants.get(k), (int, float))}
     if tolerance:
         facts["tolerance"] = tolerance

@@ -282,3 +282,27 @@ def test_leetgpu_a_helper_that_calls_itself_is_one_line(tmp_path):
     """)
     code, line = read("leetgpu", path)
     assert code == 2 and "helpers that call helpers 8 deep" in line, line
+
+
+def test_leetgpu_large_literals_in_arithmetic_are_dims_and_fixed_sizes_are_noted(tmp_path):
+    path = write(tmp_path, """
+        class Challenge(ChallengeBase):
+            def get_solve_signature(self):
+                return {"A": (ctypes.POINTER(ctypes.c_int8), "in"),
+                        "T": (ctypes.POINTER(ctypes.c_float), "in"),
+                        "C": (ctypes.POINTER(ctypes.c_int8), "out"),
+                        "M": (ctypes.c_int, "in"), "K": (ctypes.c_int, "in")}
+            def generate_functional_test(self):
+                return [{"A": None, "T": None, "C": None, "M": 4, "K": 8}]
+            def generate_performance_test(self):
+                shape_A = (8192, 2048)
+                A = torch.randint(-128, 128, (shape_A[0] * shape_A[1],), dtype=torch.int8)
+                T = torch.rand(300, device=self.device)
+                C = torch.empty(8192 * 2, dtype=torch.int8)
+                return {"A": A, "T": T, "C": C, "M": 8192, "K": 2048}
+    """)
+    code, facts = read("leetgpu", path)
+    assert code == 0, facts
+    assert facts["buffers"]["A"]["shape"] == ["M * K"]      # 8192 is M, 2048 is K
+    assert facts["buffers"]["C"]["shape"] == ["M * 2"]      # 2 is only 2
+    assert "buffer T is 300 in every case (its size names no dim): check it" in facts["notes"]
