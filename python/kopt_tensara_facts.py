@@ -124,8 +124,9 @@ class Closure:
 class Evaluator:
     """Evaluates the restricted Python of generate_test_cases and the lambdas in it."""
 
-    def __init__(self, path, problem_name):
+    def __init__(self, path, problem_name, attributes=None):
         self.path, self.problem_name = path, problem_name
+        self.attributes = attributes or {}  # self.X of the class's __init__, where a number (instance_numbers)
 
     def fail(self, node, what):
         raise CannotRead("%s:%d: %s" % (self.path, line_of(node), what))
@@ -265,6 +266,8 @@ class Evaluator:
     def value_Attribute(self, node, env):
         if ast.unparse(node) == "self.name":
             return self.problem_name
+        if isinstance(node.value, ast.Name) and node.value.id == "self" and node.attr in self.attributes:
+            return self.attributes[node.attr]  # get_extra_params' [M, N, self.alpha]
         return OPAQUE
 
     def value_Call(self, node, env):
@@ -467,6 +470,22 @@ def tolerance(cls, path):
     return {}
 
 
+def instance_numbers(cls):
+    """attribute -> number of each `self.alpha = 1.0` in the class's __init__."""
+    numbers = {}
+    for statement in next((f.body for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), []):
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Attribute) and isinstance(statement.targets[0].value, ast.Name) \
+                and statement.targets[0].value.id == "self":
+            try:
+                value = ast.literal_eval(statement.value)
+            except ValueError:
+                continue
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                numbers[statement.targets[0].attr] = value
+    return numbers
+
+
 def case_arguments(evaluator, case, extra_params, path):
     """(the values create_inputs gives, the values get_extra_params gives) for one test case."""
     create = case.get("create_inputs") if isinstance(case, dict) else None
@@ -511,6 +530,43 @@ def operand_shape(node, kopt_of, shapes):
     return shape[::-1] if transposed else shape
 
 
+# Calls that reduce a whole tensor to one value when given no dim (torch.mean(x), x.sum()).
+WHOLE_REDUCTIONS = {"mean", "sum", "norm", "prod", "amax", "amin", "max", "min", "logsumexp", "dot", "vdot"}
+
+
+def reduces_to_one_value(function):
+    """Whether reference_solution returns one value: a whole-tensor reduction (no dim), or a loss
+    of torch.nn (a functional *_loss or an nn.*Loss module) without reduction='none'."""
+    assigned, every = {}, {}  # name -> its last value; name -> all of them
+    returned = None
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            assigned[node.targets[0].id] = node.value
+            every.setdefault(node.targets[0].id, []).append(node.value)
+        if isinstance(node, ast.Return) and node.value is not None:
+            returned = node.value
+    for _ in range(4):  # loss = loss_fn(a, p, n); return loss
+        if isinstance(returned, ast.Name) and returned.id in assigned:
+            returned = assigned[returned.id]
+    if not isinstance(returned, ast.Call):
+        return False
+    keywords = {k.arg: k.value for k in returned.keywords}
+    if "dim" in keywords or "axis" in keywords:
+        return False
+    name = ast.unparse(returned.func).split(".")[-1]
+    if name in WHOLE_REDUCTIONS:
+        method_call = isinstance(returned.func, ast.Attribute) and not ast.unparse(returned.func).startswith("torch.")
+        return len(returned.args) == (0 if method_call else 1)
+    # loss_fn = nn.TripletMarginLoss(...), perhaps moved after (loss_fn = loss_fn.to(device))
+    modules = [v for v in every.get(name, []) if isinstance(returned.func, ast.Name) and isinstance(v, ast.Call)
+               and ast.unparse(v.func).endswith("Loss")]
+    loss = returned if name.endswith("_loss") else modules[0] if modules else None
+    if loss is None:
+        return False
+    reduction = next((k.value for k in loss.keywords if k.arg == "reduction"), None)
+    return not (isinstance(reduction, ast.Constant) and reduction.value == "none")
+
+
 def output_shape(cls, path, input_names, shapes, notes, output):
     """The output's shape from reference_solution: a matmul's rows by columns, a bincount's
     minlength, else the shape of the first input tensor it uses (noted: check it)."""
@@ -529,6 +585,9 @@ def output_shape(cls, path, input_names, shapes, notes, output):
         if isinstance(node, ast.keyword) and node.arg == "minlength" and isinstance(node.value, ast.Name) \
                 and node.value.id in kopt_of and kopt_of[node.value.id] not in shapes:
             return [kopt_of[node.value.id]]
+    if reduces_to_one_value(function):
+        notes.append("%s is one element (reference_solution reduces to a scalar)" % output)
+        return ["1"]
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and kopt_of.get(node.id) in shapes:
             notes.append("%s's shape taken to be %s's (reference_solution is no matmul or bincount): check it"
@@ -565,7 +624,7 @@ def read(path):
         raise CannotRead("%s: %d non-const pointer parameters; kopt import reads problems with one output"
                          % (path, len(outputs)))
     before, after = params[:outputs[0]], params[outputs[0] + 1:]
-    evaluator = Evaluator(path, problem_name(cls))
+    evaluator = Evaluator(path, problem_name(cls), instance_numbers(cls))
     cases = []
     generate = method(cls, "generate_test_cases", path)
     returned = evaluator.run(generate.body, {"self": OPAQUE}, cases)

@@ -107,3 +107,29 @@ def test_randint_without_a_size_is_one_line_not_a_crash(tmp_path):
     text = fixture("tensara_leaky_relu").replace(RAND, "torch.randint(low=1, high=100, device=\"cuda\")")
     code, message = read(written(tmp_path, text))
     assert code == 2 and message.startswith("PYTHON_FACTS: ") and "torch.randint without a size" in message, message
+
+
+def test_a_scalar_of_the_instance_and_a_loss_that_reduces_to_one_value(tmp_path):
+    # elu-style: the extra parameter is self.scale, set in __init__; triplet-style: the output is
+    # what an nn.*Loss module (moved to the device after) returns, one value.
+    text = fixture("tensara_leaky_relu")
+    text = text.replace('super().__init__(name="leaky-relu")', 'super().__init__(name="leaky-relu")\n        self.scale = 2.5')
+    text = text.replace("return [rows, cols]", "return [rows, cols, self.scale]")
+    text = text.replace('{"name": "m", "type": "size_t", "pointer": False, "const": False},',
+                        '{"name": "m", "type": "size_t", "pointer": False, "const": False},\n'
+                        '        {"name": "scale", "type": "float", "pointer": False, "const": False},')
+    text = text.replace("return torch.nn.functional.leaky_relu(input_matrix, alpha)",
+                        "loss_fn = torch.nn.HuberLoss(delta=alpha)\n"
+                        "            loss_fn = loss_fn.to(input_matrix.device)\n"
+                        "            out = loss_fn(input_matrix, input_matrix * 0)\n"
+                        "            return out")
+    code, facts = read(written(tmp_path, text))
+    assert code == 0, facts
+    assert facts["dims"]["scale"] == 2.5
+    assert facts["buffers"]["output"] == {"shape": ["1"], "role": "output", "element_bytes": 4}
+    assert "output is one element (reference_solution reduces to a scalar)" in facts["notes"]
+    # reduction='none' keeps the elements: back to the input's shape, noted
+    per_element = text.replace("HuberLoss(delta=alpha)", "HuberLoss(delta=alpha, reduction='none')")
+    code, facts = read(written(tmp_path, per_element))
+    assert code == 0, facts
+    assert facts["buffers"]["output"]["shape"] == ["n", "m"]
