@@ -70,6 +70,13 @@ VariantSamples samples_of(const std::vector<double>& reported, int calls_per_sam
   return s;
 }
 
+// The samples of spans_with_empty: timed sample i signalled under id 2i + 2.
+VariantSamples samples_after_empty(const std::vector<double>& reported) {
+  VariantSamples s = samples_of(reported);
+  for (std::size_t i = 0; i < s.witness_ids.size(); ++i) s.witness_ids[i] = static_cast<std::uint32_t>(2 * i + 2);
+  return s;
+}
+
 // ---- The pipe's protocol ----
 
 TEST(SignalParser, ReadsBeginAndEndOfEachSample) {
@@ -332,8 +339,7 @@ TEST(WitnessFlags, ALateHostIsAllowedWhatItsEmptySamplesShow) {
     spans.push_back(288e-6 + 22e-6 + 1e-6 * (i % 5));
     empty.push_back(21e-6 + 1e-6 * (i % 4));
   }
-  VariantSamples s = samples_of(reported);
-  for (std::size_t i = 0; i < s.witness_ids.size(); ++i) s.witness_ids[i] = static_cast<std::uint32_t>(2 * i + 2);
+  const VariantSamples s = samples_after_empty(reported);
   const WitnessedSpans seen = spans_with_empty(spans, empty);
   EXPECT_THAT(witness_flags({s}, seen, rule), IsEmpty());
   const VariantWitness w = witness_variant(s, seen, rule);
@@ -352,8 +358,7 @@ TEST(WitnessFlags, ALateHostIsAllowedWhatItsEmptySamplesShow) {
 TEST(WitnessFlags, ATimerForgedBeyondTheEmptySamplesIsFlagged) {
   const SampleWitnessRule& rule = sample_witness_rule();
   const std::vector<double> reported(30, 0.88 * 288e-6), spans(30, 288e-6 + 22e-6), empty(30, 22e-6);
-  VariantSamples s = samples_of(reported);
-  for (std::size_t i = 0; i < s.witness_ids.size(); ++i) s.witness_ids[i] = static_cast<std::uint32_t>(2 * i + 2);
+  const VariantSamples s = samples_after_empty(reported);
   const std::vector<std::string> flags = witness_flags({s}, spans_with_empty(spans, empty), rule);
   ASSERT_THAT(flags, SizeIs(1));
   EXPECT_THAT(flags[0], HasSubstr("22.0 µs of it kopt's own overhead as 30 empty samples showed; 30 of 30 samples"));
@@ -364,8 +369,7 @@ TEST(WitnessFlags, ATimerForgedBeyondTheEmptySamplesIsFlagged) {
 TEST(WitnessFlags, TheAllowanceIsCappedAtTheLimit) {
   const SampleWitnessRule& rule = sample_witness_rule();
   const std::vector<double> reported(20, 0.4 * 200e-6), spans(20, 200e-6 + 10e-6), empty(20, 500e-6);
-  VariantSamples s = samples_of(reported);
-  for (std::size_t i = 0; i < s.witness_ids.size(); ++i) s.witness_ids[i] = static_cast<std::uint32_t>(2 * i + 2);
+  const VariantSamples s = samples_after_empty(reported);
   const VariantWitness w = witness_variant(s, spans_with_empty(spans, empty), rule);
   EXPECT_DOUBLE_EQ(w.baseline_seconds, rule.baseline_limit_seconds);
   EXPECT_TRUE(mostly_short(w, rule));
