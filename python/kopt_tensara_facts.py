@@ -25,6 +25,7 @@ then named by the scalar parameter that equals it in every case.
 """
 
 import ast
+import re
 import json
 import sys
 
@@ -567,6 +568,46 @@ def reduces_to_one_value(function):
     return not (isinstance(reduction, ast.Constant) and reduction.value == "none")
 
 
+POOLS = re.compile(r"(avg|max)_pool([123])d$")
+
+
+def pooled_shape(function, kopt_of, shapes):
+    """The output of torch.nn.functional.{avg,max}_pool{1,2,3}d over the first input tensor: its
+    last 1-3 axes become (A + 2 * padding - dilation * (kernel_size - 1) - 1) / stride + 1, each
+    argument a parameter of the problem or a literal; None for anything else."""
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Call):
+            continue
+        pool = POOLS.search(ast.unparse(node.func))
+        if pool is None:
+            continue
+        given = dict(zip(("kernel_size", "stride", "padding", "dilation"), node.args[1:]))
+        given.update({k.arg: k.value for k in node.keywords})
+
+        def term(name, default):
+            value = given.get(name)
+            if value is None:
+                return default
+            if isinstance(value, ast.Name) and value.id in kopt_of:
+                return kopt_of[value.id]
+            if isinstance(value, ast.Constant) and isinstance(value.value, int) and not isinstance(value.value, bool):
+                return str(value.value)
+            return None
+
+        kernel = term("kernel_size", None)
+        stride, padding, dilation = term("stride", kernel), term("padding", "0"), term("dilation", "1")
+        tensors = [kopt_of[a.arg] for a in function.args.args[1:] if kopt_of.get(a.arg) in shapes]
+        axes = int(pool.group(2))
+        if None in (kernel, stride, padding, dilation) or not tensors or len(shapes[tensors[0]]) < axes:
+            return None
+        shape = list(shapes[tensors[0]])
+        window = kernel if dilation == "1" else "%s * (%s - 1) + 1" % (dilation, kernel)
+        for i in range(len(shape) - axes, len(shape)):
+            shape[i] = "(%s + 2 * %s - (%s)) / %s + 1" % (shape[i], padding, window, stride)
+        return shape
+    return None
+
+
 def output_shape(cls, path, input_names, shapes, notes, output):
     """The output's shape from reference_solution: a matmul's rows by columns, a bincount's
     minlength, else the shape of the first input tensor it uses (noted: check it)."""
@@ -585,6 +626,9 @@ def output_shape(cls, path, input_names, shapes, notes, output):
         if isinstance(node, ast.keyword) and node.arg == "minlength" and isinstance(node.value, ast.Name) \
                 and node.value.id in kopt_of and kopt_of[node.value.id] not in shapes:
             return [kopt_of[node.value.id]]
+    pooled = pooled_shape(function, kopt_of, shapes)
+    if pooled is not None:
+        return pooled
     if reduces_to_one_value(function):
         notes.append("%s is one element (reference_solution reduces to a scalar)" % output)
         return ["1"]

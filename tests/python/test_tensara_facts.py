@@ -133,3 +133,16 @@ def test_a_scalar_of_the_instance_and_a_loss_that_reduces_to_one_value(tmp_path)
     code, facts = read(written(tmp_path, per_element))
     assert code == 0, facts
     assert facts["buffers"]["output"]["shape"] == ["n", "m"]
+
+
+def test_a_pools_output_shape_follows_its_window(tmp_path):
+    text = fixture("tensara_leaky_relu").replace(
+        "return torch.nn.functional.leaky_relu(input_matrix, alpha)",
+        "out = torch.nn.functional.max_pool2d(input_matrix.view(1, 1, 4, 4), kernel_size=alpha, stride=2,\n"
+        "                                                padding=1, dilation=3)\n"
+        "            return out.view(-1)")
+    code, facts = read(written(tmp_path, text))
+    assert code == 0, facts
+    assert facts["buffers"]["output"]["shape"] == ["(n + 2 * 1 - (3 * (alpha - 1) + 1)) / 2 + 1",
+                                                   "(m + 2 * 1 - (3 * (alpha - 1) + 1)) / 2 + 1"]
+    assert not any("taken to be" in note for note in facts["notes"])
