@@ -16,6 +16,7 @@
 #include "kopt/measure/cuda_timing.hpp"
 #include "kopt/measure/output_retention.hpp"
 #include "kopt/measure/round_order.hpp"
+#include "kopt/measure/output_readback.hpp"
 #include "kopt/measure/sample_witness.hpp"
 #include "kopt/measure/sample_progress.hpp"
 #include "kopt/measure/timed_call_inputs.hpp"
@@ -52,6 +53,7 @@ struct VariantState {
   std::vector<std::string> agents_left;   // what its library and calls left running (take_census)
   std::vector<std::string> interceptors;  // what its library and calls installed to answer system calls
   std::vector<std::string> redirected;    // pointers of kopt's data its calls led into its own code (take_sample, take_census)
+  int readbacks = 0;                      // samples of this case whose outputs kopt read back (output_readback.hpp)
 };
 
 // The times of one sample, all its calls together.
@@ -231,6 +233,7 @@ struct SampleKit {
   run::CodePointers& code_pointers;  // kopt's data that leads into code (run/code_pointers.hpp)
   bool agents_counted;         // false where Python hosts the worker: its census names interceptors only
   run::DeviceSettings* settings;  // the device-wide settings every sample starts from; null: not watched
+  ReadbackChoice& readback;       // which samples' outputs kopt reads back before the digests
 };
 
 // What appeared since the last census belongs to the variant whose library was just loaded or
@@ -270,8 +273,10 @@ void watch_settings(std::vector<std::string>& named, run::DeviceSettings* baseli
 }
 
 // One sample as the timing loop takes it: fresh inputs from a seed of their own for every
-// argument set, the calls (one per set; a graph replay on the first), every set's digest.
-TimedBatch timed_batch(VariantState& v, const std::vector<run::KernelArguments*>& sets, SampleKit& kit, int round) {
+// argument set, the calls (one per set; a graph replay on the first), every set's digest;
+// `last`: the variant's last sample on the case (its outputs always read back).
+TimedBatch timed_batch(VariantState& v, const std::vector<run::KernelArguments*>& sets, SampleKit& kit, int round,
+                       bool last = false) {
   TimedBatch batch{.calls = v.graph ? v.graph->calls() : static_cast<int>(sets.size())};
   Stopwatch mark;  // each lap, one phase of the worker's time
   for (run::KernelArguments* set : sets) {
@@ -295,6 +300,12 @@ TimedBatch timed_batch(VariantState& v, const std::vector<run::KernelArguments*>
   batch.sm_clock_mhz = sample.sm_clock_mhz;
   batch.witness_id = sample.witness_id;
   kit.phases.sampling_timed += mark.lap();
+  // Between the sample's end and here only kopt's code ran: what the outputs hold now is what the
+  // sample left, before any call into the kernel's library (whose runtime launches the digests).
+  if (kit.witness.on() && kit.readback.next(v.readbacks, last)) {
+    ++v.readbacks;
+    kit.witness.record('R', id, read_back_digests(sets));
+  }
   batch.digests = kit.digests.take(*v.library, sets);
   kit.witness.record('D', id, recorded_digests(batch));
   kit.phases.sampling_digests += mark.lap();
@@ -374,6 +385,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
   for (std::size_t i = 0; i < variants.size(); ++i) {
     VariantState& v = variants[i];
     v.samples = VariantSamples{.label = v.label, .case_name = bound_case.name};
+    v.readbacks = 0;
     run::report_progress(fmt::format("case {}: warming up {}", bound_case.name, v.samples.label));
     warm_up(job, v, sets.first(), kit);
     budgeted.push_back(job.variants[i].budgeted);
@@ -417,7 +429,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
   // that stopped working after some number of calls is still not working there.
   for (std::size_t i = 0; i < variants.size(); ++i) {
     VariantState& v = variants[i];
-    const TimedBatch final_batch = timed_batch(v, batch_sets, kit, ++round);
+    const TimedBatch final_batch = timed_batch(v, batch_sets, kit, ++round, true);
     take_census(v, kit.agents, kit.code_pointers, kit.agents_counted);
     watch_settings(v.samples.settings_changed, kit.settings);
     v.samples.agents_left = v.agents_left;
@@ -504,10 +516,11 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   BatchDigests digests(4 * std::max(device.sm_count, 1));
   SampleSignals witness(job.witness_fd);
   OutputRetention retention(job);
+  ReadbackChoice readback(readback_rule());
   SampleKit kit{.flush = flush ? &*flush : nullptr, .probe = probe, .start = start, .stop = stop, .blocker = blocker,
                 .inputs = inputs, .digests = digests, .witness = witness, .retention = retention,
                 .phases = result.phases, .agents = agents, .code_pointers = code_pointers, .agents_counted = agents_counted,
-                .settings = settings ? &*settings : nullptr};
+                .settings = settings ? &*settings : nullptr, .readback = readback};
   result.phases.setup = began.seconds();
   for (std::size_t c = 0; c < job.cases.size(); ++c) measure_case(job, c, variants, timing, kit, result);
   result.wall_seconds = began.seconds();

@@ -141,18 +141,18 @@ bool SignalParser::take_record(std::string_view line, double arrived_seconds) {
   const auto parsed = std::from_chars(line.data() + 2, line.data() + space, id);
   if (parsed.ec != std::errc{} || parsed.ptr != line.data() + space || id == 0) return false;
   WitnessedSpans::Span& span = spans_.spans[id];
-  const bool seeds = line[0] == 'S';
   std::vector<std::uint64_t> values;
   if (!parse_hex_values(line.substr(space + 1), values)) return false;
-  std::vector<std::uint64_t>& record = seeds ? span.seeds : span.digests;
+  const char kind = line[0];
+  std::vector<std::uint64_t>& record = kind == 'S' ? span.seeds : kind == 'D' ? span.digests : span.readback;
   record.insert(record.end(), values.begin(), values.end());
-  if (!seeds && !span.digests_told) span.digests_at = arrived_seconds;
-  (seeds ? span.seeds_told : span.digests_told) = true;
+  if (kind == 'D' && !span.digests_told) span.digests_at = arrived_seconds;
+  (kind == 'S' ? span.seeds_told : kind == 'D' ? span.digests_told : span.readback_told) = true;
   return true;
 }
 
 void SignalParser::take_line(std::string_view line, double arrived_seconds) {
-  if (!line.empty() && (line[0] == 'S' || line[0] == 'D')) {
+  if (!line.empty() && (line[0] == 'S' || line[0] == 'D' || line[0] == 'R')) {
     if (!take_record(line, arrived_seconds)) ++spans_.malformed_lines;
     return;
   }
@@ -307,6 +307,17 @@ std::optional<std::string> timed_out_flag(const VariantSamples& s, const Variant
                      who(s), w.timed_out_holds, 1e3 * rule.blocker_timeout_seconds);
 }
 
+// Outputs that changed between the sample's end and kopt's digests: work done when kopt next
+// called into the kernel's library (the digest's launch), after every clock of the sample.
+std::optional<std::string> readback_flag(const VariantSamples& s, const VariantWitness& w) {
+  if (w.readback_mismatches == 0) return std::nullopt;
+  return fmt::format("{}: its outputs changed after the sample had ended, before kopt's digests ({} of {} samples "
+                     "read back by kopt's own runtime differ from their digests): work done when kopt next called "
+                     "into the kernel's library, out of every clock's sight (docs/integrity.md, \"Outputs read back "
+                     "before the digests\")",
+                     who(s), w.readback_mismatches, w.readback_samples);
+}
+
 std::optional<std::string> sum_flag(const std::vector<VariantSamples>& samples, const WitnessedSpans& spans,
                                     const SampleWitnessRule& rule) {
   double claimed = 0;
@@ -348,8 +359,40 @@ bool mostly_short(const VariantWitness& w, const SampleWitnessRule& rule) {
 }
 
 bool witness_fails(const VariantWitness& w, const SampleWitnessRule& rule) {
-  return w.witnessed != w.samples || mostly_short(w, rule) || mostly_held_too_long(w, rule) || w.timed_out_holds > 0;
+  return w.witnessed != w.samples || mostly_short(w, rule) || mostly_held_too_long(w, rule) || w.timed_out_holds > 0 ||
+         w.readback_mismatches > 0;
 }
+
+namespace {
+
+// Whether the outputs kopt read back of sample `id` differ from its device digests, where both
+// were told (a digest of 0 is one the GPU could not take); nullopt where there is nothing to hold.
+std::optional<bool> readback_differs(const WitnessedSpans& spans, std::uint32_t id) {
+  const auto found = spans.spans.find(id);
+  if (found == spans.spans.end() || !found->second.readback_told || !found->second.digests_told) return std::nullopt;
+  const WitnessedSpans::Span& span = found->second;
+  if (span.readback.size() != span.digests.size()) return true;
+  bool compared = false;
+  for (std::size_t i = 0; i < span.digests.size(); ++i) {
+    if (span.digests[i] == 0) continue;
+    compared = true;
+    if (span.readback[i] != span.digests[i]) return true;
+  }
+  return compared ? std::optional<bool>(false) : std::nullopt;
+}
+
+void count_readbacks(const VariantSamples& s, const WitnessedSpans& spans, VariantWitness& w) {
+  std::vector<std::uint32_t> ids = s.witness_ids;
+  if (s.final_witness_id != 0) ids.push_back(s.final_witness_id);
+  for (std::uint32_t id : ids) {
+    const std::optional<bool> differs = readback_differs(spans, id);
+    if (!differs) continue;
+    ++w.readback_samples;
+    if (*differs) ++w.readback_mismatches;
+  }
+}
+
+}  // namespace
 
 VariantWitness witness_variant(const VariantSamples& s, const WitnessedSpans& spans, const SampleWitnessRule& rule) {
   VariantWitness w{.samples = s.gpu_seconds.size()};
@@ -380,6 +423,7 @@ VariantWitness witness_variant(const VariantSamples& s, const WitnessedSpans& sp
   }
   if (!held.empty()) w.median_held_seconds = median(held);
   if (!digesting.empty()) w.median_digest_seconds = median(digesting);
+  count_readbacks(s, spans, w);
   return w;
 }
 
@@ -447,6 +491,7 @@ std::vector<std::string> witness_flags(const std::vector<VariantSamples>& sample
     if (auto flag = short_flag(s, w, rule)) flags.push_back(std::move(*flag));
     if (auto flag = held_flag(s, w, rule)) flags.push_back(std::move(*flag));
     if (auto flag = timed_out_flag(s, w, rule)) flags.push_back(std::move(*flag));
+    if (auto flag = readback_flag(s, w)) flags.push_back(std::move(*flag));
     if (auto flag = record_flag(s, spans)) flags.push_back(std::move(*flag));
   }
   if (auto flag = sum_flag(samples, spans, rule)) flags.push_back(std::move(*flag));
@@ -465,7 +510,9 @@ json variant_witness_to_json(const VariantWitness& w) {
           {"long_held_samples", w.long_held_samples},
           {"timed_out_holds", w.timed_out_holds},
           {"median_held_seconds", w.median_held_seconds},
-          {"median_digest_seconds", w.median_digest_seconds}};
+          {"median_digest_seconds", w.median_digest_seconds},
+          {"readback_samples", w.readback_samples},
+          {"readback_mismatches", w.readback_mismatches}};
 }
 
 }  // namespace kopt::measure

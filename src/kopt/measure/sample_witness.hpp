@@ -73,7 +73,8 @@ class SampleSignals {
   void hold(std::uint32_t id);
   void begin(std::uint32_t id);
   void end(std::uint32_t id);
-  // Sample `id`'s seeds ('S', before its calls) or digests ('D', after them).
+  // Sample `id`'s seeds ('S', before its calls), digests ('D', after them) or the host digests
+  // of its outputs read back before those ('R', output_readback.hpp).
   void record(char kind, std::uint32_t id, const std::vector<std::uint64_t>& values) const;
 
  private:
@@ -98,7 +99,10 @@ struct WitnessedSpans {
   struct Span {
     std::optional<double> held, begin, end;  // held: the blocker in place, before solve's calls
     std::vector<std::uint64_t> seeds, digests;  // as the worker told them (SampleSignals::record)
-    bool seeds_told = false, digests_told = false;
+    // The host digests of the sample's outputs as kopt read them back before its device digests
+    // (output_readback.hpp), for the samples it chose.
+    std::vector<std::uint64_t> readback;
+    bool seeds_told = false, digests_told = false, readback_told = false;
     std::optional<double> digests_at;  // when the first line of its digests arrived
   };
   std::map<std::uint32_t, Span> spans;
@@ -207,6 +211,8 @@ struct VariantWitness {
   // rule.baseline_limit_seconds; 0 without empty samples, so that none means no allowance).
   double baseline_seconds = 0;
   double median_digest_seconds = 0;  // over samples whose digests' line arrived after their end
+  std::size_t readback_samples = 0;     // samples whose outputs kopt read back and digested on the GPU too
+  std::size_t readback_mismatches = 0;  // of those, whose outputs changed before the device digests
 };
 
 // A sample's reported time is gpu_seconds × calls_per_sample: the span covers the whole
@@ -223,8 +229,9 @@ bool held_too_long(double held_seconds, double reported_seconds, int calls, cons
 bool mostly_short(const VariantWitness& witness, const SampleWitnessRule& rule);
 // Whether more than rule.flag_share of the held samples were held too long.
 bool mostly_held_too_long(const VariantWitness& witness, const SampleWitnessRule& rule);
-// Whether the witness fails the variant: samples it never saw, mostly short ones, or mostly
-// held too long (what the optimization loop turns into a failed outcome).
+// Whether the witness fails the variant: samples it never saw, mostly short ones, mostly held
+// too long, or outputs that changed after a sample before kopt's digests (what the
+// optimization loop turns into a failed outcome).
 bool witness_fails(const VariantWitness& witness, const SampleWitnessRule& rule);
 
 // Where a variant's record (its kept samples' seeds and digests, in order; the last call's;

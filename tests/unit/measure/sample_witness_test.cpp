@@ -8,6 +8,7 @@
 
 #include "kopt/core/process.hpp"
 #include "kopt/measure/call_batch.hpp"
+#include "kopt/measure/output_readback.hpp"
 
 namespace kopt::measure {
 namespace {
@@ -389,6 +390,96 @@ TEST(WitnessedSpans, AnEmptySampleIsOneToldWithoutSeedsRightBefore) {
   const WitnessedSpans other = parser.finish();
   EXPECT_FALSE(other.empty_span_before(2));
   EXPECT_FALSE(other.empty_span_before(4));
+}
+
+// ---- Outputs read back before the digests (output_readback.hpp) ----
+
+// Sample i (id i + 1) with the device digests `digests[i]` and, where `readback[i]` is not
+// empty, the host digests kopt read back first.
+WitnessedSpans spans_with_readback(const std::vector<std::vector<std::uint64_t>>& digests,
+                                   const std::vector<std::vector<std::uint64_t>>& readback) {
+  SignalParser parser;
+  double now = 0;
+  for (std::size_t i = 0; i < digests.size(); ++i) {
+    const auto id = static_cast<std::uint32_t>(i + 1);
+    tell_empty_record(parser, 'S', id, now);
+    parser.feed(signal_line('B', id), now);
+    now += 100e-6;
+    parser.feed(signal_line('E', id), now);
+    if (!readback[i].empty()) parser.feed(record_lines('R', id, readback[i])[0], now);
+    parser.feed(record_lines('D', id, digests[i])[0], now + 50e-6);
+    now += 1e-3;
+  }
+  return parser.finish();
+}
+
+TEST(Readback, OutputsThatChangedBeforeTheDigestsAreFlagged) {
+  VariantSamples s = samples_of({95e-6, 95e-6, 95e-6});
+  s.sample_digests = {0xa1, 0xa2, 0xb1, 0xb2, 0xc1, 0xc2};  // the record agrees with what was told
+  // The second sample's outputs were read back unfinished: the hook did the work at the digest.
+  const WitnessedSpans spans = spans_with_readback({{0xa1, 0xa2}, {0xb1, 0xb2}, {0xc1, 0xc2}},
+                                                   {{0xa1, 0xa2}, {0xb1, 0x99}, {}});
+  EXPECT_FALSE(spans.tampered());
+  const VariantWitness w = witness_variant(s, spans, kSampleRule);
+  EXPECT_EQ(w.readback_samples, 2U);
+  EXPECT_EQ(w.readback_mismatches, 1U);
+  EXPECT_TRUE(witness_fails(w, kSampleRule));
+  const std::vector<std::string> flags = witness_flags({s}, spans, kSampleRule);
+  ASSERT_THAT(flags, SizeIs(1));
+  EXPECT_THAT(flags[0], HasSubstr("k (case default): its outputs changed after the sample had ended, before kopt's "
+                                  "digests (1 of 2 samples read back"));
+  EXPECT_EQ(variant_witness_to_json(w).at("readback_mismatches").get<std::size_t>(), 1U);
+}
+
+TEST(Readback, OutputsTheSameAsTheirDigestsPass) {
+  VariantSamples s = samples_of({95e-6, 95e-6});
+  s.sample_digests = {0xa1, 0xb1};
+  const WitnessedSpans spans = spans_with_readback({{0xa1}, {0xb1}}, {{0xa1}, {0xb1}});
+  const VariantWitness w = witness_variant(s, spans, kSampleRule);
+  EXPECT_EQ(w.readback_samples, 2U);
+  EXPECT_EQ(w.readback_mismatches, 0U);
+  EXPECT_THAT(witness_flags({s}, spans, kSampleRule), IsEmpty());
+}
+
+// A digest the GPU could not take (0) holds nothing; a read-back of another length than the
+// digests is a difference (the worker writes one per set, always).
+TEST(Readback, AnUnknownDigestIsSkippedAndAMissingOneIsADifference) {
+  const VariantSamples s = samples_of({95e-6, 95e-6});
+  const WitnessedSpans spans = spans_with_readback({{0}, {0xb1, 0xb2}}, {{0x77}, {0xb1}});
+  const VariantWitness w = witness_variant(s, spans, kSampleRule);
+  EXPECT_EQ(w.readback_samples, 1U);
+  EXPECT_EQ(w.readback_mismatches, 1U);
+}
+
+// The last sample (after the kept ones, audited besides) is read back always: its read-back
+// counts too.
+TEST(Readback, TheLastSampleIsHeldToo) {
+  VariantSamples s = samples_of({95e-6});
+  s.final_witness_id = 2;
+  const WitnessedSpans spans = spans_with_readback({{0xa1}, {0xf1}}, {{}, {0xf0}});
+  const VariantWitness w = witness_variant(s, spans, kSampleRule);
+  EXPECT_EQ(w.readback_samples, 1U);
+  EXPECT_EQ(w.readback_mismatches, 1U);
+}
+
+TEST(Readback, ARuleIsReadFromTheDataFile) {
+  const ReadbackRule& rule = readback_rule();
+  EXPECT_DOUBLE_EQ(rule.share, 0.125);
+  EXPECT_EQ(rule.most_per_case, 8);
+}
+
+// Drawn per sample, never more than the rule's most besides the last; the last always.
+TEST(Readback, TheChoiceKeepsToItsRule) {
+  ReadbackChoice every(ReadbackRule{.share = 1.0, .most_per_case = 2});
+  EXPECT_TRUE(every.next(0, false));
+  EXPECT_TRUE(every.next(1, false));
+  EXPECT_FALSE(every.next(2, false));
+  EXPECT_TRUE(every.next(2, true));
+  ReadbackChoice rare(ReadbackRule{.share = 0.125, .most_per_case = 1000000});
+  int chosen = 0;
+  for (int i = 0; i < 8000; ++i) chosen += rare.next(0, false) ? 1 : 0;
+  EXPECT_GT(chosen, 800);   // ~1000 expected; 800 is 6.7 standard deviations below
+  EXPECT_LT(chosen, 1200);
 }
 
 // A Python solve (Triton) gets its own hold allowance, and nothing else of the rule changes.

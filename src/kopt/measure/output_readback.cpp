@@ -1,0 +1,53 @@
+#include "kopt/measure/output_readback.hpp"
+
+#include <cstddef>
+#include <span>
+
+#include "kopt/core/error.hpp"
+#include "kopt/measure/witness_file.hpp"
+#include "kopt/run/host_data.hpp"
+#include "kopt/verify/check_job.hpp"
+
+namespace kopt::measure {
+namespace {
+
+ReadbackRule load_readback_rule() {
+  const toml::table section = witness_section("readback");
+  const double share = positive_witness_number(section, "readback", "share");
+  if (share > 1) throw environment_error("data/witness.toml: [readback] share must be at most 1");
+  return {.share = share,
+          .most_per_case = static_cast<int>(positive_witness_count(section, "readback", "most_per_case"))};
+}
+
+}  // namespace
+
+const ReadbackRule& readback_rule() {
+  static const ReadbackRule rule = load_readback_rule();
+  return rule;
+}
+
+ReadbackChoice::ReadbackChoice(const ReadbackRule& rule)
+    : draw_(std::random_device{}()), pick_(rule.share), most_(rule.most_per_case) {}
+
+bool ReadbackChoice::next(int so_far, bool last) {
+  const bool picked = pick_(draw_);  // drawn every time, so that what is drawn does not depend on the count
+  return last || (picked && so_far < most_);
+}
+
+std::vector<std::uint64_t> read_back_digests(const std::vector<run::KernelArguments*>& sets) {
+  std::vector<std::uint64_t> digests;
+  std::vector<std::byte> host;
+  for (const run::KernelArguments* set : sets) {
+    std::vector<std::uint64_t> per_output;
+    for (const run::ArgumentData& arg : set->data()) {
+      if (arg.buffer == nullptr || !arg.buffer->is_output || !arg.device) continue;
+      host.resize(arg.device->size());
+      arg.device->download(host);
+      per_output.push_back(run::output_digest(host));
+    }
+    digests.push_back(verify::combine_output_digests(per_output));
+  }
+  return digests;
+}
+
+}  // namespace kopt::measure

@@ -1,0 +1,51 @@
+#pragma once
+// kopt's own read of a timed sample's outputs, before their digests (docs/integrity.md,
+// "Outputs read back before the digests").
+//
+// kopt's digests of a sample's outputs run in the kernel's library (the shim compiled into it),
+// launched through that library's own CUDA runtime, whose entry points are the kernel's data.
+// A kernel that redirects them could skip work while timed and do it when kopt launches the
+// digest, after the sample's end signal: no clock sees that work and the digests agree. So,
+// for a share of the samples chosen by kopt's own secret draw, and for the last sample of each
+// variant, the worker copies every output to the host through kopt's own runtime right after
+// the sample (no code of the kernel's library runs between the sample's end and the copy),
+// digests the bytes on the host, and tells the parent those digests ("R <id> ...") before it
+// launches its device digests. The parent holds them against the device digests it heard
+// ("D <id> ..."): outputs that changed in between are a FLAG (sample_witness.hpp).
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "kopt/run/kernel_arguments.hpp"
+
+namespace kopt::measure {
+
+// data/witness.toml [readback].
+struct ReadbackRule {
+  double share = 0.125;     // of the timed samples, each drawn alone
+  int most_per_case = 8;    // a variant's read-backs on one case, besides its last sample
+};
+
+// Loaded once; throws environment Error on a bad file.
+const ReadbackRule& readback_rule();
+
+// Which samples are read back: a draw the kernel cannot predict (std::random_device).
+class ReadbackChoice {
+ public:
+  explicit ReadbackChoice(const ReadbackRule& rule);
+  // Whether to read back a sample of a variant that has had `so_far` read back on this case;
+  // `last`: its last sample, always read back.
+  bool next(int so_far, bool last);
+
+ private:
+  std::mt19937_64 draw_;
+  std::bernoulli_distribution pick_;
+  int most_;
+};
+
+// The host digest of each set's outputs, combined as the device digests are (one per set, in
+// order), from bytes copied through kopt's own CUDA runtime. Throws CudaFailure.
+std::vector<std::uint64_t> read_back_digests(const std::vector<run::KernelArguments*>& sets);
+
+}  // namespace kopt::measure
