@@ -600,8 +600,10 @@ def performance_problem(path, cls, function, params):
     return dims, buffers
 
 
-def functional_cases(path, cls, params, notes):
-    """Each functional test whose scalars are numbers, as a case; others are left out, noted."""
+def functional_cases(path, cls, params, notes, observed=None):
+    """Each functional test whose scalars are numbers, as a case; others are left out, noted.
+    `observed` gets (dims, {buffer: its extents}) of each such test whose buffers are built with
+    literal sizes in the method itself (what tells apart two dims of one value: axis_names)."""
     try:
         function = method(cls, "generate_functional_test", path)
     except CannotRead:
@@ -629,7 +631,69 @@ def functional_cases(path, cls, params, notes):
         name = " ".join("%s=%s" % (k, v) for k, v in dims.items())
         if all(case["name"] != name for case in cases):
             cases.append({"name": name, "dims": dims})
+        if observed is not None and reader.function is function:
+            observed.append((dims, literal_extents(path, function, test_dict(reader, node), node.lineno)))
     return cases
+
+
+def last_assignment(function, name, before_line):
+    """The value last bound to `name` by a plain assignment before `before_line`, or None."""
+    found = None
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and node.lineno < before_line and (found is None or node.lineno > found.lineno) \
+                and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            found = node
+    return found.value if found is not None else None
+
+
+def nested_extents(node):
+    """The extents of a nested list literal ([[1, 2], [3, 4]] is [2, 2]), or None."""
+    extents = []
+    while isinstance(node, (ast.List, ast.Tuple)):
+        extents.append(len(node.elts))
+        if not node.elts:
+            break
+        node = node.elts[0]
+    return extents or None
+
+
+def literal_extents(path, function, entries, line):
+    """buffer -> its extents as numbers, for the buffers of one functional test built with
+    literal sizes (torch.empty(2, 4), torch.tensor([[...], [...]]), bound to a local before)."""
+    extents = {}
+    for name, value in entries.items():
+        if isinstance(value, ast.Name):
+            value = last_assignment(function, value.id, line)
+        if isinstance(value, ast.Call) and ast.unparse(value.func).split(".")[-1] == "tensor" and value.args:
+            found = nested_extents(value.args[0])
+            if found:
+                extents[name] = found
+            continue
+        try:
+            tensor = TestReader(path, function).tensor(value, {}) if value is not None else None
+            if tensor is not None and all(dim.isdigit() for dim in tensor.shape):
+                extents[name] = [int(dim) for dim in tensor.shape]
+        except CannotRead:
+            continue
+    return extents
+
+
+def axis_names(buffers, dims, observed):
+    """An axis the performance test sized by a literal that two dims equal (1024 for N and
+    d_model) becomes the one dim whose value that axis has in every functional test that shows
+    it, where exactly one does."""
+    for name, buffer in buffers.items():
+        for axis, text in enumerate(buffer["shape"]):
+            if not text.isdigit():
+                continue
+            candidates = [d for d, v in dims.items() if isinstance(v, int) and not isinstance(v, bool) and v == int(text)]
+            seen = [(case_dims, shapes[name]) for case_dims, shapes in observed
+                    if name in shapes and len(shapes[name]) == len(buffer["shape"])]
+            if len(candidates) < 2 or not seen:
+                continue
+            fitting = [d for d in candidates if all(case_dims.get(d) == extents[axis] for case_dims, extents in seen)]
+            if len(fitting) == 1:
+                buffer["shape"][axis] = fitting[0]
 
 
 def module_numbers(tree):
@@ -652,7 +716,9 @@ def leetgpu(path):
     facts = {"format": "leetgpu", "name": str(constants.get("name", "")), "dims": dims,
              "buffers": buffers, "params": [{"name": n, "kind": k, "role": r} for n, (k, r, _) in params.items()],
              "notes": notes}
-    facts["cases"] = functional_cases(path, cls, params, notes)
+    observed = []
+    facts["cases"] = functional_cases(path, cls, params, notes, observed)
+    axis_names(buffers, dims, observed)
     for name, buffer in buffers.items():
         fixed = not any(any(c.isalpha() or c == "_" for c in dim) for dim in buffer["shape"])
         if facts["cases"] and fixed and any(dim != "1" for dim in buffer["shape"]):  # a scalar result is 1 everywhere

@@ -306,3 +306,29 @@ def test_leetgpu_large_literals_in_arithmetic_are_dims_and_fixed_sizes_are_noted
     assert facts["buffers"]["A"]["shape"] == ["M * K"]      # 8192 is M, 2048 is K
     assert facts["buffers"]["C"]["shape"] == ["M * 2"]      # 2 is only 2
     assert "buffer T is 300 in every case (its size names no dim): check it" in facts["notes"]
+
+
+def test_leetgpu_two_dims_of_one_value_are_told_apart_by_the_functional_tests(tmp_path):
+    # 1024 is both N and d_model in the performance test; the functional tests, whose buffers
+    # are built with literal sizes, show which axis is which.
+    path = write(tmp_path, """
+        class Challenge(ChallengeBase):
+            def get_solve_signature(self):
+                return {"Q": (ctypes.POINTER(ctypes.c_float), "in"),
+                        "out": (ctypes.POINTER(ctypes.c_float), "out"),
+                        "N": (ctypes.c_int, "in"), "d_model": (ctypes.c_int, "in")}
+            def generate_functional_test(self):
+                tests = []
+                Q = torch.tensor([[1.0, 0.0, 2.0], [4.0, 5.0, 6.0]], device=self.device)
+                tests.append({"Q": Q, "out": torch.empty(2, 3, device=self.device), "N": 2, "d_model": 3})
+                tests.append({"Q": torch.empty(5, 5), "out": torch.empty(5, 5), "N": 5, "d_model": 5})
+                return tests
+            def generate_performance_test(self):
+                return {"Q": RandTensor((1024, 1024), -1.0, 1.0), "out": OutTensor((1024, 1024)),
+                        "N": 1024, "d_model": 1024}
+    """)
+    code, facts = read("leetgpu", path)
+    assert code == 0, facts
+    assert facts["buffers"]["Q"]["shape"] == ["N", "d_model"]
+    assert facts["buffers"]["out"]["shape"] == ["N", "d_model"]
+    assert not any("names no dim" in note for note in facts["notes"])
