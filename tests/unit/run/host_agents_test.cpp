@@ -95,6 +95,10 @@ TEST(HostAgents, AZombieIsNotAnAgent) {
 // census sees it.
 TEST(HostAgents, FindADaemonizedGrandchildWhereTheProcessReapsOrphans) {
   if (!std::ifstream(fmt::format("/proc/self/task/{}/children", gettid()))) GTEST_SKIP() << "no CONFIG_PROC_CHILDREN";
+  // Put back what was there: the process runner makes this process a reaper once for good
+  // (core/stray_processes.hpp), and a test of it that runs later in this process needs it.
+  int was_reaper = 0;
+  prctl(PR_GET_CHILD_SUBREAPER, &was_reaper, 0, 0, 0);
   keep_orphans_in_census();
   const HostAgents before = HostAgents::now();
   int pipe_ends[2];
@@ -122,7 +126,7 @@ TEST(HostAgents, FindADaemonizedGrandchildWhereTheProcessReapsOrphans) {
   }
   kill(daemon, SIGKILL);
   waitpid(daemon, nullptr, 0);
-  prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+  prctl(PR_SET_CHILD_SUBREAPER, was_reaper, 0, 0, 0);
   close(pipe_ends[0]);
   close(pipe_ends[1]);
   EXPECT_THAT(newcomers, ElementsAre(HasSubstr(fmt::format("process {}", daemon))));
