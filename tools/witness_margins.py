@@ -5,7 +5,8 @@ span against the reported time per sample beyond kopt's own overhead as its empt
 showed (the sample witness; baseline_us) and the worker's host clock
 against its events per call (the escape rule), each as a share of what the rule allows, and
 whether bench flagged it; and the parent's median time from each sample's end to its digests
-(digest_us: measured, not yet held to a rule). Honest variants' shares are the margin the rules leave; a share of
+(digest_us: measured, not yet held to a rule), and how many of its samples' outputs kopt read back
+before the digests and how many of those differed (readback: differing/read; a difference is a flag). Honest variants' shares are the margin the rules leave; a share of
 1 or more is a flag.
 
     tools/witness_margins.py build/tests/gpu [more folders]   # one line per variant, sorted
@@ -46,7 +47,8 @@ def rows(folder, sample, escape):
             flagged = any(f.startswith(f"{v['label']} (case {v['case']})") for f in doc["flags"])
             yield ((excess - baseline) / allowed, path.relative_to(folder), v["label"], v["case"], n, reported, excess,
                    w.get("short_samples"), w.get("witnessed"), gap / gap_allowed if gap_allowed else 0, flagged,
-                   w.get("median_digest_seconds") or 0, baseline)
+                   w.get("median_digest_seconds") or 0, baseline,
+                   f"{w.get('readback_mismatches', '-')}/{w.get('readback_samples', '-')}")
 
 
 def main():
@@ -54,12 +56,12 @@ def main():
         sys.exit(__doc__)
     sample, escape = rules()
     found = [r for folder in sys.argv[1:] for r in rows(folder, sample, escape)]
-    print("witness_share escape_share flagged  calls  reported_us  excess_us baseline_us  digest_us  short/seen  file  "
-          "variant (case)")
-    for share, path, label, case, n, reported, excess, short, seen, gap_share, flagged, digest, baseline in sorted(
+    print("witness_share escape_share flagged  calls  reported_us  excess_us baseline_us  digest_us  readback  "
+          "short/seen  file  variant (case)")
+    for share, path, label, case, n, reported, excess, short, seen, gap_share, flagged, digest, baseline, readback in sorted(
             found, key=lambda r: r[0]):
         print(f"{share:13.2f} {gap_share:12.2f} {'FLAG' if flagged else '-':>7} {n:6d} {reported * 1e6:12.1f} "
-              f"{excess * 1e6:10.1f} {baseline * 1e6:11.1f} {digest * 1e6:10.1f} {short}/{seen:<6} {path}  {label} ({case})")
+              f"{excess * 1e6:10.1f} {baseline * 1e6:11.1f} {digest * 1e6:10.1f} {readback:>9} {short}/{seen:<6} {path}  {label} ({case})")
     print(f"{len(found)} variants; rules: sample slack baseline + max({sample['slack_seconds'] * 1e6:.0f} µs, "
           f"{100 * sample['slack_fraction']:.0f} %), escape floor {escape['floor_seconds'] * 1e6:.0f} µs / calls, "
           f"{100 * escape['fraction']:.0f} %")
