@@ -54,6 +54,7 @@ struct VariantState {
   std::vector<std::string> interceptors;  // what its library and calls installed to answer system calls
   std::vector<std::string> redirected;    // pointers of kopt's data its calls led into its own code (take_sample, take_census)
   int readbacks = 0;                      // samples of this case whose outputs kopt read back (output_readback.hpp)
+  double readback_bytes = 0;              // and their bytes
 };
 
 // The times of one sample, all its calls together.
@@ -302,8 +303,9 @@ TimedBatch timed_batch(VariantState& v, const std::vector<run::KernelArguments*>
   kit.phases.sampling_timed += mark.lap();
   // Between the sample's end and here only kopt's code ran: what the outputs hold now is what the
   // sample left, before any call into the kernel's library (whose runtime launches the digests).
-  if (kit.witness.on() && kit.readback.next(v.readbacks, last)) {
+  if (kit.witness.on() && kit.readback.next(v.readbacks, v.readback_bytes, last)) {
     ++v.readbacks;
+    v.readback_bytes += output_bytes(sets);
     kit.witness.record('R', id, read_back_digests(sets));
   }
   batch.digests = kit.digests.take(*v.library, sets);
@@ -386,6 +388,7 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     VariantState& v = variants[i];
     v.samples = VariantSamples{.label = v.label, .case_name = bound_case.name};
     v.readbacks = 0;
+    v.readback_bytes = 0;
     run::report_progress(fmt::format("case {}: warming up {}", bound_case.name, v.samples.label));
     warm_up(job, v, sets.first(), kit);
     budgeted.push_back(job.variants[i].budgeted);

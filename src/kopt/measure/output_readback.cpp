@@ -16,7 +16,8 @@ ReadbackRule load_readback_rule() {
   const double share = positive_witness_number(section, "readback", "share");
   if (share > 1) throw environment_error("data/witness.toml: [readback] share must be at most 1");
   return {.share = share,
-          .most_per_case = static_cast<int>(positive_witness_count(section, "readback", "most_per_case"))};
+          .most_per_case = static_cast<int>(positive_witness_count(section, "readback", "most_per_case")),
+          .most_bytes_per_case = positive_witness_number(section, "readback", "most_bytes_per_case")};
 }
 
 }  // namespace
@@ -27,11 +28,21 @@ const ReadbackRule& readback_rule() {
 }
 
 ReadbackChoice::ReadbackChoice(const ReadbackRule& rule)
-    : draw_(std::random_device{}()), pick_(rule.share), most_(rule.most_per_case) {}
+    : draw_(std::random_device{}()), pick_(rule.share), most_(rule.most_per_case), most_bytes_(rule.most_bytes_per_case) {}
 
-bool ReadbackChoice::next(int so_far, bool last) {
+bool ReadbackChoice::next(int so_far, double bytes_so_far, bool last) {
   const bool picked = pick_(draw_);  // drawn every time, so that what is drawn does not depend on the count
-  return last || (picked && so_far < most_);
+  return last || (picked && so_far < most_ && bytes_so_far < most_bytes_);
+}
+
+double output_bytes(const std::vector<run::KernelArguments*>& sets) {
+  double bytes = 0;
+  for (const run::KernelArguments* set : sets) {
+    for (const run::ArgumentData& arg : set->data()) {
+      if (arg.buffer != nullptr && arg.buffer->is_output && arg.device) bytes += static_cast<double>(arg.device->size());
+    }
+  }
+  return bytes;
 }
 
 std::vector<std::uint64_t> read_back_digests(const std::vector<run::KernelArguments*>& sets) {

@@ -25,6 +25,8 @@ namespace kopt::measure {
 struct ReadbackRule {
   double share = 0.125;     // of the timed samples, each drawn alone
   int most_per_case = 8;    // a variant's read-backs on one case, besides its last sample
+  // and no more once this many bytes were read back for it on the case (the last sample still is)
+  double most_bytes_per_case = 1 << 30;
 };
 
 // Loaded once; throws environment Error on a bad file.
@@ -34,18 +36,21 @@ const ReadbackRule& readback_rule();
 class ReadbackChoice {
  public:
   explicit ReadbackChoice(const ReadbackRule& rule);
-  // Whether to read back a sample of a variant that has had `so_far` read back on this case;
-  // `last`: its last sample, always read back.
-  bool next(int so_far, bool last);
+  // Whether to read back a sample of a variant that has had `so_far` samples (`bytes_so_far`
+  // bytes) read back on this case; `last`: its last sample, always read back.
+  bool next(int so_far, double bytes_so_far, bool last);
 
  private:
   std::mt19937_64 draw_;
   std::bernoulli_distribution pick_;
   int most_;
+  double most_bytes_;
 };
 
 // The host digest of each set's outputs, combined as the device digests are (one per set, in
 // order), from bytes copied through kopt's own CUDA runtime. Throws CudaFailure.
 std::vector<std::uint64_t> read_back_digests(const std::vector<run::KernelArguments*>& sets);
+// The bytes read_back_digests copies for these sets.
+double output_bytes(const std::vector<run::KernelArguments*>& sets);
 
 }  // namespace kopt::measure

@@ -466,18 +466,21 @@ TEST(Readback, ARuleIsReadFromTheDataFile) {
   const ReadbackRule& rule = readback_rule();
   EXPECT_DOUBLE_EQ(rule.share, 0.125);
   EXPECT_EQ(rule.most_per_case, 8);
+  EXPECT_DOUBLE_EQ(rule.most_bytes_per_case, 1073741824.0);
 }
 
-// Drawn per sample, never more than the rule's most besides the last; the last always.
+// Drawn per sample, never more than the rule's most (samples, bytes) besides the last; the last always.
 TEST(Readback, TheChoiceKeepsToItsRule) {
-  ReadbackChoice every(ReadbackRule{.share = 1.0, .most_per_case = 2});
-  EXPECT_TRUE(every.next(0, false));
-  EXPECT_TRUE(every.next(1, false));
-  EXPECT_FALSE(every.next(2, false));
-  EXPECT_TRUE(every.next(2, true));
-  ReadbackChoice rare(ReadbackRule{.share = 0.125, .most_per_case = 1000000});
+  ReadbackChoice every(ReadbackRule{.share = 1.0, .most_per_case = 2, .most_bytes_per_case = 1e9});
+  EXPECT_TRUE(every.next(0, 0, false));
+  EXPECT_TRUE(every.next(1, 0, false));
+  EXPECT_FALSE(every.next(2, 0, false));
+  EXPECT_TRUE(every.next(2, 0, true));
+  EXPECT_FALSE(every.next(1, 1e9, false)) << "the bytes spent";
+  EXPECT_TRUE(every.next(1, 1e9, true)) << "the last sample still";
+  ReadbackChoice rare(ReadbackRule{.share = 0.125, .most_per_case = 1000000, .most_bytes_per_case = 1e9});
   int chosen = 0;
-  for (int i = 0; i < 8000; ++i) chosen += rare.next(0, false) ? 1 : 0;
+  for (int i = 0; i < 8000; ++i) chosen += rare.next(0, 0, false) ? 1 : 0;
   EXPECT_GT(chosen, 800);   // ~1000 expected; 800 is 6.7 standard deviations below
   EXPECT_LT(chosen, 1200);
 }
