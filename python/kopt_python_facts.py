@@ -425,6 +425,15 @@ class TestReader:
             if isinstance(target, ast.Name):
                 self.changed.setdefault(target.id, statement)
 
+    def without(self, names):
+        """A copy that no longer knows `names`: inside a loop or a branch they are what it binds
+        there, not what they were before it."""
+        other = copy.copy(self)
+        other.values = {k: v for k, v in self.values.items() if k not in names}
+        other.expressions = {k: v for k, v in self.expressions.items() if k not in names}
+        other.flags = {k: v for k, v in self.flags.items() if k not in names}
+        return other
+
     def assign(self, name, value):
         if name in self.expressions:  # `x = x.flatten()`: the x it reads is the one before
             value = Substituted(name, self.expressions[name]).visit(copy.deepcopy(value))
@@ -602,38 +611,60 @@ def performance_problem(path, cls, function, params):
 
 def functional_cases(path, cls, params, notes, observed=None):
     """Each functional test whose scalars are numbers, as a case; others are left out, noted.
-    `observed` gets (dims, {buffer: its extents}) of each such test whose buffers are built with
-    literal sizes in the method itself (what tells apart two dims of one value: axis_names)."""
+    The method's statements are followed in order, so a test reads the locals bound before it
+    (`N, C = 1, 4` then `tests.append({... "N": N ...})`); a test built by a helper of the class
+    is read in the helper. `observed` gets (dims, {buffer: its extents}) of each such test whose
+    buffers are built with literal sizes in the method itself (what tells apart two dims of one
+    value: axis_names)."""
     try:
         function = method(cls, "generate_functional_test", path)
     except CannotRead:
         return []
     cases = []
-    for node in ast.walk(function):
-        reader = TestReader(path, function, cls)
+    local = TestReader(path, function, cls)  # the method's locals as its statements bind them
+    for statement in function.body:
+        reader = local if not hasattr(statement, "body") else local.without(names_bound_in(statement))
+        for node in ast.walk(statement):
+            take_functional_test(reader, node, params, notes, cases, observed)
         try:
-            helper = reader.helper_reader(node)
-            if helper is not None:  # tests.append(self._make_test_case(1, 4))
-                reader, node = helper.returned_test()
+            local.walk([statement])
         except CannotRead:
-            notes.append("functional test at line %d left out: its helper cannot be followed" % node.lineno)
-            continue
-        if not (isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) for k in node.keys)):
-            continue
-        keys = {k.value for k in node.keys}
-        if not all(name in keys for name, (kind, _, _) in params.items() if kind == "scalar"):
-            continue
-        try:
-            dims, _ = scalar_dims(reader, test_dict(reader, node), params)
-        except CannotRead:
-            notes.append("functional test at line %d left out: its sizes are computed" % node.lineno)
-            continue
-        name = " ".join("%s=%s" % (k, v) for k, v in dims.items())
-        if all(case["name"] != name for case in cases):
-            cases.append({"name": name, "dims": dims})
-        if observed is not None and reader.function is function:
-            observed.append((dims, literal_extents(path, function, test_dict(reader, node), node.lineno)))
+            pass
+        if hasattr(statement, "body") and not (isinstance(statement, ast.If) and local.switch(statement.test) is not None):
+            local = local.without(names_bound_in(statement))  # after a loop, its locals are what it left
     return cases
+
+
+def names_bound_in(statement):
+    """Every local a statement binds anywhere inside it (a loop's variable, a branch's locals)."""
+    return {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def take_functional_test(local, node, params, notes, cases, observed):
+    """Appends the case of `node` when it is a functional test (a dict literal, or a helper's)."""
+    reader = local
+    try:
+        helper = local.helper_reader(node)
+        if helper is not None:  # tests.append(self._make_test_case(1, 4))
+            reader, node = helper.returned_test()
+    except CannotRead:
+        notes.append("functional test at line %d left out: its helper cannot be followed" % node.lineno)
+        return
+    if not (isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) for k in node.keys)):
+        return
+    keys = {k.value for k in node.keys}
+    if not all(name in keys for name, (kind, _, _) in params.items() if kind == "scalar"):
+        return
+    try:
+        dims, _ = scalar_dims(reader, test_dict(reader, node), params)
+    except CannotRead:
+        notes.append("functional test at line %d left out: its sizes are computed" % node.lineno)
+        return
+    name = " ".join("%s=%s" % (k, v) for k, v in dims.items())
+    if all(case["name"] != name for case in cases):
+        cases.append({"name": name, "dims": dims})
+    if observed is not None and reader.function is local.function:
+        observed.append((dims, literal_extents(reader.path, reader.function, test_dict(reader, node), node.lineno)))
 
 
 def last_assignment(function, name, before_line):

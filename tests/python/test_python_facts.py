@@ -332,3 +332,29 @@ def test_leetgpu_two_dims_of_one_value_are_told_apart_by_the_functional_tests(tm
     assert facts["buffers"]["Q"]["shape"] == ["N", "d_model"]
     assert facts["buffers"]["out"]["shape"] == ["N", "d_model"]
     assert not any("names no dim" in note for note in facts["notes"])
+
+
+def test_leetgpu_functional_tests_read_the_locals_bound_before_them(tmp_path):
+    path = write(tmp_path, """
+        class Challenge(ChallengeBase):
+            def get_solve_signature(self):
+                return {"x": (ctypes.POINTER(ctypes.c_float), "in"), "N": (ctypes.c_int, "in"),
+                        "K": (ctypes.c_int, "in")}
+            def generate_functional_test(self):
+                tests = []
+                N, K = 4, 2
+                tests.append({"x": torch.empty(N), "N": N, "K": K})
+                N = 9
+                tests.append({"x": torch.empty(N), "N": N, "K": K + 1})
+                for N in [16, 32]:
+                    tests.append({"x": torch.empty(N), "N": N, "K": K})
+                tests.append({"x": torch.empty(N), "N": N, "K": K})
+                return tests
+            def generate_performance_test(self):
+                return {"x": torch.empty(1000), "N": 1000, "K": 7}
+    """)
+    code, facts = read("leetgpu", path)
+    assert code == 0, facts
+    # the loop's N is not 9, and after the loop N is not known either: both left out, noted
+    assert [c["name"] for c in facts["cases"]] == ["N=4 K=2", "N=9 K=3"]
+    assert sum("left out" in note for note in facts["notes"]) == 2
