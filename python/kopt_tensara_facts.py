@@ -535,6 +535,42 @@ def operand_shape(node, kopt_of, shapes):
 WHOLE_REDUCTIONS = {"mean", "sum", "norm", "prod", "amax", "amin", "max", "min", "logsumexp", "dot", "vdot"}
 
 
+# Calls that reduce along `dim` (dropping it unless keepdim=True) or compare along it.
+ALONG_A_DIM = WHOLE_REDUCTIONS | {"cosine_similarity", "argmax", "argmin", "std", "var", "count_nonzero"}
+
+
+def returned_call(function):
+    """The call reference_solution returns, through `1 - f(...)`, `f(...) * 2` and the like."""
+    returned = None
+    for node in ast.walk(function):
+        if isinstance(node, ast.Return) and node.value is not None:
+            returned = node.value
+    while isinstance(returned, ast.BinOp) and (isinstance(returned.left, ast.Constant) or isinstance(returned.right, ast.Constant)):
+        returned = returned.right if isinstance(returned.left, ast.Constant) else returned.left
+    return returned if isinstance(returned, ast.Call) else None
+
+
+def reduced_along_a_dim(function, kopt_of, shapes):
+    """(input, shape) where reference_solution returns a reduction along a literal dim of an
+    input it passes first (`1 - cosine_similarity(p, t, dim=1)`, `x.sum(dim=0)`), without
+    keepdim: the input's shape less that axis. None for anything else."""
+    call = returned_call(function)
+    if call is None or ast.unparse(call.func).split(".")[-1] not in ALONG_A_DIM:
+        return None
+    keywords = {k.arg: k.value for k in call.keywords}
+    dim, keep = keywords.get("dim"), keywords.get("keepdim")
+    if not (isinstance(dim, ast.Constant) and isinstance(dim.value, int)) or (isinstance(keep, ast.Constant) and keep.value):
+        return None
+    method_call = isinstance(call.func, ast.Attribute) and not ast.unparse(call.func).startswith("torch.")
+    operand = call.func.value if method_call else (call.args[0] if call.args else None)
+    name = kopt_of.get(operand.id) if isinstance(operand, ast.Name) else None
+    if name not in shapes or not -len(shapes[name]) <= dim.value < len(shapes[name]):
+        return None
+    shape = list(shapes[name])
+    del shape[dim.value]
+    return name, shape or ["1"]
+
+
 def reduces_to_one_value(function):
     """Whether reference_solution returns one value: a whole-tensor reduction (no dim), or a loss
     of torch.nn (a functional *_loss or an nn.*Loss module) without reduction='none'."""
@@ -629,6 +665,10 @@ def output_shape(cls, path, input_names, shapes, notes, output):
     pooled = pooled_shape(function, kopt_of, shapes)
     if pooled is not None:
         return pooled
+    reduced = reduced_along_a_dim(function, kopt_of, shapes)
+    if reduced is not None:
+        notes.append("%s is %s's shape less the axis reference_solution reduces" % (output, reduced[0]))
+        return reduced[1]
     if reduces_to_one_value(function):
         notes.append("%s is one element (reference_solution reduces to a scalar)" % output)
         return ["1"]

@@ -146,3 +146,17 @@ def test_a_pools_output_shape_follows_its_window(tmp_path):
     assert facts["buffers"]["output"]["shape"] == ["(n + 2 * 1 - (3 * (alpha - 1) + 1)) / 2 + 1",
                                                    "(m + 2 * 1 - (3 * (alpha - 1) + 1)) / 2 + 1"]
     assert not any("taken to be" in note for note in facts["notes"])
+
+
+def test_a_reduction_along_a_dim_drops_that_axis(tmp_path):
+    text = fixture("tensara_leaky_relu").replace(
+        "return torch.nn.functional.leaky_relu(input_matrix, alpha)",
+        "return 1 - torch.nn.functional.cosine_similarity(input_matrix, input_matrix * alpha, dim=1)")
+    code, facts = read(written(tmp_path, text))
+    assert code == 0, facts
+    assert facts["buffers"]["output"]["shape"] == ["n"]
+    assert "output is input's shape less the axis reference_solution reduces" in facts["notes"]
+    kept = text.replace("dim=1)", "dim=1, keepdim=True)")
+    code, facts = read(written(tmp_path, kept))
+    assert code == 0, facts
+    assert facts["buffers"]["output"]["shape"] == ["n", "m"]  # keepdim: not this rule's (the input's, noted)
