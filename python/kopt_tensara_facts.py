@@ -604,6 +604,30 @@ def reduces_to_one_value(function):
     return not (isinstance(reduction, ast.Constant) and reduction.value == "none")
 
 
+def einsum_shape(function, kopt_of, shapes):
+    """The output of torch.einsum("bijl,lk->bijk", A, B): each output letter's extent from the
+    input axis it names; None for anything else."""
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "einsum" and node.args
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            continue
+        inputs, arrow, output = node.args[0].value.replace(" ", "").partition("->")
+        operands = [kopt_of.get(a.id) if isinstance(a, ast.Name) else None for a in node.args[1:]]
+        terms = inputs.split(",")
+        if not arrow or len(terms) != len(operands) or any(o not in shapes for o in operands):
+            return None
+        extent = {}
+        for term, operand in zip(terms, operands):
+            if len(term) != len(shapes[operand]) or not term.isalpha():
+                return None
+            for letter, axis in zip(term, shapes[operand]):
+                extent.setdefault(letter, axis)
+        if not all(letter in extent for letter in output):
+            return None
+        return [extent[letter] for letter in output] or ["1"]
+    return None
+
+
 POOLS = re.compile(r"(avg|max)_pool([123])d$")
 
 
@@ -662,6 +686,9 @@ def output_shape(cls, path, input_names, shapes, notes, output):
         if isinstance(node, ast.keyword) and node.arg == "minlength" and isinstance(node.value, ast.Name) \
                 and node.value.id in kopt_of and kopt_of[node.value.id] not in shapes:
             return [kopt_of[node.value.id]]
+    summed = einsum_shape(function, kopt_of, shapes)
+    if summed is not None:
+        return summed
     pooled = pooled_shape(function, kopt_of, shapes)
     if pooled is not None:
         return pooled

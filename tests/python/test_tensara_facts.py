@@ -160,3 +160,13 @@ def test_a_reduction_along_a_dim_drops_that_axis(tmp_path):
     code, facts = read(written(tmp_path, kept))
     assert code == 0, facts
     assert facts["buffers"]["output"]["shape"] == ["n", "m"]  # keepdim: not this rule's (the input's, noted)
+
+
+def test_an_einsums_output_takes_each_letters_axis(tmp_path):
+    text = fixture("tensara_leaky_relu").replace(
+        "return torch.nn.functional.leaky_relu(input_matrix, alpha)",
+        "return torch.einsum(\"ij->ji\", input_matrix) * alpha")
+    code, facts = read(written(tmp_path, text))
+    assert code == 0, facts
+    assert facts["buffers"]["output"]["shape"] == ["m", "n"]
+    assert not any("taken to be" in note for note in facts["notes"])
