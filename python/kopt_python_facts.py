@@ -332,6 +332,11 @@ class TestReader:
             return Tensor(shape_of(0), self.constant_fill(node, bound(1, 0.0)))
         if leaf == "full":
             return Tensor(shape_of(0), self.constant_fill(node, bound(1, 0.0)))
+        if leaf == "tensor" and args:  # torch.tensor([0.9]): one value everywhere, else no fill of kopt's
+            values = {v for v in literal_leaves(args[0])} if nested_extents(args[0]) else set()
+            if len(values) != 1 or None in values:
+                return None
+            return Tensor([str(e) for e in nested_extents(args[0])], self.constant_fill(node, values.pop()))
         if leaf in LIKE_FILLS and args:
             base = self.tensor(args[0], dim_of)
             if base is None:
@@ -362,9 +367,12 @@ class TestReader:
         return [strip_parentheses(self.size(arg, dim_of)) for arg in node.args]
 
     def constant_fill(self, node, value):
+        """One value everywhere: zeros, ones, or an integer range of one value (int[999,1000))."""
         if value in (0, 1):
             return "zeros" if value == 0 else "ones"
-        self.fail(node, "a buffer filled with %s (kopt fills with zeros, ones or random values)" % value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return "int[%d,%d)" % (value, value + 1)
+        self.fail(node, "a buffer filled with %s (kopt fills with zeros, ones, one integer or random values)" % value)
 
     def fill_method(self, node, name, args):
         if name == "uniform_":
@@ -593,9 +601,7 @@ def performance_problem(path, cls, function, params):
     for name, (kind, role, element_bytes) in params.items():
         if kind != "buffer":
             continue
-        node = entries.get(name)
-        if isinstance(node, ast.Name) and node.id in reader.expressions:
-            node = reader.expressions[node.id]
+        node = entries.get(name)  # a local is followed by tensor(), which knows what changed it since
         tensor = reader.tensor(node, dim_of) if node is not None else None
         if tensor is None:
             reader.fail(node or function, "buffer %s is not built by a constructor this reader knows"
@@ -675,6 +681,19 @@ def last_assignment(function, name, before_line):
                 and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
             found = node
     return found.value if found is not None else None
+
+
+def literal_leaves(node):
+    """The numbers of a nested list literal (None for anything that is not one)."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        for element in node.elts:
+            yield from literal_leaves(element)
+        return
+    try:
+        value = ast.literal_eval(node)
+    except ValueError:
+        value = None
+    yield value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def nested_extents(node):

@@ -358,3 +358,30 @@ def test_leetgpu_functional_tests_read_the_locals_bound_before_them(tmp_path):
     # the loop's N is not 9, and after the loop N is not known either: both left out, noted
     assert [c["name"] for c in facts["cases"]] == ["N=4 K=2", "N=9 K=3"]
     assert sum("left out" in note for note in facts["notes"]) == 2
+
+
+def test_leetgpu_a_tensor_of_one_integer_is_a_fill_of_that_value(tmp_path):
+    source = """
+        class Challenge(ChallengeBase):
+            def get_solve_signature(self):
+                return {"logits": (ctypes.POINTER(ctypes.c_float), "in"),
+                        "seed": (ctypes.POINTER(ctypes.c_int), "in"),
+                        "w": (ctypes.POINTER(ctypes.c_int), "in"),
+                        "token": (ctypes.POINTER(ctypes.c_int), "out"), "V": (ctypes.c_int, "in")}
+            def generate_performance_test(self):
+                V = 50000
+                logits = torch.randn(V, device=self.device) * 3.0
+                seed = torch.tensor([999], device=self.device, dtype=torch.int32)
+                w = torch.tensor([[7, 7], [7, 7]], device=self.device, dtype=torch.int32)
+                return {"logits": logits, "seed": seed, "w": w, "token": torch.zeros(1, dtype=torch.int32), "V": V}
+    """
+    code, facts = read("leetgpu", write(tmp_path, source))
+    assert code == 0, facts
+    assert facts["buffers"]["seed"] == {"shape": ["1"], "role": "input", "element_bytes": 4, "init": "int[999,1000)"}
+    assert facts["buffers"]["w"]["shape"] == ["2", "2"] and facts["buffers"]["w"]["init"] == "int[7,8)"
+    # a fraction has no range of one value in kopt's fills (uniform needs lo < hi); values that differ
+    # are data no fill says
+    code, line = read("leetgpu", write(tmp_path, source.replace("[999]", "[0.9]")))
+    assert code == 2 and "a buffer filled with 0.9" in line, line
+    code, line = read("leetgpu", write(tmp_path, source.replace("[999]", "[999, 3]")))
+    assert code == 2 and "buffer seed is not built by a constructor this reader knows" in line, line
