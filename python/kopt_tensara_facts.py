@@ -539,12 +539,28 @@ WHOLE_REDUCTIONS = {"mean", "sum", "norm", "prod", "amax", "amin", "max", "min",
 ALONG_A_DIM = WHOLE_REDUCTIONS | {"cosine_similarity", "argmax", "argmin", "std", "var", "count_nonzero"}
 
 
-def returned_call(function):
-    """The call reference_solution returns, through `1 - f(...)`, `f(...) * 2` and the like."""
+def callee(call):
+    """`mean` of torch.mean(x), x.mean(), F.mean(x)."""
+    return ast.unparse(call.func).split(".")[-1]
+
+
+def is_method_call(call):
+    """x.sum() rather than torch.sum(x): the tensor is the call's object, not its first argument."""
+    return isinstance(call.func, ast.Attribute) and not ast.unparse(call.func).startswith("torch.")
+
+
+def last_returned(function):
+    """The value of the function's last `return` (None without one)."""
     returned = None
     for node in ast.walk(function):
         if isinstance(node, ast.Return) and node.value is not None:
             returned = node.value
+    return returned
+
+
+def returned_call(function):
+    """The call reference_solution returns, through `1 - f(...)`, `f(...) * 2` and the like."""
+    returned = last_returned(function)
     while isinstance(returned, ast.BinOp) and (isinstance(returned.left, ast.Constant) or isinstance(returned.right, ast.Constant)):
         returned = returned.right if isinstance(returned.left, ast.Constant) else returned.left
     return returned if isinstance(returned, ast.Call) else None
@@ -555,14 +571,13 @@ def reduced_along_a_dim(function, kopt_of, shapes):
     input it passes first (`1 - cosine_similarity(p, t, dim=1)`, `x.sum(dim=0)`), without
     keepdim: the input's shape less that axis. None for anything else."""
     call = returned_call(function)
-    if call is None or ast.unparse(call.func).split(".")[-1] not in ALONG_A_DIM:
+    if call is None or callee(call) not in ALONG_A_DIM:
         return None
     keywords = {k.arg: k.value for k in call.keywords}
     dim, keep = keywords.get("dim"), keywords.get("keepdim")
     if not (isinstance(dim, ast.Constant) and isinstance(dim.value, int)) or (isinstance(keep, ast.Constant) and keep.value):
         return None
-    method_call = isinstance(call.func, ast.Attribute) and not ast.unparse(call.func).startswith("torch.")
-    operand = call.func.value if method_call else (call.args[0] if call.args else None)
+    operand = call.func.value if is_method_call(call) else (call.args[0] if call.args else None)
     name = kopt_of.get(operand.id) if isinstance(operand, ast.Name) else None
     if name not in shapes or not -len(shapes[name]) <= dim.value < len(shapes[name]):
         return None
@@ -575,13 +590,11 @@ def reduces_to_one_value(function):
     """Whether reference_solution returns one value: a whole-tensor reduction (no dim), or a loss
     of torch.nn (a functional *_loss or an nn.*Loss module) without reduction='none'."""
     assigned, every = {}, {}  # name -> its last value; name -> all of them
-    returned = None
     for node in ast.walk(function):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             assigned[node.targets[0].id] = node.value
             every.setdefault(node.targets[0].id, []).append(node.value)
-        if isinstance(node, ast.Return) and node.value is not None:
-            returned = node.value
+    returned = last_returned(function)
     for _ in range(4):  # loss = loss_fn(a, p, n); return loss
         if isinstance(returned, ast.Name) and returned.id in assigned:
             returned = assigned[returned.id]
@@ -590,10 +603,9 @@ def reduces_to_one_value(function):
     keywords = {k.arg: k.value for k in returned.keywords}
     if "dim" in keywords or "axis" in keywords:
         return False
-    name = ast.unparse(returned.func).split(".")[-1]
+    name = callee(returned)
     if name in WHOLE_REDUCTIONS:
-        method_call = isinstance(returned.func, ast.Attribute) and not ast.unparse(returned.func).startswith("torch.")
-        return len(returned.args) == (0 if method_call else 1)
+        return len(returned.args) == (0 if is_method_call(returned) else 1)
     # loss_fn = nn.TripletMarginLoss(...), perhaps moved after (loss_fn = loss_fn.to(device))
     modules = [v for v in every.get(name, []) if isinstance(returned.func, ast.Name) and isinstance(v, ast.Call)
                and ast.unparse(v.func).endswith("Loss")]
@@ -608,7 +620,7 @@ def einsum_shape(function, kopt_of, shapes):
     """The output of torch.einsum("bijl,lk->bijk", A, B): each output letter's extent from the
     input axis it names; None for anything else."""
     for node in ast.walk(function):
-        if not (isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "einsum" and node.args
+        if not (isinstance(node, ast.Call) and callee(node) == "einsum" and node.args
                 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
             continue
         inputs, arrow, output = node.args[0].value.replace(" ", "").partition("->")

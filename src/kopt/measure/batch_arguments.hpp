@@ -71,10 +71,7 @@ class BatchDigests {
     std::vector<std::vector<const run::ArgumentData*>> outputs;
     std::size_t slots = 0;
     for (const run::KernelArguments* set : sets) {
-      outputs.emplace_back();
-      for (const run::ArgumentData& arg : set->data()) {
-        if (arg.buffer != nullptr && arg.buffer->is_output) outputs.back().push_back(&arg);
-      }
+      outputs.push_back(set->outputs());
       if (outputs.back().size() > kMaxOutputsPerSet) return unknown;
       slots += outputs.back().size();
     }

@@ -119,18 +119,22 @@ void add_agents_finding(BenchReport& report, const VariantReport& v, std::size_t
   }
 }
 
+// "LABEL (case C): WHAT (found, ...): WHY", where anything was found.
+void flag_what_was_found(BenchReport& report, const VariantReport& v, const std::vector<std::string>& found,
+                         std::string_view what, std::string_view why) {
+  if (found.empty()) return;
+  report.flags.push_back(fmt::format("{} (case {}): {} ({}): {}", v.label, v.case_name, what, fmt::join(found, ", "), why));
+}
+
 // A seccomp filter, a SIGSYS handler or a tracer that a variant's library or calls installed
 // can answer the worker's own system calls, getrandom among them, which draws each timed call's seed
 // (core/secret.hpp): the variant could choose its inputs and time answers it computed ahead.
 // Nothing honest needs any of them, and the variant's own verdict is at stake, so it is a FLAG
 // whether or not others were timed beside it.
 void add_interceptors_finding(BenchReport& report, const VariantReport& v) {
-  const std::vector<std::string>& found = v.samples.interceptors_installed;
-  if (found.empty()) return;
-  report.flags.push_back(fmt::format("{} (case {}): solve installed what can answer the timing worker's system calls "
-                                     "({}): the seeds of its timed inputs could be its own choice (docs/integrity.md, "
-                                     "\"Agents left behind\")",
-                                     v.label, v.case_name, fmt::join(found, ", ")));
+  flag_what_was_found(report, v, v.samples.interceptors_installed,
+                      "solve installed what can answer the timing worker's system calls",
+                      "the seeds of its timed inputs could be its own choice (docs/integrity.md, \"Agents left behind\")");
 }
 
 // A pointer of kopt's own data that now leads into the kernel's code (run/code_pointers.hpp):
@@ -138,12 +142,9 @@ void add_interceptors_finding(BenchReport& report, const VariantReport& v) {
 // outputs, write to its parent) ran the kernel's code, out of every clock's sight. Nothing honest
 // writes kopt's data, so it is a FLAG whether or not others were timed beside it.
 void add_redirection_finding(BenchReport& report, const VariantReport& v) {
-  const std::vector<std::string>& found = v.samples.code_pointers_redirected;
-  if (found.empty()) return;
-  report.flags.push_back(fmt::format("{} (case {}): solve pointed kopt's own calls at its code ({}): what kopt did "
-                                     "after its calls returned (timers, launches, digests) could be the kernel's "
-                                     "(docs/integrity.md, \"Outside witnesses\")",
-                                     v.label, v.case_name, fmt::join(found, ", ")));
+  flag_what_was_found(report, v, v.samples.code_pointers_redirected, "solve pointed kopt's own calls at its code",
+                      "what kopt did after its calls returned (timers, launches, digests) could be the kernel's "
+                      "(docs/integrity.md, \"Outside witnesses\")");
 }
 
 // A device-wide setting changed after a variant's calls (run/device_settings.hpp) was put back

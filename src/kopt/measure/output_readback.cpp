@@ -38,9 +38,7 @@ bool ReadbackChoice::next(int so_far, double bytes_so_far, bool last) {
 double output_bytes(const std::vector<run::KernelArguments*>& sets) {
   double bytes = 0;
   for (const run::KernelArguments* set : sets) {
-    for (const run::ArgumentData& arg : set->data()) {
-      if (arg.buffer != nullptr && arg.buffer->is_output && arg.device) bytes += static_cast<double>(arg.device->size());
-    }
+    for (const run::ArgumentData* output : set->outputs()) bytes += static_cast<double>(output->device->size());
   }
   return bytes;
 }
@@ -50,10 +48,9 @@ std::vector<std::uint64_t> read_back_digests(const std::vector<run::KernelArgume
   std::vector<std::byte> host;
   for (const run::KernelArguments* set : sets) {
     std::vector<std::uint64_t> per_output;
-    for (const run::ArgumentData& arg : set->data()) {
-      if (arg.buffer == nullptr || !arg.buffer->is_output || !arg.device) continue;
-      host.resize(arg.device->size());
-      arg.device->download(host);
+    for (const run::ArgumentData* output : set->outputs()) {  // as BatchDigests takes them
+      host.resize(output->device->size());
+      output->device->download(host);
       per_output.push_back(run::output_digest(host));
     }
     digests.push_back(verify::combine_output_digests(per_output));

@@ -33,18 +33,9 @@ ReservoirChoice reservoir_choice(std::size_t offered_before, std::size_t capacit
 
 namespace {
 
-// The outputs of a case, in argument order: what one kept call is made of.
-std::vector<const run::ArgumentData*> outputs_of(const run::KernelArguments& arguments) {
-  std::vector<const run::ArgumentData*> outputs;
-  for (const run::ArgumentData& arg : arguments.data()) {
-    if (arg.buffer != nullptr && arg.buffer->is_output) outputs.push_back(&arg);
-  }
-  return outputs;
-}
-
 std::size_t bytes_per_call(const run::KernelArguments& arguments) {
   std::size_t bytes = 0;
-  for (const run::ArgumentData* output : outputs_of(arguments)) bytes += output->device->size();
+  for (const run::ArgumentData* output : arguments.outputs()) bytes += output->device->size();
   return bytes;
 }
 
@@ -111,7 +102,7 @@ void OutputRetention::offer(std::size_t variant, std::uint64_t seed, const run::
   const ReservoirChoice choice = reservoir_choice(store->offered++, store->capacity, secret_seed());
   if (!choice.keep) return;
   std::byte* to = store->slot(choice.slot);
-  for (const run::ArgumentData* output : outputs_of(arguments)) {
+  for (const run::ArgumentData* output : arguments.outputs()) {
     run::check_cuda(cudaMemcpyAsync(to, output->device->data(), output->device->size(), cudaMemcpyDeviceToDevice, nullptr),
                     "cudaMemcpyAsync");
     to += output->device->size();
@@ -136,7 +127,7 @@ void OutputRetention::finish_case(const run::KernelArguments& arguments, std::sp
       const fs::path dir = job_.retention_dir / kept_call_dir(v, case_index_, store.seeds[s]);
       create_folders(dir);
       const std::byte* from = store.slot(s);
-      for (const run::ArgumentData* output : outputs_of(arguments)) {
+      for (const run::ArgumentData* output : arguments.outputs()) {
         run::Bytes host(output->device->size());
         run::check_cuda(cudaMemcpy(host.data(), from, host.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
         from += host.size();

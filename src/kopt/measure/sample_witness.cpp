@@ -74,25 +74,32 @@ void SampleSignals::write_line(const std::string& line) const {
 
 // ---- Parent side ------------------------------------------------------------------------
 
+namespace {
+
+using Moment = std::optional<double> WitnessedSpans::Span::*;
+
+// From one moment of sample `id` to a later one, when both arrived in that order.
+std::optional<double> between(const WitnessedSpans& spans, std::uint32_t id, Moment from, Moment to) {
+  const auto found = spans.spans.find(id);
+  if (found == spans.spans.end()) return std::nullopt;
+  const std::optional<double>& first = found->second.*from;
+  const std::optional<double>& second = found->second.*to;
+  if (!first || !second || *second < *first) return std::nullopt;
+  return *second - *first;
+}
+
+}  // namespace
+
 std::optional<double> WitnessedSpans::seconds(std::uint32_t id) const {
-  auto found = spans.find(id);
-  if (found == spans.end() || !found->second.begin || !found->second.end) return std::nullopt;
-  if (*found->second.end < *found->second.begin) return std::nullopt;
-  return *found->second.end - *found->second.begin;
+  return between(*this, id, &Span::begin, &Span::end);
 }
 
 std::optional<double> WitnessedSpans::held_seconds(std::uint32_t id) const {
-  auto found = spans.find(id);
-  if (found == spans.end() || !found->second.held || !found->second.begin) return std::nullopt;
-  if (*found->second.begin < *found->second.held) return std::nullopt;
-  return *found->second.begin - *found->second.held;
+  return between(*this, id, &Span::held, &Span::begin);
 }
 
 std::optional<double> WitnessedSpans::digest_seconds(std::uint32_t id) const {
-  auto found = spans.find(id);
-  if (found == spans.end() || !found->second.end || !found->second.digests_at) return std::nullopt;
-  if (*found->second.digests_at < *found->second.end) return std::nullopt;
-  return *found->second.digests_at - *found->second.end;
+  return between(*this, id, &Span::end, &Span::digests_at);
 }
 
 std::optional<double> WitnessedSpans::empty_span_before(std::uint32_t id) const {
@@ -143,11 +150,13 @@ bool SignalParser::take_record(std::string_view line, double arrived_seconds) {
   WitnessedSpans::Span& span = spans_.spans[id];
   std::vector<std::uint64_t> values;
   if (!parse_hex_values(line.substr(space + 1), values)) return false;
-  const char kind = line[0];
-  std::vector<std::uint64_t>& record = kind == 'S' ? span.seeds : kind == 'D' ? span.digests : span.readback;
+  const bool digests = line[0] == 'D';
+  if (digests && !span.digests_told) span.digests_at = arrived_seconds;
+  auto [record, told] = line[0] == 'S' ? std::tie(span.seeds, span.seeds_told)
+                        : digests      ? std::tie(span.digests, span.digests_told)
+                                       : std::tie(span.readback, span.readback_told);
   record.insert(record.end(), values.begin(), values.end());
-  if (kind == 'D' && !span.digests_told) span.digests_at = arrived_seconds;
-  (kind == 'S' ? span.seeds_told : kind == 'D' ? span.digests_told : span.readback_told) = true;
+  told = true;
   return true;
 }
 

@@ -76,4 +76,12 @@ std::vector<Bytes> KernelArguments::download_outputs() const {
   return outputs;
 }
 
+std::vector<const ArgumentData*> KernelArguments::outputs() const {
+  std::vector<const ArgumentData*> outputs;
+  for (const ArgumentData& arg : data_) {
+    if (arg.buffer != nullptr && arg.buffer->is_output) outputs.push_back(&arg);
+  }
+  return outputs;
+}
+
 }  // namespace kopt::run

@@ -47,6 +47,8 @@ class KernelArguments {
   const std::vector<KernelArgument>& call() const { return call_; }
   std::vector<ArgumentData>& data() { return data_; }
   const std::vector<ArgumentData>& data() const { return data_; }
+  // The output buffers (pure and in-out), in argument order: what a digest or a kept call is made of.
+  std::vector<const ArgumentData*> outputs() const;
   const spec::BoundCase& bound_case() const { return bound_case_; }
 
  private:
