@@ -12,7 +12,7 @@ case ${1:-} in
       while IFS= read -r -d '' f; do mkdir -p "$stash/$(dirname "$f")"; mv "$f" "$stash/$f"; done ;;
   in)
     (cd "$stash" && find build -type f -print0) |
-      while IFS= read -r -d '' f; do mv "$stash/$f" "$f"; done ;;
+      while IFS= read -r -d '' f; do mkdir -p "$(dirname "$f")"; mv "$stash/$f" "$f"; done ;;
   *) echo "usage: $0 out|in" >&2; exit 2 ;;
 esac
 du -sh build

@@ -307,6 +307,7 @@ TimedBatch timed_batch(VariantState& v, const std::vector<run::KernelArguments*>
     ++v.readbacks;
     v.readback_bytes += output_bytes(sets);
     kit.witness.record('R', id, read_back_digests(sets));
+    kit.phases.sampling_readback += mark.lap();
   }
   batch.digests = kit.digests.take(*v.library, sets);
   kit.witness.record('D', id, recorded_digests(batch));

@@ -176,10 +176,12 @@ struct WorkerPhases {
   double recheck = 0;   // each variant's final call on new inputs after its samples
   // Where the sampling phase went, summed over its samples (and the recheck's): fresh inputs and poisoned outputs
   // for every argument set; the clock probe, flush, calls and synchronization; the outputs'
-  // digests. The rest of `sampling` is the loop's own bookkeeping (retention, stopping rule).
+  // digests; the outputs read back to the host before them (output_readback.hpp). The rest of
+  // `sampling` is the loop's own bookkeeping (retention, stopping rule).
   double sampling_inputs = 0;
   double sampling_timed = 0;
   double sampling_digests = 0;
+  double sampling_readback = 0;
 };
 
 struct BenchJobResult {

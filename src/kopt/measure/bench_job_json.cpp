@@ -45,14 +45,15 @@ json worker_phases_to_json(const WorkerPhases& phases) {
   return {{"setup", phases.setup}, {"inputs", phases.inputs}, {"warmup", phases.warmup},
           {"sampling", phases.sampling}, {"recheck", phases.recheck},
           {"sampling_inputs", phases.sampling_inputs}, {"sampling_timed", phases.sampling_timed},
-          {"sampling_digests", phases.sampling_digests}};
+          {"sampling_digests", phases.sampling_digests}, {"sampling_readback", phases.sampling_readback}};
 }
 
 WorkerPhases worker_phases_from_json(const json& in) {
   return {.setup = in.at("setup"), .inputs = in.at("inputs"), .warmup = in.at("warmup"),
           .sampling = in.at("sampling"), .recheck = in.at("recheck"),
           .sampling_inputs = in.value("sampling_inputs", 0.0), .sampling_timed = in.value("sampling_timed", 0.0),
-          .sampling_digests = in.value("sampling_digests", 0.0)};
+          .sampling_digests = in.value("sampling_digests", 0.0),
+          .sampling_readback = in.value("sampling_readback", 0.0)};
 }
 
 json bench_job_to_json(const BenchJob& job) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "kopt/core/parallel_for.hpp"
 #include "kopt_input_generator.h"
@@ -39,6 +40,18 @@ T clamp_to(double value) {
 // More threads than this add little: filling is bound by memory bandwidth long before.
 constexpr unsigned kFillThreads = 16;
 constexpr std::int64_t kChunkElements = 1 << 20;
+constexpr std::size_t kDigestChunkWords = std::size_t{1} << 20;
+
+// The digest's terms of words [begin, end) of `data` (the last word zero-padded).
+std::uint64_t digest_words(std::span<const std::byte> data, std::size_t begin, std::size_t end) {
+  std::uint64_t sum = 0;
+  for (std::size_t w = begin; w < end; ++w) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, data.data() + w * 8, std::min<std::size_t>(8, data.size() - w * 8));
+    sum += kopt_generator::digest_term(word, w);
+  }
+  return sum;
+}
 
 static_assert(static_cast<int>(ElementType::uint64) == kopt_generator::u64 &&
               static_cast<int>(ElementType::float16) == kopt_generator::f16);
@@ -127,13 +140,21 @@ std::uint64_t buffer_stream_key(std::uint64_t seed, std::string_view buffer_name
 }
 
 std::uint64_t output_digest(std::span<const std::byte> data) {
-  std::uint64_t digest = 0;
+  // A sum of one term per word (mod 2^64): chunks summed side by side give the same digest, and
+  // a large output read back while a bench samples is digested on every core.
   const std::size_t words = (data.size() + 7) / 8;
-  for (std::size_t w = 0; w < words; ++w) {
-    std::uint64_t word = 0;
-    std::memcpy(&word, data.data() + w * 8, std::min<std::size_t>(8, data.size() - w * 8));
-    digest += kopt_generator::digest_term(word, w);
-  }
+  const std::size_t chunks = (words + kDigestChunkWords - 1) / kDigestChunkWords;
+  if (chunks <= 1) return digest_words(data, 0, words);
+  std::vector<std::uint64_t> partial(chunks);
+  parallel_for(
+      chunks,
+      [&](std::size_t chunk) {
+        const std::size_t begin = chunk * kDigestChunkWords;
+        partial[chunk] = digest_words(data, begin, std::min(words, begin + kDigestChunkWords));
+      },
+      kFillThreads);
+  std::uint64_t digest = 0;
+  for (std::uint64_t sum : partial) digest += sum;
   return digest;
 }
 

@@ -101,11 +101,14 @@ TEST(BenchJob, CarriesWhetherItsSolvesArePythonHosted) {
 
 TEST(WorkerPhases, JsonNamesEachPhase) {
   const WorkerPhases phases{.setup = 1, .inputs = 2, .warmup = 3, .sampling = 4, .recheck = 5,
-                            .sampling_inputs = 0.5, .sampling_timed = 1.5, .sampling_digests = 2};
+                            .sampling_inputs = 0.5, .sampling_timed = 1.5, .sampling_digests = 2,
+                            .sampling_readback = 0.25};
   const nlohmann::json json = worker_phases_to_json(phases);
   EXPECT_EQ(json, (nlohmann::json{{"setup", 1.0}, {"inputs", 2.0}, {"warmup", 3.0}, {"sampling", 4.0}, {"recheck", 5.0},
-                                  {"sampling_inputs", 0.5}, {"sampling_timed", 1.5}, {"sampling_digests", 2.0}}));
+                                  {"sampling_inputs", 0.5}, {"sampling_timed", 1.5}, {"sampling_digests", 2.0},
+                                  {"sampling_readback", 0.25}}));
   EXPECT_DOUBLE_EQ(worker_phases_from_json(json).sampling_digests, 2.0);
+  EXPECT_DOUBLE_EQ(worker_phases_from_json(json).sampling_readback, 0.25);
   // A result of an earlier worker has no split of its sampling: zero, not an error.
   EXPECT_DOUBLE_EQ(worker_phases_from_json({{"setup", 1.0}, {"inputs", 2.0}, {"warmup", 3.0}, {"sampling", 4.0},
                                             {"recheck", 5.0}}).sampling_timed, 0.0);

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <vector>
 
 #include "kopt/spec/dtype.hpp"
 #include "kopt/spec/problem_spec.hpp"
+#include "../../../runtime/kopt_input_generator.h"
 
 namespace kopt::run {
 namespace {
@@ -105,6 +107,31 @@ TEST(ElementConversion, IntegersSaturateInsteadOfWrapping) {
   store_element(data.data(), element_type(int8), 1, -1000);
   EXPECT_EQ(element_as_double(data.data(), element_type(int8), 0), 127);
   EXPECT_EQ(element_as_double(data.data(), element_type(int8), 1), -128);
+}
+
+// The digest is one term per 8-byte word, the last zero-padded, summed mod 2^64: the GPU's digest
+// kernel sums them in another order, and the host sums large outputs in chunks side by side.
+TEST(OutputDigest, IsTheSumOfOneTermPerWordWhateverTheChunks) {
+  const std::size_t bytes = (std::size_t{3} << 23) + 5;  // three of the host's chunks and a ragged word
+  std::vector<std::byte> data(bytes);
+  for (std::size_t i = 0; i < bytes; ++i) data[i] = static_cast<std::byte>((i * 2654435761u) >> 13);
+  std::uint64_t expected = 0;
+  for (std::size_t w = 0; w * 8 < bytes; ++w) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, data.data() + w * 8, std::min<std::size_t>(8, bytes - w * 8));
+    expected += kopt_generator::digest_term(word, w);
+  }
+  EXPECT_EQ(output_digest(data), expected);
+  data[bytes - 1] ^= std::byte{1};  // the ragged word's last byte, in the last chunk
+  EXPECT_NE(output_digest(data), expected);
+}
+
+TEST(OutputDigest, SwappedWordsDigestDifferently) {
+  std::vector<std::byte> data(64);
+  data[0] = std::byte{1};
+  const std::uint64_t before = output_digest(data);
+  std::swap(data[0], data[8]);
+  EXPECT_NE(output_digest(data), before);
 }
 
 }  // namespace
