@@ -291,6 +291,8 @@ class TestReader:
             return self.local_tensor(node, dim_of)
         if isinstance(node, ast.BinOp):
             return self.scaled(node, dim_of)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return self.negated(node, dim_of)
         if not isinstance(node, ast.Call):
             return None
         callee = ast.unparse(node.func)
@@ -356,6 +358,16 @@ class TestReader:
         except CannotRead:
             return None  # a tensor times a tensor: no fill of kopt's
         init = affine_fill(base.init, type(node.op), amount)
+        if init is None:
+            self.fail(node, "a buffer filled with %s (kopt fills with zeros, ones or random values)" % ast.unparse(node))
+        return Tensor(base.shape, init)
+
+    def negated(self, node, dim_of):
+        """`-torch.rand(n)`: the fill mirrored (94_ssm_selective_scan's negative A)."""
+        base = self.tensor(node.operand, dim_of)
+        if base is None or base.init is None or base.init == "zeros":
+            return base
+        init = affine_fill(base.init, ast.Mult, -1.0)
         if init is None:
             self.fail(node, "a buffer filled with %s (kopt fills with zeros, ones or random values)" % ast.unparse(node))
         return Tensor(base.shape, init)
@@ -615,13 +627,14 @@ def performance_problem(path, cls, function, params):
     return dims, buffers
 
 
-def functional_cases(path, cls, params, notes, observed=None):
+def functional_cases(path, cls, params, notes, observed=None, buffers=None):
     """Each functional test whose scalars are numbers, as a case; others are left out, noted.
     The method's statements are followed in order, so a test reads the locals bound before it
     (`N, C = 1, 4` then `tests.append({... "N": N ...})`); a test built by a helper of the class
     is read in the helper. `observed` gets (dims, {buffer: its extents}) of each such test whose
     buffers are built with literal sizes in the method itself (what tells apart two dims of one
-    value: axis_names)."""
+    value: axis_names). `buffers`: the performance test's, whose fills every case gets; a test
+    that fills an input otherwise is noted."""
     try:
         function = method(cls, "generate_functional_test", path)
     except CannotRead:
@@ -631,7 +644,7 @@ def functional_cases(path, cls, params, notes, observed=None):
     for statement in function.body:
         reader = local if not hasattr(statement, "body") else local.without(names_bound_in(statement))
         for node in ast.walk(statement):
-            take_functional_test(reader, node, params, notes, cases, observed)
+            take_functional_test(reader, node, params, notes, cases, observed, buffers)
         try:
             local.walk([statement])
         except CannotRead:
@@ -646,7 +659,7 @@ def names_bound_in(statement):
     return {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
-def take_functional_test(local, node, params, notes, cases, observed):
+def take_functional_test(local, node, params, notes, cases, observed, buffers=None):
     """Appends the case of `node` when it is a functional test (a dict literal, or a helper's)."""
     reader = local
     try:
@@ -662,15 +675,48 @@ def take_functional_test(local, node, params, notes, cases, observed):
     if not all(name in keys for name, (kind, _, _) in params.items() if kind == "scalar"):
         return
     try:
-        dims, _ = scalar_dims(reader, test_dict(reader, node), params)
+        dims, dim_of = scalar_dims(reader, test_dict(reader, node), params)
     except CannotRead:
         notes.append("functional test at line %d left out: its sizes are computed" % node.lineno)
         return
     name = " ".join("%s=%s" % (k, v) for k, v in dims.items())
+    fills = other_fills(reader, test_dict(reader, node), dim_of, buffers or {})
+    name += "".join(" %s=%s" % (k, v) for k, v in fills.items())
     if all(case["name"] != name for case in cases):
-        cases.append({"name": name, "dims": dims})
+        cases.append(dict({"name": name, "dims": dims}, **({"init": fills} if fills else {})))
     if observed is not None and reader.function is local.function:
         observed.append((dims, literal_extents(reader.path, reader.function, test_dict(reader, node), node.lineno)))
+
+
+def other_fills(reader, entries, dim_of, buffers):
+    """buffer -> fill of each input a functional test fills otherwise than the performance test
+    (a test of zeros, a narrower range): the case's own `init`, so that an edge case stays one."""
+    fills = {}
+    for name, buffer in buffers.items():
+        if buffer["role"] == "output" or name not in entries:
+            continue
+        try:
+            tensor = reader.tensor(entries[name], dim_of)
+        except CannotRead:
+            continue
+        if tensor is None or tensor.init is None:
+            continue  # values written out, or built by code: nothing to hold against the fill
+        if canonical_fill(tensor.init) != canonical_fill(buffer.get("init")):
+            fills[name] = tensor.init
+    return fills
+
+
+def canonical_fill(init):
+    """One spelling of a fill: normal is normal(0.0,1.0), numbers as floats."""
+    if init == "normal":
+        return "normal(0.0,1.0)"
+    kind, _, rest = (init or "").partition("(")
+    if kind in ("uniform", "normal") and rest.endswith(")"):
+        try:
+            return "%s(%r,%r)" % ((kind,) + tuple(float(x) for x in rest[:-1].split(",")))
+        except ValueError:
+            pass
+    return init
 
 
 def last_assignment(function, name, before_line):
@@ -767,7 +813,7 @@ def leetgpu(path):
              "buffers": buffers, "params": [{"name": n, "kind": k, "role": r} for n, (k, r, _) in params.items()],
              "notes": notes}
     observed = []
-    facts["cases"] = functional_cases(path, cls, params, notes, observed)
+    facts["cases"] = functional_cases(path, cls, params, notes, observed, buffers)
     axis_names(buffers, dims, observed)
     for name, buffer in buffers.items():
         fixed = not any(any(c.isalpha() or c == "_" for c in dim) for dim in buffer["shape"])

@@ -38,8 +38,10 @@ def test_leetgpu_fixture_as_kopt_sees_it():
     assert facts["buffers"]["X"] == {"shape": ["rows", "cols"], "role": "input", "element_bytes": 4,
                                      "init": "uniform(-2.0,2.0)"}
     assert facts["buffers"]["Y"]["role"] == "inout"
-    assert facts["cases"] == [{"name": "rows=16 cols=16 alpha=-1.5",
-                               "dims": {"rows": 16, "cols": 16, "alpha": -1.5}}]
+    # The one functional test with numbers for its sizes fills X with zeros and Y with ones: its own fills
+    assert facts["cases"] == [{"name": "rows=16 cols=16 alpha=-1.5 X=zeros Y=ones",
+                               "dims": {"rows": 16, "cols": 16, "alpha": -1.5},
+                               "init": {"X": "zeros", "Y": "ones"}}]
     assert facts["tolerance"] == {"atol": 1e-05, "rtol": 1e-05}
 
 
@@ -216,8 +218,12 @@ def test_leetgpu_follows_a_helper_that_builds_the_test(tmp_path):
     assert facts["buffers"]["w"]["init"] == "uniform(-1.0,1.0)"
     assert facts["buffers"]["out"]["shape"] == ["N * ((((C + (2 * 1)) - K) / 1) + 1)"]
     # Functional tests through the helper: its defaults fill in K; the loop's are left out.
-    assert [c["name"] for c in facts["cases"]] == ["N=1 C=4 K=3", "N=2 C=8 K=3"]
+    assert [c["name"] for c in facts["cases"]] == ["N=1 C=4 K=3", "N=2 C=8 K=3 x=zeros"]
     assert any("left out" in note for note in facts["notes"])
+    # The test of zeros keeps them as its own fill; the other fills x as the performance test does
+    # (randn * 2 + 1) and w alike: no fill of its own.
+    assert facts["cases"][1]["init"] == {"x": "zeros"}
+    assert "init" not in facts["cases"][0]
 
 
 def test_leetgpu_takes_the_branch_a_helpers_switch_chooses(tmp_path):
@@ -358,6 +364,25 @@ def test_leetgpu_functional_tests_read_the_locals_bound_before_them(tmp_path):
     # the loop's N is not 9, and after the loop N is not known either: both left out, noted
     assert [c["name"] for c in facts["cases"]] == ["N=4 K=2", "N=9 K=3"]
     assert sum("left out" in note for note in facts["notes"]) == 2
+
+
+def test_leetgpu_a_negated_fill_is_mirrored(tmp_path):
+    path = write(tmp_path, """
+        class Challenge(ChallengeBase):
+            def get_solve_signature(self):
+                return {"A": (ctypes.POINTER(ctypes.c_float), "in"),
+                        "B": (ctypes.POINTER(ctypes.c_float), "in"),
+                        "out": (ctypes.POINTER(ctypes.c_float), "out"), "N": (ctypes.c_int, "in")}
+            def generate_performance_test(self):
+                N = 1000000
+                A = -torch.rand(N, device=self.device) - 0.01
+                B = -(torch.randn(N, device=self.device) * 2.0 + 1.0)
+                return {"A": A, "B": B, "out": torch.empty(N, device=self.device), "N": N}
+    """)
+    code, facts = read("leetgpu", path)
+    assert code == 0, facts
+    assert facts["buffers"]["A"]["init"] == "uniform(-1.01,-0.01)"
+    assert facts["buffers"]["B"]["init"] == "normal(-1.0,2.0)"
 
 
 def test_leetgpu_a_tensor_of_one_integer_is_a_fill_of_that_value(tmp_path):

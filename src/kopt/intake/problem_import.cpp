@@ -71,11 +71,21 @@ std::string bytes_formula(const ordered_json& buffers) {
   return formula;
 }
 
+// A case's own fills, where the suite's test fills an input otherwise than the performance test.
+std::string case_init_line(const ordered_json& inits) {
+  std::vector<std::string> items;
+  for (const auto& [buffer, init] : inits.items()) {
+    items.push_back(fmt::format("{} = {}", buffer, toml_value<std::string>(init.get<std::string>())));
+  }
+  return fmt::format("init = {{ {} }}\n", fmt::join(items, ", "));
+}
+
 std::string case_tables(const ordered_json& cases) {
   std::string text;
   for (const ordered_json& one : cases) {
     text += fmt::format("\n[[cases]]\nname = {}\n{}", toml_value<std::string>(one["name"].get<std::string>()),
                         dims_lines(one["dims"]));
+    if (one.contains("init")) text += case_init_line(one["init"]);
   }
   return text;
 }

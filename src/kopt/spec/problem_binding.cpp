@@ -95,7 +95,7 @@ class Binder {
         throw input_error("[buffers.{}] gives a tolerance, but {} is an input (const) and is never compared",
                           name, name);
       }
-      if (buffer.init) check_init_kind(*param, *buffer.init);
+      if (buffer.init) check_init_kind(*param, *buffer.init, fmt::format("[buffers.{}]", param->name));
     }
     // Refuse an unknowable size before asking for scalar values: the fix is a kopt.toml.
     for (const KernelParam& param : signature_.params) {
@@ -108,6 +108,7 @@ class Binder {
 
   BoundCase bind(const ProblemCase& problem_case) {
     BoundCase bound{.name = problem_case.name, .dims = problem_case.dims, .args = {}};
+    check_case_inits(problem_case);
     // Scalars first: a buffer sized by a scalar needs that scalar's value checked.
     std::map<std::string, BoundScalar, std::less<>> scalars;
     for (const KernelParam& param : signature_.params) {
@@ -115,13 +116,31 @@ class Binder {
     }
     for (const KernelParam& param : signature_.params) {
       bound.args.push_back(param.is_scalar() ? BoundArg{std::nullopt, scalars.at(param.name)}
-                                             : BoundArg{bind_buffer(param, bound), std::nullopt});
+                                             : BoundArg{bind_buffer(param, bound, problem_case.inits), std::nullopt});
     }
     check_work(bound);
     return bound;
   }
 
  private:
+  // A case's own fill names an input or an in-out buffer (an output's start is its [buffers] init,
+  // the same in every case: a kernel that accumulates into it must not see it change).
+  void check_case_inits(const ProblemCase& problem_case) const {
+    for (const auto& [name, init] : problem_case.inits) {
+      const auto param = std::ranges::find(signature_.params, name, &KernelParam::name);
+      if (param == signature_.params.end() || !param->is_pointer) {
+        throw input_error("case \"{}\": init names {}, not a buffer of {}", problem_case.name, name, signature_.entry);
+      }
+      auto spec = spec_.buffers.find(name);
+      const bool in_out = spec != spec_.buffers.end() && spec->second.init && spec->second.init->kind() != InitKind::zeros;
+      if (param->is_output_buffer() && !in_out) {
+        throw input_error("case \"{}\": init names {}, an output; a case may fill only the inputs (and in-out buffers)",
+                          problem_case.name, name);
+      }
+      check_init_kind(*param, init, fmt::format("[[cases]] init.{} of case \"{}\":", name, problem_case.name));
+    }
+  }
+
   BoundScalar bind_scalar(const KernelParam& param, const BoundCase& bound) const {
     auto found = bound.dims.find(param.name);
     if (found == bound.dims.end()) {
@@ -144,7 +163,8 @@ class Binder {
     return {param.name, param.dtype, value};
   }
 
-  BoundBuffer bind_buffer(const KernelParam& param, const BoundCase& bound) {
+  BoundBuffer bind_buffer(const KernelParam& param, const BoundCase& bound,
+                          const std::map<std::string, InitFormula, std::less<>>& case_inits) {
     BoundBuffer buffer{.name = param.name, .dtype = param.dtype, .is_output = param.is_output_buffer()};
     auto spec = spec_.buffers.find(param.name);
     const BufferSpec* given = spec == spec_.buffers.end() ? nullptr : &spec->second;
@@ -168,8 +188,10 @@ class Binder {
           "buffer {}: shape {} gives {} elements of {} bytes, more bytes than int64 holds (case \"{}\")",
           param.name, shape, buffer.elements, param.dtype->bytes, bound.name);
     }
-    if (given != nullptr && given->init) {
-      buffer.init = bind_init(param, *given->init, bound);
+    if (auto own = case_inits.find(param.name); own != case_inits.end()) {
+      buffer.init = bind_init(param, own->second, bound, fmt::format("[[cases]] init.{}", param.name));
+    } else if (given != nullptr && given->init) {
+      buffer.init = bind_init(param, *given->init, bound, fmt::format("[buffers.{}]", param.name));
     } else if (param.is_input_buffer()) {
       buffer.init = default_init(*param.dtype);
     } else if (spec_.seed_task) {
@@ -253,30 +275,31 @@ class Binder {
     return {atol, rtol};
   }
 
-  static void check_init_kind(const KernelParam& param, const InitFormula& init) {
+  // `where`: "[buffers.x]", or "case \"c\": init.x" for a case's own fill.
+  static void check_init_kind(const KernelParam& param, const InitFormula& init, std::string_view where) {
     const bool random_real = init.kind() == InitKind::normal || init.kind() == InitKind::uniform;
     if (random_real && !param.dtype->is_floating()) {
-      throw input_error(
-          "[buffers.{}] init \"{}\" needs a floating dtype, but {} is {}; use int(lo,hi), int[lo,hi), zeros or ones",
-          param.name, init.text(), param.name, param.dtype->name);
+      throw input_error("{} init \"{}\" needs a floating dtype, but {} is {}; use int(lo,hi), int[lo,hi), zeros or ones",
+                        where, init.text(), param.name, param.dtype->name);
     }
   }
 
   // The init's bounds may read the case's dims, so they are evaluated, and checked against
-  // the dtype, per case.
-  static InitSpec bind_init(const KernelParam& param, const InitFormula& formula, const BoundCase& bound) {
+  // the dtype, per case. `where`: "[buffers.x]", or "[[cases]] init.x" for a case's own fill.
+  static InitSpec bind_init(const KernelParam& param, const InitFormula& formula, const BoundCase& bound,
+                            std::string_view where) {
     InitSpec init;
     try {
       init = formula.bind(bound.dims);
     } catch (const Error& error) {
-      throw input_error("[buffers.{}], case \"{}\": {}", param.name, bound.name, error.what());
+      throw input_error("{}, case \"{}\": {}", where, bound.name, error.what());
     }
     bool in_range = init.kind != InitKind::integers || param.dtype->is_floating() ||
                     (fits_integer(*param.dtype, static_cast<std::int64_t>(init.a)) &&
                      fits_integer(*param.dtype, static_cast<std::int64_t>(init.b)));
     if (!in_range) {
       const bool same_text = init.text() == formula.text();
-      throw input_error("[buffers.{}] init \"{}\" does not fit {}{}", param.name, formula.text(), param.dtype->name,
+      throw input_error("{} init \"{}\" does not fit {}{}", where, formula.text(), param.dtype->name,
                         same_text ? "" : fmt::format(" (it is {} in case \"{}\")", init.text(), bound.name));
     }
     return init;

@@ -121,7 +121,11 @@ class SpecReader : private TomlFields {
       name = string_at(table, "name");
       entries.erase(named);
     }
-    ProblemCase problem_case{.name = {}, .dims = defaults};
+    ProblemCase problem_case{.name = {}, .dims = defaults, .inits = {}};
+    if (auto init = std::ranges::find(entries, "init", &TomlEntry::key); init != entries.end()) {
+      problem_case.inits = read_case_inits(table_at(table, "init"));
+      entries.erase(init);
+    }
     for (const TomlEntry& entry : entries) {
       // With [dims] declared, a case only changes them: a name not among them is a typo.
       if (!defaults.empty() && !defaults.contains(entry.key)) {
@@ -134,6 +138,15 @@ class SpecReader : private TomlFields {
     problem_case.name = name ? *name : label_of_case(entries, problem_case.dims);
     if (problem_case.name.empty()) throw failure(table, "a [[cases]] entry sets no dims");
     return problem_case;
+  }
+
+  // init = { x = "zeros", w = "uniform(-1,1)" }: which buffers they name is checked at binding.
+  std::map<std::string, InitFormula, std::less<>> read_case_inits(const toml::table& table) {
+    std::map<std::string, InitFormula, std::less<>> inits;
+    for (const TomlEntry& entry : in_spec_order(table)) {
+      inits.emplace(entry.key, init_at(*table.get(entry.key), fmt::format("[[cases]] init.{}", entry.key)));
+    }
+    return inits;
   }
 
   Dims read_dims(const std::vector<TomlEntry>& entries, std::string_view where) {

@@ -88,6 +88,9 @@ struct TuneSpec {
 struct ProblemCase {
   std::string name;  // "default" for [dims]; else the case's `name` key, else "M=1024 N=1024"
   Dims dims;         // [dims] with the case's own values laid over them
+  // The case's own fills of inputs (`init = { x = "zeros" }`), laid over [buffers.x] init: an edge
+  // case of a suite (all zeros, a narrower range) keeps its values. Inputs and in-out buffers only.
+  std::map<std::string, InitFormula, std::less<>> inits;
 };
 
 struct ProblemSpec {

@@ -25,7 +25,8 @@ TEST(LeetGpuImport, WritesTheChallengeAsASpec) {
   ImportedProblem problem = import_problem(kFixture / "challenge.py", ProblemFormat::leetgpu);
   EXPECT_EQ(problem.name, "leetgpu_saxpy");
   EXPECT_THAT(problem.spec_toml, HasSubstr("[dims]  # the performance test\nrows = 4096\ncols = 2048\nalpha = 1.25\n"));
-  EXPECT_THAT(problem.spec_toml, HasSubstr("[[cases]]\nname = 'rows=16 cols=16 alpha=-1.5'\nrows = 16\n"));
+  EXPECT_THAT(problem.spec_toml, HasSubstr("[[cases]]\nname = 'rows=16 cols=16 alpha=-1.5 X=zeros Y=ones'\nrows = 16\n"
+                                           "cols = 16\nalpha = -1.5\ninit = { X = 'zeros', Y = 'ones' }\n"));
   EXPECT_THAT(problem.spec_toml, HasSubstr("[buffers.X]  # input\nshape = ['rows', 'cols']\ninit = 'uniform(-2.0,2.0)'\n"));
   EXPECT_THAT(problem.spec_toml, HasSubstr("[buffers.Y]  # inout\nshape = ['rows', 'cols']\ninit = 'normal(0.0,1.0)'\n"));
   EXPECT_THAT(problem.spec_toml, HasSubstr("[tolerance]\natol = 1e-05\nrtol = 1e-05\n"));
@@ -46,6 +47,9 @@ TEST(LeetGpuImport, TheWrittenFolderRunsAnUnmodifiedSolution) {
   EXPECT_TRUE(y.init.has_value());  // in-out: the kernel reads what the test put there
   EXPECT_EQ(problem.spec.reference, folder.path() / "ref.py");
   EXPECT_EQ(problem.cases[1].args[0].buffer->elements, 256);
+  EXPECT_EQ(problem.cases[1].args[0].buffer->init->text(), "zeros");  // the suite's edge case, kept
+  EXPECT_EQ(problem.cases[1].args[1].buffer->init->text(), "ones");
+  EXPECT_EQ(problem.cases[0].args[0].buffer->init->text(), "uniform(-2,2)");
 
   EXPECT_THAT(error_of([&] { write_imported_problem(import_problem(kFixture / "challenge.py", ProblemFormat::leetgpu),
                                                     folder.path()); }),

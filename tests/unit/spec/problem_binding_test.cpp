@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -177,6 +178,40 @@ TEST(ProblemSpecBinding, EvaluatesInitBoundsPerCase) {
                          kernel),
               HasSubstr("[buffers.input], case \"default\": init \"int(0, bins)\": expression \"bins\": unknown dim "
                         "\"bins\" (known: N, num_bins)"));
+}
+
+// A suite's edge case (all zeros, a narrower range) keeps its own values: a case's init lays
+// over [buffers] init for that case alone.
+TEST(ProblemSpecBinding, ACasesOwnInitFillsItsInputsForThatCaseAlone) {
+  constexpr std::string_view kernel = "extern \"C\" void solve(const float* x, const int* idx, float* y, int N) {}";
+  constexpr std::string_view toml =
+      "kernel = \"k.cu\"\n[dims]\nN = 1024\n"
+      "[[cases]]\nname = \"zeros\"\nN = 42\ninit = { x = \"zeros\", idx = \"int[0, N)\" }\n"
+      "[[cases]]\nname = \"plain\"\nN = 8\n"
+      "[buffers.x]\nshape = \"N\"\ninit = \"uniform(-100, 100)\"\n"
+      "[buffers.idx]\nshape = \"N\"\ninit = \"int(0, 3)\"\n[buffers.y]\nshape = \"N\"\n";
+  Problem problem = bind_problem(parse_text(toml), signature_of(kernel));
+  ASSERT_EQ(problem.cases.size(), 3u);
+  EXPECT_EQ(buffer(problem.cases[0], 0).init->text(), "uniform(-100,100)");
+  EXPECT_EQ(buffer(problem.cases[1], 0).init->text(), "zeros");
+  EXPECT_EQ(buffer(problem.cases[1], 1).init->text(), "int(0,41)");  // its bounds read the case's dims
+  EXPECT_EQ(buffer(problem.cases[2], 0).init->text(), "uniform(-100,100)");
+  EXPECT_EQ(buffer(problem.cases[2], 1).init->text(), "int(0,3)");
+}
+
+TEST(ProblemSpecBinding, ACasesOwnInitNamesAnInputThatCanHoldIt) {
+  constexpr std::string_view kernel = "extern \"C\" void solve(const float* x, const int* idx, float* y, int N) {}";
+  const auto spec = [](std::string_view init) {
+    return fmt::format("kernel = \"k.cu\"\n[dims]\nN = 4\n[[cases]]\nname = \"c\"\nN = 2\ninit = {{ {} }}\n", init);
+  };
+  EXPECT_THAT(bind_error(spec("w = \"zeros\""), kernel), HasSubstr("case \"c\": init names w, not a buffer of solve"));
+  EXPECT_THAT(bind_error(spec("N = \"zeros\""), kernel), HasSubstr("case \"c\": init names N, not a buffer of solve"));
+  EXPECT_THAT(bind_error(spec("y = \"ones\""), kernel),
+              HasSubstr("case \"c\": init names y, an output; a case may fill only the inputs"));
+  EXPECT_THAT(bind_error(spec("idx = \"normal\""), kernel),
+              HasSubstr("[[cases]] init.idx of case \"c\": init \"normal\" needs a floating dtype, but idx is int32"));
+  EXPECT_THAT(bind_error(spec("idx = \"int[0, M)\""), kernel),
+              HasSubstr("[[cases]] init.idx, case \"c\": init \"int[0, M)\""));
 }
 
 TEST(ProblemSpecBinding, ChecksWorkFormulasAgainstEveryCase) {

@@ -54,6 +54,21 @@ TEST(ProblemSpec, LaysEachCaseOverTheDefaultDimsAndNamesIt) {
   EXPECT_EQ(spec.cases[2].dims.count("name"), 0u);
 }
 
+TEST(ProblemSpec, ReadsACasesOwnInitsAsATable) {
+  const ProblemSpec spec = parse_text(
+      "kernel = \"k.cu\"\n[dims]\nN = 8\n[[cases]]\nN = 2\ninit = { x = \"zeros\", w = \"uniform(-1, 1)\" }\n");
+  ASSERT_EQ(spec.cases.size(), 2u);
+  EXPECT_EQ(spec.cases[1].name, "N=2");  // the inits are not dims: the name is the dims'
+  ASSERT_EQ(spec.cases[1].inits.size(), 2u);
+  EXPECT_EQ(spec.cases[1].inits.at("x").text(), "zeros");
+  EXPECT_EQ(spec.cases[1].inits.at("w").text(), "uniform(-1, 1)");
+  EXPECT_TRUE(spec.cases[0].inits.empty());
+  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[dims]\nN = 8\n[[cases]]\nN = 2\ninit = \"zeros\"\n"),
+              HasSubstr("kopt.toml:6: init must be a table, not a string"));
+  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[dims]\nN = 8\n[[cases]]\nN = 2\ninit = { x = \"gauss\" }\n"),
+              HasSubstr("[[cases]] init.x:"));
+}
+
 TEST(ProblemSpec, UsesCasesAloneWhenThereIsNoDimsTable) {
   ProblemSpec spec = parse_text("kernel = \"k.cu\"\n[[cases]]\nN = 10\nalpha = 0.5\n[[cases]]\nN = 20\n");
   ASSERT_EQ(spec.cases.size(), 2u);
