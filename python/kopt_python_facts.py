@@ -307,7 +307,12 @@ class TestReader:
             return Tensor(base.shape, self.fill_method(node, node.func.attr, args))
         shape_of = lambda index: self.shape(args[index], dim_of) if len(args) > index \
             else self.fail(node, "%s without a shape" % callee)
-        bound = lambda index, default: self.number(args[index]) if len(args) > index else default
+        def argument(index, keyword):  # LeetGPU's RandnTensor((M, K), std=0.02): by place or by name
+            given = args[index] if len(args) > index else next(
+                (k.value for k in node.keywords if k.arg == keyword), None)
+            return given if given is not None else self.fail(node, "%s without its %s" % (callee, keyword))
+        bound = lambda index, keyword, default: self.number(argument(index, keyword)) \
+            if len(args) > index or any(k.arg == keyword for k in node.keywords) else default
         leaf = callee.split(".")[-1]
         if leaf == "OutTensor":
             return Tensor(shape_of(0), None)
@@ -324,16 +329,16 @@ class TestReader:
                 high = str(self.number(args[1]))  # randint(-128, 128): a type's range, not [0, a dim)
             return Tensor(self.shape(args[-1], dim_of), "int[%s,%s)" % (low, high))
         if leaf == "RandTensor":
-            return Tensor(shape_of(0), "uniform(%s,%s)" % (bound(1, 0.0), bound(2, 1.0)))
+            return Tensor(shape_of(0), "uniform(%s,%s)" % (bound(1, "low", 0.0), bound(2, "high", 1.0)))
         if leaf == "RandnTensor":
-            return Tensor(shape_of(0), "normal(%s,%s)" % (bound(1, 0.0), bound(2, 1.0)))
+            return Tensor(shape_of(0), "normal(%s,%s)" % (bound(1, "mean", 0.0), bound(2, "std", 1.0)))
         if leaf == "RandIntTensor":
-            return Tensor(shape_of(0), "int[%s,%s)" % (self.bound_text(args[1], dim_of),
-                                                       self.bound_text(args[2], dim_of)))
+            return Tensor(shape_of(0), "int[%s,%s)" % (self.bound_text(argument(1, "low"), dim_of),
+                                                       self.bound_text(argument(2, "high"), dim_of)))
         if leaf == "FullTensor":
-            return Tensor(shape_of(0), self.constant_fill(node, bound(1, 0.0)))
+            return Tensor(shape_of(0), self.constant_fill(node, bound(1, "value", 0.0)))
         if leaf == "full":
-            return Tensor(shape_of(0), self.constant_fill(node, bound(1, 0.0)))
+            return Tensor(shape_of(0), self.constant_fill(node, bound(1, "fill_value", 0.0)))
         if leaf == "tensor" and args:  # torch.tensor([0.9]): one value everywhere, else no fill of kopt's
             values = {v for v in literal_leaves(args[0])} if nested_extents(args[0]) else set()
             if len(values) != 1 or None in values:

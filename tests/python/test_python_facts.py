@@ -385,6 +385,27 @@ def test_leetgpu_a_negated_fill_is_mirrored(tmp_path):
     assert facts["buffers"]["B"]["init"] == "normal(-1.0,2.0)"
 
 
+def test_leetgpu_reads_the_base_classs_tensors_by_keyword(tmp_path):
+    # core.challenge_base: RandTensor(shape, low, high), RandnTensor(shape, mean, std),
+    # RandIntTensor(shape, low, high), FullTensor(shape, value); 84_swiglu_mlp_block writes std=0.02
+    path = write(tmp_path, """
+        class Challenge(ChallengeBase):
+            def get_solve_signature(self):
+                return {"x": (ctypes.POINTER(ctypes.c_float), "in"), "w": (ctypes.POINTER(ctypes.c_float), "in"),
+                        "i": (ctypes.POINTER(ctypes.c_int), "in"), "b": (ctypes.POINTER(ctypes.c_float), "in"),
+                        "out": (ctypes.POINTER(ctypes.c_float), "out"), "N": (ctypes.c_int, "in")}
+            def generate_performance_test(self):
+                N = 100000
+                return {"x": RandnTensor((N,), std=0.02), "w": RandTensor((N,), high=3.0, low=-1.0),
+                        "i": RandIntTensor((N,), low=0, high=N), "b": FullTensor((N,), value=1.0),
+                        "out": OutTensor((N,)), "N": N}
+    """)
+    code, facts = read("leetgpu", path)
+    assert code == 0, facts
+    assert {k: b.get("init") for k, b in facts["buffers"].items()} == {
+        "x": "normal(0.0,0.02)", "w": "uniform(-1.0,3.0)", "i": "int[0,N)", "b": "ones", "out": None}
+
+
 def test_leetgpu_a_tensor_of_one_integer_is_a_fill_of_that_value(tmp_path):
     source = """
         class Challenge(ChallengeBase):
