@@ -125,9 +125,20 @@ class Closure:
 class Evaluator:
     """Evaluates the restricted Python of generate_test_cases and the lambdas in it."""
 
-    def __init__(self, path, problem_name, attributes=None):
+    def __init__(self, path, problem_name, attributes=None, module=None):
         self.path, self.problem_name = path, problem_name
         self.attributes = attributes or {}  # self.X of the class's __init__, where a number (instance_numbers)
+        self.module = {}  # the module's numbers (`P = (1 << 31) - 1`), which every method sees
+        for statement in (module.body if module is not None else []):
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                    and isinstance(statement.targets[0], ast.Name):
+                value = self.value(statement.value, dict(self.module))
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    self.module[statement.targets[0].id] = value
+
+    def scope(self, names):
+        """A method's starting names: the module's numbers, then its own."""
+        return dict(self.module, **names)
 
     def fail(self, node, what):
         raise CannotRead("%s:%d: %s" % (self.path, line_of(node), what))
@@ -154,6 +165,8 @@ class Evaluator:
                 out.extend(value if statement.value.func.attr == "extend" else [value])
             elif isinstance(statement, ast.Return):
                 return self.value(statement.value, env) if statement.value is not None else OPAQUE
+            elif isinstance(statement, ast.FunctionDef):  # def make_inputs(n=n, seed=seed): a named lambda
+                env[statement.name] = self.closure(statement, env)
             elif isinstance(statement, (ast.Expr, ast.Pass)):
                 continue
             else:
@@ -222,6 +235,10 @@ class Evaluator:
             return OPAQUE
 
     def value_Lambda(self, node, env):
+        return self.closure(node, env)
+
+    def closure(self, node, env):
+        """A lambda or a local def, its defaults evaluated where it is written (as Python does)."""
         closure_env = dict(env)
         defaults = node.args.defaults
         names = [a.arg for a in node.args.args]
@@ -251,7 +268,8 @@ class Evaluator:
         number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
         if number(left) and number(right):
             ops = {ast.Add: lambda: left + right, ast.Sub: lambda: left - right, ast.Mult: lambda: left * right,
-                   ast.FloorDiv: lambda: left // right, ast.Div: lambda: left / right, ast.Pow: lambda: left ** right}
+                   ast.FloorDiv: lambda: left // right, ast.Div: lambda: left / right, ast.Pow: lambda: left ** right,
+                   ast.LShift: lambda: int(left) << int(right), ast.RShift: lambda: int(left) >> int(right)}
             return ops[type(node.op)]() if type(node.op) in ops else OPAQUE
         if isinstance(left, Tensor) and number(right):
             if isinstance(node.op, ast.Mult):
@@ -298,6 +316,9 @@ class Evaluator:
         env = dict(closure.env)
         for parameter, arg in zip(closure.node.args.args, args):
             env[parameter.arg] = arg
+        if isinstance(closure.node, ast.FunctionDef):
+            returned = self.run(closure.node.body, env, [])
+            return OPAQUE if returned is None else returned
         return self.value(closure.node.body, env)
 
     def shape(self, node, args, env):
@@ -494,7 +515,7 @@ def case_arguments(evaluator, case, extra_params, path):
         raise CannotRead("%s: a test case without a create_inputs lambda" % path)
     inputs = evaluator.call(create, [])
     inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
-    extras = evaluator.run(extra_params.body, {"test_case": case}, [])
+    extras = evaluator.run(extra_params.body, evaluator.scope({"test_case": case}), [])
     if not isinstance(extras, (list, tuple)):
         evaluator.fail(extra_params, "get_extra_params does not return a list this reader can follow")
     return inputs, list(extras)
@@ -740,17 +761,18 @@ def flops(cls, path, extra_names, extra_params):
 
 
 def read(path):
-    cls = problem_class(parse(path), path)
+    tree = parse(path)
+    cls = problem_class(tree, path)
     params = parameters(cls, path)
     outputs = [i for i, p in enumerate(params) if p.get("pointer") and not p.get("const")]
     if len(outputs) != 1:
         raise CannotRead("%s: %d non-const pointer parameters; kopt import reads problems with one output"
                          % (path, len(outputs)))
     before, after = params[:outputs[0]], params[outputs[0] + 1:]
-    evaluator = Evaluator(path, problem_name(cls), instance_numbers(cls))
+    evaluator = Evaluator(path, problem_name(cls), instance_numbers(cls), tree)
     cases = []
     generate = method(cls, "generate_test_cases", path)
-    returned = evaluator.run(generate.body, {"self": OPAQUE}, cases)
+    returned = evaluator.run(generate.body, evaluator.scope({"self": OPAQUE}), cases)
     if isinstance(returned, list) and not cases:
         cases = returned
     if not cases:

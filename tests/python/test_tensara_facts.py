@@ -54,6 +54,32 @@ def test_matmul_axes_named_by_where_each_size_was_written():
     assert facts["flops"] == "(((2 * m) * n) * k)"
 
 
+def test_a_local_def_is_read_as_a_lambda_and_module_numbers_are_known(tmp_path):
+    # vector-multiply-ff's form: `def make_inputs(n=n, seed=seed): ... return (a, b)` in the loop,
+    # its bounds a module constant written with a shift (P = (1 << 31) - 1).
+    text = fixture("tensara_leaky_relu")
+    text = text.replace("""                    "create_inputs": lambda r=rows, c=cols, a=slope, seed=seed, dtype=dtype: (
+                        *(lambda g: (
+                            torch.rand((r, c), device="cuda", dtype=dtype, generator=g) * 6.0 - 3.0,
+                        ))(torch.Generator(device="cuda").manual_seed(seed)),
+                        a,
+                    ),""", """                    "create_inputs": make_inputs,""")
+    text = text.replace("""                seed = Problem.get_seed(f"{self.name}_{name}")
+""", """                seed = Problem.get_seed(f"{self.name}_{name}")
+                def make_inputs(r=rows, c=cols, a=slope, seed=seed):
+                    g = torch.Generator(device="cuda").manual_seed(seed)
+                    x = torch.rand((r, c), device="cuda", generator=g) * (2 * HALF) - HALF
+                    return (x, a)
+""")
+    text = text.replace("class ", "HALF = (3 << 2) >> 2\n\n\nclass ", 1)
+    assert "def make_inputs" in text and "HALF = " in text
+    code, facts = read(written(tmp_path, text))
+    assert code == 0, facts
+    assert facts["buffers"]["input"]["init"] == "uniform(-3,3)"
+    assert [c["name"] for c in facts["cases"]] == ["2048x1024, alpha=0.2", "1000x3000, alpha=0.01",
+                                                   "1000x3000, alpha=0.2"]
+
+
 def test_an_input_it_cannot_fill_is_named_with_its_line(tmp_path):
     text = fixture("tensara_leaky_relu").replace("torch.rand((r, c)", "torch.linspace((r, c)")
     code, message = read(written(tmp_path, text))
