@@ -275,7 +275,7 @@ class Binder {
     return {atol, rtol};
   }
 
-  // `where`: "[buffers.x]", or "case \"c\": init.x" for a case's own fill.
+  // `where`: "[buffers.x]", or "[[cases]] init.x of case \"c\":" for a case's own fill.
   static void check_init_kind(const KernelParam& param, const InitFormula& init, std::string_view where) {
     const bool random_real = init.kind() == InitKind::normal || init.kind() == InitKind::uniform;
     if (random_real && !param.dtype->is_floating()) {
