@@ -308,11 +308,15 @@ class TestReader:
         shape_of = lambda index: self.shape(args[index], dim_of) if len(args) > index \
             else self.fail(node, "%s without a shape" % callee)
         def argument(index, keyword):  # LeetGPU's RandnTensor((M, K), std=0.02): by place or by name
-            given = args[index] if len(args) > index else next(
-                (k.value for k in node.keywords if k.arg == keyword), None)
+            return args[index] if len(args) > index else next((k.value for k in node.keywords if k.arg == keyword), None)
+
+        def required(index, keyword):
+            given = argument(index, keyword)
             return given if given is not None else self.fail(node, "%s without its %s" % (callee, keyword))
-        bound = lambda index, keyword, default: self.number(argument(index, keyword)) \
-            if len(args) > index or any(k.arg == keyword for k in node.keywords) else default
+
+        def bound(index, keyword, default):
+            given = argument(index, keyword)
+            return default if given is None else self.number(given)
         leaf = callee.split(".")[-1]
         if leaf == "OutTensor":
             return Tensor(shape_of(0), None)
@@ -333,8 +337,8 @@ class TestReader:
         if leaf == "RandnTensor":
             return Tensor(shape_of(0), "normal(%s,%s)" % (bound(1, "mean", 0.0), bound(2, "std", 1.0)))
         if leaf == "RandIntTensor":
-            return Tensor(shape_of(0), "int[%s,%s)" % (self.bound_text(argument(1, "low"), dim_of),
-                                                       self.bound_text(argument(2, "high"), dim_of)))
+            return Tensor(shape_of(0), "int[%s,%s)" % (self.bound_text(required(1, "low"), dim_of),
+                                                       self.bound_text(required(2, "high"), dim_of)))
         if leaf == "FullTensor":
             return Tensor(shape_of(0), self.constant_fill(node, bound(1, "value", 0.0)))
         if leaf == "full":
@@ -534,19 +538,27 @@ def flattened(shape):
     return [" * ".join(dim if dim.isidentifier() or dim.isdigit() else "(%s)" % dim for dim in shape)]
 
 
-def affine_fill(init, op, amount):
-    """A random fill after `* a`, `/ a`, `+ b`, `- b`; None for anything else."""
+def random_fill(init):
+    """(kind, a, b) of a normal or uniform fill as this reader spells it (`normal` is normal(0,1));
+    None for any other."""
     if init == "normal":
-        init = "normal(0,1)"
-    elif init == "uniform(0,1)":
-        init = "uniform(0.0,1.0)"
-    kind, _, rest = init.partition("(")
+        return "normal", 0.0, 1.0
+    kind, _, rest = (init or "").partition("(")
     if kind not in ("uniform", "normal") or not rest.endswith(")"):
         return None
     try:
         a, b = (float(x) for x in rest[:-1].split(","))
     except ValueError:
         return None
+    return kind, a, b
+
+
+def affine_fill(init, op, amount):
+    """A random fill after `* a`, `/ a`, `+ b`, `- b`; None for anything else."""
+    parsed = random_fill(init)
+    if parsed is None:
+        return None
+    kind, a, b = parsed
     if op is ast.Div:
         if amount == 0:
             return None
@@ -638,8 +650,8 @@ def functional_cases(path, cls, params, notes, observed=None, buffers=None):
     (`N, C = 1, 4` then `tests.append({... "N": N ...})`); a test built by a helper of the class
     is read in the helper. `observed` gets (dims, {buffer: its extents}) of each such test whose
     buffers are built with literal sizes in the method itself (what tells apart two dims of one
-    value: axis_names). `buffers`: the performance test's, whose fills every case gets; a test
-    that fills an input otherwise is noted."""
+    value: axis_names). `buffers`: the performance test's; a test that fills an input otherwise
+    keeps its fill as the case's own `init` (other_fills)."""
     try:
         function = method(cls, "generate_functional_test", path)
     except CannotRead:
@@ -713,15 +725,8 @@ def other_fills(reader, entries, dim_of, buffers):
 
 def canonical_fill(init):
     """One spelling of a fill: normal is normal(0.0,1.0), numbers as floats."""
-    if init == "normal":
-        return "normal(0.0,1.0)"
-    kind, _, rest = (init or "").partition("(")
-    if kind in ("uniform", "normal") and rest.endswith(")"):
-        try:
-            return "%s(%r,%r)" % ((kind,) + tuple(float(x) for x in rest[:-1].split(",")))
-        except ValueError:
-            pass
-    return init
+    parsed = random_fill(init)
+    return init if parsed is None else "%s(%r,%r)" % parsed
 
 
 def last_assignment(function, name, before_line):

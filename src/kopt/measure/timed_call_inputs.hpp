@@ -1,16 +1,14 @@
 #pragma once
 // Fresh inputs, poisoned outputs and a clean persisting L2 before every call of the timing
-// loop, and the outputs' digest after it (docs/integrity.md, "Timed calls are verified").
+// loop (docs/integrity.md, "Timed calls are verified"); the outputs' digests after it are
+// BatchDigests' (batch_arguments.hpp).
 
 #include <cstdint>
-#include <optional>
 
 #include "kopt/core/secret.hpp"
 #include "kopt/measure/cuda_timing.hpp"
-#include "kopt/run/device_digest.hpp"
 #include "kopt/run/kernel_arguments.hpp"
 #include "kopt/run/kernel_library.hpp"
-#include "kopt/verify/check_job.hpp"
 #include "kopt_input_generator.h"
 
 namespace kopt::measure {
@@ -19,8 +17,8 @@ namespace kopt::measure {
 constexpr unsigned char kTimedPoison = 0xFF;
 
 // What surrounds every call of solve in the timing loop, outside the events: fresh inputs
-// from a seed of their own, poisoned outputs and a persisting L2 with nothing in it before;
-// the outputs' digest after. A kernel therefore cannot recognise inputs it has seen, find
+// from a seed of their own, poisoned outputs and a persisting L2 with nothing in it before.
+// A kernel therefore cannot recognise inputs it has seen, find
 // its last answer still in place, or keep data resident from one sample to the next; and
 // kopt can check afterwards, in another process, that what a timed call wrote is what the
 // same kernel writes when it is verified (measure/timed_call_audit.hpp).
@@ -40,25 +38,7 @@ class CallInputs {
     reset_persisting_l2();
   }
 
-  // The digest of all outputs after a call; nullopt when the library cannot take one.
-  std::optional<std::uint64_t> digest(const run::KernelLibrary& library, const run::KernelArguments& arguments) {
-    std::vector<const run::ArgumentData*> outputs;
-    for (const run::ArgumentData& arg : arguments.data()) {
-      if (arg.buffer != nullptr && arg.buffer->is_output) outputs.push_back(&arg);
-    }
-    if (outputs.size() > kMaxOutputs) return std::nullopt;
-    digests_.clear(outputs.size());
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-      if (!library.launch_digest(outputs[i]->device->data(), outputs[i]->device->size(), digests_.slot(i), blocks_)) {
-        return std::nullopt;
-      }
-    }
-    return verify::combine_output_digests(digests_.read(outputs.size()));
-  }
-
  private:
-  static constexpr std::size_t kMaxOutputs = 16;
-
   // A persisting-L2 window that solve set stays in force across calls; resetting the lines
   // and zeroing the carve-out gives every sample the same L2 (errors: a device without it).
   // Lines persist only in a carve-out, so with none set (an honest kernel) nothing is reset:
@@ -75,7 +55,6 @@ class CallInputs {
   std::uint64_t key_;
   std::uint64_t calls_ = 0;
   int blocks_;
-  run::DigestSlots digests_{kMaxOutputs};
 };
 
 }  // namespace kopt::measure

@@ -37,8 +37,8 @@ T clamp_to(double value) {
   return static_cast<T>(std::clamp(std::nearbyint(value), lo, hi));
 }
 
-// More threads than this add little: filling is bound by memory bandwidth long before.
-constexpr unsigned kFillThreads = 16;
+// More threads than this add little: filling and digesting are bound by memory bandwidth long before.
+constexpr unsigned kHostThreads = 16;
 constexpr std::int64_t kChunkElements = 1 << 20;
 constexpr std::size_t kDigestChunkWords = std::size_t{1} << 20;
 
@@ -152,7 +152,7 @@ std::uint64_t output_digest(std::span<const std::byte> data) {
         const std::size_t begin = chunk * kDigestChunkWords;
         partial[chunk] = digest_words(data, begin, std::min(words, begin + kDigestChunkWords));
       },
-      kFillThreads);
+      kHostThreads);
   std::uint64_t digest = 0;
   for (std::uint64_t sum : partial) digest += sum;
   return digest;
@@ -175,7 +175,7 @@ void fill_buffer(std::span<std::byte> data, const DType& dtype, const spec::Init
         const std::int64_t end = std::min(elements, begin + kChunkElements);
         fill_chunk(data.data(), type, init, begin, end, key);
       },
-      kFillThreads);
+      kHostThreads);
 }
 
 }  // namespace kopt::run
