@@ -47,7 +47,8 @@ except ImportError:  # jsonschema before 4.18
         return jsonschema.Draft202012Validator(schemas[name], resolver=resolver)
 
 # The schema of a document that names its own: "schema" (kopt.profile/1), or in an older file "kind" (check).
-BY_SCHEMA = {"kopt.profile/1": "profile", "kopt.ncu_top/1": "ncu_top", "kopt.roofline/1": "roofline",
+BY_SCHEMA = {"kopt.workload/1": "workload", "kopt.workload_freeze/1": "workload_freeze", "kopt.workload_run/1": "workload_run",
+             "kopt.profile/1": "profile", "kopt.ncu_top/1": "ncu_top", "kopt.roofline/1": "roofline",
              "kopt.peaks/1": "peaks", "kopt.state/1": "state", "kopt.next/1": "next", "kopt.iteration/1": "iteration",
              "kopt.summary/1": "summary", "kopt.generator_context/1": "generator_context",
              "kopt.methods_check/1": "methods_check",
@@ -254,6 +255,42 @@ kopt_json("plan", f"{evidence}/h200_sgemm_naive", "--validate", f"{work}/no_meth
 kopt_json("plan", f"{evidence}/h200_sgemm_naive", "--validate", f"{work}/bad_methods.json", name="methods_check", ok=(2,))
 doctor, _ = kopt_json("doctor", "--no-ncu", name="doctor", ok=(0, 3))
 kopt_json("evidence", f"{evidence}/handmade_torch_trace.json", name="system_evidence")
+
+# ---- a workload session on the synthetic workload: workload.json, frozen.json, journal lines ----
+workload_dir = f"{work}/workload"
+os.makedirs(f"{workload_dir}/state")
+open(f"{workload_dir}/workload.toml", "w").write(f"""command = ["python3", "{repo}/tests/fixtures/workload/synthetic_workload.py"]
+[metric]
+name = "step_ms"
+json_key = "step_ms"
+[tail]
+json_key = "latencies_ms"
+[[constraints]]
+name = "p99"
+max_worse = 0.05
+[accuracy]
+output = "out.bin"
+dtype = "float32"
+atol = 1e-3
+[prediction]
+trace = "{evidence}/handmade_torch_trace.json"
+kernels = ["softmax"]
+kernel_speedup = 2
+[original]
+env = {{ SYN_STATE = "state" }}
+[[candidates]]
+name = "fast"
+env = {{ SYN_STATE = "state", SYN_SPEEDUP = "1.1" }}
+[[candidates]]
+name = "wrong"
+env = {{ SYN_STATE = "state", SYN_WRONG = "1" }}
+""")
+kopt_json("workload", workload_dir, name="workload")
+files["workload"].append(f"{workload_dir}/workload_session/workload.json")
+files["workload_freeze"].append(f"{workload_dir}/workload_session/frozen.json")
+for i, line in enumerate(open(f"{workload_dir}/workload_session/journal.jsonl")):
+    open(f"{work}/journal_{i}.json", "w").write(line)
+    files["workload_run"].append(f"{work}/journal_{i}.json")
 for captured in ("torch_trace.json", "nsys_workload.sqlite"):  # real captures, once committed
     if os.path.exists(f"{evidence}/{captured}"):
         kopt_json("evidence", f"{evidence}/{captured}", name="system_evidence")

@@ -1,0 +1,138 @@
+#include "kopt/workload/workload_spec.hpp"
+
+#include <gtest/gtest.h>
+
+#include "kopt/core/error.hpp"
+#include "kopt/workload/run_metrics.hpp"
+
+namespace kopt::workload {
+namespace {
+
+const char* kMinimal = R"(
+command = ["python3", "run.py"]
+[metric]
+name = "step_ms"
+json_key = "step_ms"
+[[candidates]]
+name = "fast"
+env = { USE_FAST = "1" }
+)";
+
+std::string refusal(std::string_view text) {
+  try {
+    parse_workload_spec(text, "w/workload.toml");
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ExitCode::bad_input);
+    return error.what();
+  }
+  return "accepted";
+}
+
+TEST(WorkloadSpec, ReadsTheMinimalSpecWithItsDefaults) {
+  const WorkloadSpec spec = parse_workload_spec(kMinimal, "w/workload.toml");
+  EXPECT_EQ(spec.name, "w");
+  EXPECT_EQ(spec.folder, "w");
+  EXPECT_EQ(spec.command, (std::vector<std::string>{"python3", "run.py"}));
+  EXPECT_EQ(spec.primary.direction, Direction::lower);
+  EXPECT_DOUBLE_EQ(spec.min_effect, 0.02);
+  ASSERT_EQ(spec.candidates.size(), 1u);
+  EXPECT_EQ(spec.candidates[0].env, (std::vector<std::pair<std::string, std::string>>{{"USE_FAST", "1"}}));
+  EXPECT_EQ(spec.original.name, "original");
+  EXPECT_EQ(spec.measure.min_rounds, 6);
+  EXPECT_FALSE(spec.accuracy.has_value());
+}
+
+TEST(WorkloadSpec, ReadsEveryTable) {
+  const WorkloadSpec spec = parse_workload_spec(std::string(kMinimal) + R"(
+[tail]
+json_key = "latencies_ms"
+percentiles = [50, 99.9]
+[[constraints]]
+name = "p99.9"
+max_worse = 0.05
+[[metrics]]
+name = "tokens"
+pattern = 'tokens/s: ([0-9.]+)'
+direction = "higher"
+[accuracy]
+output = "logits.bin"
+dtype = "float32"
+atol = 1e-3
+[measure]
+min_rounds = 8
+max_rounds = 12
+)",
+                                                "w/workload.toml");
+  EXPECT_EQ(spec.tail->percentiles, (std::vector<double>{50, 99.9}));
+  EXPECT_EQ(spec.constraints[0].metric.name, "p99.9");
+  EXPECT_DOUBLE_EQ(spec.constraints[0].max_worse, 0.05);
+  EXPECT_EQ(spec.secondaries[0].direction, Direction::higher);
+  EXPECT_EQ(spec.accuracy->dtype, "float32");
+  EXPECT_EQ(spec.measure.min_rounds, 8);
+  EXPECT_EQ(spec.measure.audit_rounds, 10);
+}
+
+TEST(WorkloadSpec, RefusesWhatCannotBeMeasuredInOneLine) {
+  EXPECT_NE(refusal("command = [\"x\"]\n[[candidates]]\nname = \"a\"\n").find("missing [metric]"), std::string::npos);
+  EXPECT_NE(refusal(std::string(kMinimal) + "colour = 1\n").find("unknown key \"colour\""), std::string::npos);
+  EXPECT_NE(refusal(R"(command = ["x"]
+[metric]
+name = "t"
+json_key = "t"
+)").find("no [[candidates]]"), std::string::npos);
+  EXPECT_NE(refusal(R"(command = ["x"]
+[metric]
+name = "t"
+pattern = "no group"
+[[candidates]]
+name = "a"
+)").find("capture group"), std::string::npos);
+  EXPECT_NE(refusal(R"(command = ["x"]
+[metric]
+name = "t"
+json_key = "t"
+[[candidates]]
+name = "original"
+)").find("two arms are called \"original\""), std::string::npos);
+  EXPECT_NE(refusal(std::string(kMinimal) + "[accuracy]\noutput = \"out.bin\"\n").find("say its dtype"), std::string::npos);
+  EXPECT_NE(refusal(std::string(kMinimal) + "[[constraints]]\nname = \"p99\"\nmax_worse = 0.1\n").find("names no metric"),
+            std::string::npos);
+  EXPECT_NE(refusal(std::string(kMinimal) + "[measure]\nmin_rounds = 2\n").find("min_rounds must be in [5"), std::string::npos);
+  EXPECT_NE(refusal(std::string(kMinimal) + "[[candidates]]\nname = \"b\"\nenv = { \"A B\" = \"1\" }\n")
+                .find("not a variable name"),
+            std::string::npos);
+}
+
+TEST(RunMetrics, TheLastJsonLineHoldingTheKeyWins) {
+  const WorkloadSpec spec = parse_workload_spec(kMinimal, "w/workload.toml");
+  const RunMetrics metrics = read_run_metrics("{\"step_ms\": 1}\nnoise {\n{\"step_ms\": 2.5}\n{\"other\": 3}\n", spec);
+  EXPECT_TRUE(metrics.missing.empty());
+  EXPECT_DOUBLE_EQ(metrics.values.at("step_ms"), 2.5);
+}
+
+TEST(RunMetrics, AMetricTheOutputLacksIsNamedNeverZero) {
+  const WorkloadSpec spec = parse_workload_spec(kMinimal, "w/workload.toml");
+  EXPECT_EQ(read_run_metrics("step_ms: 3\n{\"step_ms\": \"fast\"}\n", spec).missing, (std::vector<std::string>{"step_ms"}));
+  EXPECT_EQ(read_run_metrics("{\"step_ms\": NaN}\n", spec).missing, (std::vector<std::string>{"step_ms"}));
+}
+
+TEST(RunMetrics, PatternsAndTailPercentiles) {
+  const WorkloadSpec spec = parse_workload_spec(R"(
+command = ["x"]
+[metric]
+name = "step"
+pattern = 'step: ([0-9.]+) ms'
+[tail]
+json_key = "lat"
+percentiles = [50]
+[[candidates]]
+name = "a"
+)",
+                                                "w/workload.toml");
+  const RunMetrics metrics = read_run_metrics("step: 1 ms\nstep: 4.5 ms\n{\"lat\": [1, 2, 3, 4, 100]}\n", spec);
+  EXPECT_DOUBLE_EQ(metrics.values.at("step"), 4.5);
+  EXPECT_DOUBLE_EQ(metrics.values.at("p50"), 3);
+}
+
+}  // namespace
+}  // namespace kopt::workload
