@@ -41,12 +41,13 @@ Command import_command();
 Command tune_space_command();
 Command catalog_command();
 Command workload_command();
+Command export_command();
 
 // The commands in the order `kopt --help` lists them.
 inline std::vector<Command> all_commands() {
   return {doctor_command(), check_command(),  bench_command(),    compare_command(),  profile_command(),
           roofline_command(), sass_command(), plan_command(),     catalog_command(),  evidence_command(),     workload_command(), init_command(),     close_command(),
-          status_command(),  finalize_command(), handoff_command(), optimize_command(), report_command(),  import_command(),
+          status_command(),  finalize_command(), handoff_command(), optimize_command(), report_command(),  export_command(), import_command(),
           tune_space_command(), skill_command(), worker_command(), lab_job_command()};
 }
 

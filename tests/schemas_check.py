@@ -53,7 +53,8 @@ BY_SCHEMA = {"kopt.workload/1": "workload", "kopt.workload_freeze/1": "workload_
              "kopt.summary/1": "summary", "kopt.generator_context/1": "generator_context",
              "kopt.methods_check/1": "methods_check",
              "kopt.system_evidence/1": "system_evidence", "kopt.audit/1": "audit", "kopt.frozen/1": "frozen",
-             "kopt.check/1": "check", "kopt.bench/1": "bench", "kopt.sass/1": "sass", "kopt.doctor/1": "doctor"}
+             "kopt.check/1": "check", "kopt.bench/1": "bench", "kopt.sass/1": "sass", "kopt.doctor/1": "doctor",
+             "kopt.torch_export/1": "torch_export"}
 # Files written before every output said "schema" (schema_version 1 and a "kind"): still read.
 BY_KIND = {"check": "check", "bench": "bench", "sass": "sass", "doctor": "doctor"}
 
@@ -319,6 +320,16 @@ else:
     kopt_json("sass", f"{repo}/examples/sgemm_tiled", "--arch", "sm_90", *tuned, "--vs", f"{repo}/examples/sgemm_naive",
               "--out", f"{work}/sass.json", name="sass")
     files["sass"].append(f"{work}/sass.json")
+
+# kopt export --torch: a Triton kernel's manifest (nothing compiled), and a .cu's (needs nvcc).
+kopt_run("export", f"{repo}/examples/triton_softmax", "--torch", f"{work}/torch", "-D", "BLOCK=2048")
+files["torch_export"].append(f"{work}/torch/triton_softmax/manifest.json")
+exported = subprocess.run([kopt, "export", f"{repo}/examples/vector_add", "--torch", f"{work}/torch", "--arch", "sm_90"],
+                          capture_output=True, text=True)
+if exported.returncode == 0:
+    files["torch_export"].append(f"{work}/torch/vector_add/manifest.json")
+elif exported.returncode != 3:
+    fail(f"kopt export examples/vector_add exited {exported.returncode}: {exported.stderr[-300:]}")
 
 # Measured peaks exist only where a GPU measured them (kopt doctor --peaks).
 unavailable["peaks"] = "a GPU: kopt doctor --peaks measures them (gpu.schemas_outputs validates them)"

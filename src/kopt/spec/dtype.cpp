@@ -19,7 +19,7 @@ class EntryReader {
   EntryReader(const toml::table& entry, std::string where) : entry_(entry), where_(std::move(where)) {}
 
   void reject_unknown_keys() const {
-    static const std::vector<std::string_view> known = {"name", "c_names", "kind", "bytes", "numpy", "atol", "rtol", "epsilon"};
+    static const std::vector<std::string_view> known = {"name", "c_names", "kind", "bytes", "numpy", "torch", "atol", "rtol", "epsilon"};
     if (auto key = first_unknown_key(entry_, known)) throw failure(unknown_key_text(*key, known));
   }
 
@@ -82,6 +82,8 @@ DType read_entry(const toml::table& entry, std::string where) {
   dtype.kind = reader.kind();
   dtype.bytes = reader.bytes();
   dtype.numpy_descr = reader.string("numpy");
+  // torch's name where it differs from kopt's (float8_e4m3fn); absent: the same name.
+  dtype.torch_name = entry["torch"].value<std::string>().value_or(dtype.name);
   dtype.default_atol = reader.non_negative_number("atol");
   dtype.default_rtol = reader.non_negative_number("rtol");
   dtype.epsilon = reader.non_negative_number("epsilon");

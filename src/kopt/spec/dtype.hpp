@@ -21,6 +21,7 @@ struct DType {
   double default_rtol = 0;
   double epsilon = 0;                 // 1 to the next value; 0 for integers (data/dtypes.toml)
   std::string numpy_descr;            // .npy descr; bfloat16 and fp8 travel as raw "<u2"/"|u1"
+  std::string torch_name;             // torch.<name> of the type (kopt export --torch)
 
   bool is_floating() const { return kind == DTypeKind::floating; }
 };
