@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# bench/workload_aa.sh OUT [N]: the example workload (examples/workload_mlp, PyTorch's own
+# activation) as N A/A experiments in one session: N candidates identical to the original, each
+# its own paired comparison against fresh runs of the original; none may be called better or
+# worse (issue 55). Writes OUT/workload_session and prints each verdict.
+set -uo pipefail
+kopt=$(realpath "${KOPT:-build/cli/kopt}")
+out=$(realpath -m "$1"); n=${2:-10}; mkdir -p "$out"
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+cp examples/workload_mlp/model.py examples/workload_mlp/workload.py "$work/"
+{
+  cat <<'TOML'
+name = "workload_mlp_aa"
+command = ["python3", "workload.py"]
+timeout = 300
+[metric]
+name = "step_ms"
+json_key = "step_ms"
+min_effect = 0.02
+[tail]
+json_key = "latencies_ms"
+percentiles = [99]
+[measure]
+warmup_runs = 1
+resolution_runs = 5
+min_rounds = 5
+max_rounds = 10
+TOML
+  for i in $(seq 1 "$n"); do printf '[[candidates]]\nname = "aa%d"\nenv = { AA_COPY = "%d" }\n' "$i" "$i"; done
+} > "$work/workload.toml"
+start=$(date +%s)
+"$kopt" workload "$work" --json > "$out/aa.json" 2> "$out/aa.log"
+echo "A/A session exit $? in $(( $(date +%s) - start )) s"
+cp -r "$work/workload_session" "$out/"
+python3 - "$out/aa.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+false = 0
+for c in doc["candidates"]:
+    p = c.get("primary", {})
+    print(f"{c['name']}: {c['status']} {p.get('verdict')} ratio {p.get('median_ratio', 0):.4f} "
+          f"[{p.get('low', 0):.4f}, {p.get('high', 0):.4f}] in {c.get('rounds')} rounds")
+    false += p.get("verdict") in ("better", "worse")
+print(f"false verdicts: {false} of {len(doc['candidates'])}; resolution ±{100 * doc['resolution']['half_width']:.2f} %; "
+      f"drift {100 * doc['drift']['session_change']:+.2f} % (p={doc['drift']['p_value']:.3f}); runs {doc['runs']}, {doc['run_seconds']:.0f} s")
+PY
