@@ -7,6 +7,7 @@
 #include "command.hpp"
 #include "kopt/report/html_report.hpp"
 #include "kopt/report/run_comparison.hpp"
+#include "kopt/report/workload_report.hpp"
 #include "loop_options.hpp"
 
 namespace kopt::cli {
@@ -21,6 +22,12 @@ struct ReportConfig {
 
 int write_report(const ReportConfig& config) {
   const std::filesystem::path out(config.out_dir.empty() ? config.run_dir : config.out_dir);
+  if (report::is_workload_session(config.run_dir)) {  // a kopt workload session, not a loop run
+    const nlohmann::json workload = report::write_workload_report(config.run_dir, out);
+    if (config.json) std::cout << workload.dump(2) << "\n";
+    else std::cout << fmt::format("wrote {}\n", (out / "report.html").string());
+    return 0;
+  }
   const nlohmann::json summary = report::write_html_report(loop::RunFolder(config.run_dir), out);
   if (config.json) std::cout << summary.dump(2) << "\n";
   else std::cout << fmt::format("wrote {}\n", (out / "report.html").string());
@@ -45,7 +52,7 @@ Command report_command() {
           "comparison of two runs",
           [](CLI::App& app) {
             auto config = std::make_shared<ReportConfig>();
-            CLI::Option* run = app.add_option("RUN", config->run_dir, "The run folder (default: .)");
+            CLI::Option* run = app.add_option("RUN", config->run_dir, "The run folder, or a kopt workload session (default: .)");
             app.add_flag("--json", config->json, "Print the summary (with --compare: the comparison) as one JSON document");
             CLI::Option* compare =
                 app.add_option("--compare", config->compare,

@@ -1,9 +1,5 @@
 #include "kopt/loop/run_state.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 
 #include "kopt/core/error.hpp"
@@ -145,24 +141,6 @@ void RunFolder::save(const RunState& state) const {
   stored.kernel = relative_to(state.kernel, root_);
   if (state.spec) stored.spec = relative_to(*state.spec, root_);
   write_json(state_file(), stored);
-}
-
-RunLock::RunLock(const RunFolder& run) {
-  create_folders(run.root());
-  const fs::path file = run.root() / ".lock";
-  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw input_error("{}: cannot open the run's lock file", file.string());
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    ::close(fd_);
-    throw input_error("{}: another kopt is working on this run", run.root().string());
-  }
-  // Holding the lock, no other kopt writes here: a temporary left now was left by a kopt
-  // killed mid-write, and is removed before anything reads the folder.
-  remove_stale_temporaries(run.root());
-}
-
-RunLock::~RunLock() {
-  if (fd_ >= 0) ::close(fd_);  // closing releases the lock
 }
 
 std::vector<std::string> branch_names(const RunFolder& run, int iteration) {

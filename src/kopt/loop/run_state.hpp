@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kopt/core/folder_lock.hpp"
+
 #include "kopt/catalog/evidence.hpp"
 #include "kopt/core/file_queries.hpp"
 #include "kopt/loop/variant.hpp"
@@ -102,13 +104,10 @@ class RunFolder {
 // the same run is refused with one line instead of interleaving its writes.
 class RunLock {
  public:
-  explicit RunLock(const RunFolder& run);
-  ~RunLock();
-  RunLock(const RunLock&) = delete;
-  RunLock& operator=(const RunLock&) = delete;
+  explicit RunLock(const RunFolder& run) : lock_(run.root(), "run") {}
 
  private:
-  int fd_ = -1;
+  FolderLock lock_;
 };
 
 // The JSON file at `path`; input_error naming it when it is missing or malformed.

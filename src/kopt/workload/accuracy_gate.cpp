@@ -62,11 +62,11 @@ GateResult compare_files(const AccuracyGate& gate, const std::filesystem::path& 
   const verify::OutputError error = verify::compare_to_reference("output", c.bytes, o.bytes, run::element_type(*o.dtype),
                                                                  size, {gate.atol, gate.rtol});
   if (error.passed()) {
-    return {true, fmt::format("max |error| {:.3g} over {} elements (atol {:g}, rtol {:g})", error.max_abs_error,
+    return {true, fmt::format("largest difference {:.3g} over {} elements (atol {:g}, rtol {:g})", error.max_abs_error,
                               error.elements, gate.atol, gate.rtol)};
   }
   return {false, fmt::format("{} of {} output elements beyond atol {:g} + rtol {:g} (first at {}: {:g}, the original's "
-                             "{:g}; max |error| {:.3g})",
+                             "{:g}; largest difference {:.3g})",
                              error.bad_count, error.elements, gate.atol, gate.rtol, error.first_bad_index,
                              error.first_bad_value, error.first_bad_expected, error.max_abs_error)};
 }

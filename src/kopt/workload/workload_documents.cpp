@@ -1,5 +1,7 @@
 #include "kopt/workload/workload_documents.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -20,11 +22,17 @@ std::string gain_text(const json& v) {
 
 std::string metric(const json& doc) { return doc.at("primary").at("metric"); }
 
+// Text in a Markdown table's cell: a reason quoting a command's output may hold a pipe.
+std::string cell(std::string text) {
+  std::ranges::replace(text, '|', '/');
+  return text;
+}
+
 std::string candidate_row(const json& c) {
   const std::string status = c.value("status", "not_run");
   if (!c.contains("primary")) {
-    return fmt::format("| {} | {} | {} | — | — | {} |\n", c.at("name").get<std::string>(), status, c.value("gate", "none"),
-                       c.value("reason", c.value("not_champion_because", "")));
+    return fmt::format("| {} | {} | {} | — | — | {} |\n", cell(c.at("name")), status, c.value("gate", "none"),
+                       cell(c.value("reason", c.value("not_champion_because", ""))));
   }
   std::string constraints;
   for (const json& k : c.at("constraints")) {
@@ -33,7 +41,7 @@ std::string candidate_row(const json& c) {
   }
   return fmt::format("| {} | {} | {} | {} → **{}** | {} | {} |\n", c.at("name").get<std::string>(), status,
                      c.value("gate", "none"), gain_text(c.at("primary")), c.at("primary").at("verdict").get<std::string>(),
-                     constraints.empty() ? "—" : constraints, c.value("not_champion_because", "champion"));
+                     constraints.empty() ? "—" : constraints, cell(c.value("not_champion_because", "champion")));
 }
 
 std::string resolution_section(const json& doc) {

@@ -10,6 +10,7 @@
 #include "kopt/core/error.hpp"
 #include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/core/folder_lock.hpp"
 #include "kopt/measure/statistics.hpp"
 #include "kopt/workload/accuracy_gate.hpp"
 #include "kopt/workload/paired_statistics.hpp"
@@ -338,7 +339,6 @@ void prepare_folder(const fs::path& folder, bool fresh) {
     move_path(folder, fs::path(folder.string() + ".old-" + utc_timestamp("%Y%m%d-%H%M%S")));
   }
   create_folders(folder / "outputs");
-  remove_stale_temporaries(folder);
 }
 
 void check_freeze(const fs::path& folder, const json& now) {
@@ -365,6 +365,7 @@ json run_workload_session(const WorkloadSpec& spec, const SessionOptions& option
   // A prediction that cannot be made is said before the first run, not after the last.
   if (spec.prediction) predict_gain(*spec.prediction, system::read_system_trace(spec.folder / spec.prediction->trace));
   prepare_folder(options.folder, options.fresh);
+  const FolderLock lock(options.folder, "workload session");
   check_freeze(options.folder, freeze_workload(spec, hooks.probe(spec)));
   const double budget_minutes = options.budget_minutes.value_or(spec.measure.budget_minutes);
   Session session(spec, options.folder, hooks, budget_minutes * 60);
