@@ -27,6 +27,7 @@ then named by the scalar parameter that equals it in every case.
 import ast
 import re
 import json
+import os
 import sys
 
 EXIT_OK = 0
@@ -63,6 +64,10 @@ def parse(path):
 TYPE_BYTES = {"float": 4, "double": 8, "int": 4, "size_t": 8, "uint32_t": 4, "uint64_t": 8,
               "uint8_t": 1, "int8_t": 1, "int32_t": 4, "int64_t": 8, "float16": 2, "half": 2,
               "bfloat16": 2, "uint16_t": 2, "int16_t": 2}
+# The dtype each C type of `parameters` is in kopt (data/dtypes.toml), pinned in the spec.
+TYPE_DTYPES = {"float": "float32", "double": "float64", "int": "int32", "size_t": "uint64", "uint32_t": "uint32",
+               "uint64_t": "uint64", "uint8_t": "uint8", "int8_t": "int8", "int32_t": "int32", "int64_t": "int64",
+               "float16": "float16", "half": "float16", "bfloat16": "bfloat16", "uint16_t": "uint16", "int16_t": "int16"}
 MATMULS = ("matmul", "mm", "bmm")
 
 
@@ -492,6 +497,14 @@ def tolerance(cls, path):
     return {}
 
 
+def class_flag(cls, name):
+    """A class attribute `name = True` (Tensara's is_exact)."""
+    for statement in cls.body:
+        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets):
+            return isinstance(statement.value, ast.Constant) and statement.value.value is True
+    return False
+
+
 def instance_numbers(cls):
     """attribute -> number of each `self.alpha = 1.0` in the class's __init__."""
     numbers = {}
@@ -813,8 +826,11 @@ def read(path):
         name = param["name"]
         buffer = {"shape": shapes[name], "role": "output" if name == output else "input",
                   "element_bytes": TYPE_BYTES[param["type"]]}
+        buffer["dtype"] = TYPE_DTYPES[param["type"]]
         if name != output:
             buffer["init"] = tensors_per_case[0][name].init()
+        elif buffer["dtype"].startswith(("int", "uint")) or class_flag(cls, "is_exact"):
+            buffer["exact"] = True  # counts, indices, or a problem Tensara itself compares exactly
         buffers[name] = buffer
     names = [c.get("name") if isinstance(c.get("name"), str) else "case %d" % (i + 1) for i, c in enumerate(cases)]
     facts = {"format": "tensara", "name": evaluator.problem_name, "dims": dims_per_case[0], "buffers": buffers,
@@ -841,7 +857,9 @@ def main(argv):
     try:
         facts = read(argv[2])
     except CannotRead as e:
-        print("PYTHON_FACTS: %s" % e, file=sys.stderr)
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from kopt_python_facts import by_hand  # one list of what to write by hand, for both suites
+        print("PYTHON_FACTS: %s" % by_hand(str(e)), file=sys.stderr)
         return EXIT_FAILED
     print(json.dumps(facts))
     return EXIT_OK
