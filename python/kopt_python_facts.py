@@ -1165,7 +1165,7 @@ BY_HAND = [
     (r"(?:buffer|input) (\w+) is (?:not built|changed)", r"[buffers.\1] shape and init"),
     (r"parameter (\w+) has type", r"the solution's signature and [buffers.\1] (shape, init, dtype)"),
     (r"axis \d+ of buffer (\w+)", r"[buffers.\1] shape"),
-    (r"(?:an input built by|a buffer filled with|filled by)", "[buffers.NAME] init of that buffer, or a [[cases]] "
+    (r"(?:an input built|a buffer filled with|filled by)", "[buffers.NAME] init of that buffer, or a [[cases]] "
                                                                "without that test"),
     (r"(?:not a number|sizes are computed|is not an expression of the dims|scalar parameter)", "[dims] and "
                                                                                               "[buffers.NAME] shape"),

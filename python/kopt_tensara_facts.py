@@ -91,20 +91,34 @@ class Tensor:
             if self.kind == "uniform" and low > high:
                 low, high = high, low
             return Tensor(self.shape, self.kind, low, high)
-        return self
+        if self.kind == "zeros" or factor == 1:
+            return self
+        if self.kind in ("ones", "full"):
+            return Tensor(self.shape, "full", self.constant() * factor)
+        return None  # randint(0, 2) * 2 draws {0, 2}: no range of kopt's
 
     def shifted(self, offset):
         if self.kind == "uniform":
             return Tensor(self.shape, self.kind, self.a + offset, self.b + offset)
         if self.kind == "normal":
             return Tensor(self.shape, self.kind, self.a + offset, self.b)
-        return self
+        if self.kind == "int" and float(offset).is_integer():
+            return Tensor(self.shape, "int", self.a + int(offset), self.b + int(offset))
+        if self.kind in ("zeros", "ones", "full"):
+            return Tensor(self.shape, "full", self.constant() + offset)
+        return None
+
+    def constant(self):
+        return {"zeros": 0, "ones": 1}.get(self.kind, self.a)
 
     def init(self):
         if self.kind in ("uniform", "normal"):
             return "%s(%s,%s)" % (self.kind, clean(self.a), clean(self.b))
         if self.kind == "int":
             return "int[%d,%d)" % (self.a, self.b)
+        if self.kind == "full":
+            value = self.constant()
+            return "zeros" if value == 0 else "ones" if value == 1 else "full(%r)" % value
         return self.kind  # zeros, ones
 
 
@@ -276,16 +290,19 @@ class Evaluator:
                    ast.FloorDiv: lambda: left // right, ast.Div: lambda: left / right, ast.Pow: lambda: left ** right,
                    ast.LShift: lambda: int(left) << int(right), ast.RShift: lambda: int(left) >> int(right)}
             return ops[type(node.op)]() if type(node.op) in ops else OPAQUE
+        found = OPAQUE
         if isinstance(left, Tensor) and number(right):
             if isinstance(node.op, ast.Mult):
-                return left.scaled(right)
-            if isinstance(node.op, ast.Div):
-                return left.scaled(1.0 / right)
-            if isinstance(node.op, (ast.Add, ast.Sub)):
-                return left.shifted(right if isinstance(node.op, ast.Add) else -right)
-        if isinstance(right, Tensor) and number(left) and isinstance(node.op, (ast.Mult, ast.Add)):
-            return right.scaled(left) if isinstance(node.op, ast.Mult) else right.shifted(left)
-        return OPAQUE
+                found = left.scaled(right)
+            elif isinstance(node.op, ast.Div):
+                found = left.scaled(1.0 / right)
+            elif isinstance(node.op, (ast.Add, ast.Sub)):
+                found = left.shifted(right if isinstance(node.op, ast.Add) else -right)
+        elif isinstance(right, Tensor) and number(left) and isinstance(node.op, (ast.Mult, ast.Add)):
+            found = right.scaled(left) if isinstance(node.op, ast.Mult) else right.shifted(left)
+        if found is None:  # the values it draws are no range of kopt's: refused, never loosened
+            self.fail(node, "an input built as %s (values no fill of kopt's draws)" % ast.unparse(node))
+        return found
 
     def value_Attribute(self, node, env):
         if ast.unparse(node) == "self.name":
