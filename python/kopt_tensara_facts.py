@@ -514,6 +514,16 @@ def tolerance(cls, path):
     return {}
 
 
+def case_entry(name, dims, tensors, buffers):
+    """One test case: its dims, and its own fill of each input filled otherwise than the first
+    case's (histogram's image drawn from [0, 256) in its 256-bin cases)."""
+    entry = {"name": name, "dims": dims}
+    inits = {n: t.init() for n, t in tensors.items() if n in buffers and t.init() != buffers[n].get("init")}
+    if inits:
+        entry["init"] = inits
+    return entry
+
+
 def class_flag(cls, name):
     """A class attribute `name = True` (Tensara's is_exact)."""
     for statement in cls.body:
@@ -851,7 +861,7 @@ def read(path):
         buffers[name] = buffer
     names = [c.get("name") if isinstance(c.get("name"), str) else "case %d" % (i + 1) for i, c in enumerate(cases)]
     facts = {"format": "tensara", "name": evaluator.problem_name, "dims": dims_per_case[0], "buffers": buffers,
-             "cases": [{"name": n, "dims": d} for n, d in zip(names[1:], dims_per_case[1:])],
+             "cases": [case_entry(n, d, t, buffers) for n, d, t in zip(names[1:], dims_per_case[1:], tensors_per_case[1:])],
              "params": [{"name": p["name"], "kind": "buffer" if p.get("pointer") else "scalar"} for p in params],
              "class": cls.name, "inputs": [p["name"] for p in before], "output": output, "notes": notes}
     found = tolerance(cls, path)
