@@ -61,7 +61,7 @@ TEST(InitSpec, FullIsOneValueEverywhere) {
   auto init_error = [](std::string_view text) { return error_of([&] { InitSpec::parse(text); }); };
   EXPECT_THAT(init_error("full"), HasSubstr("expected normal"));
   EXPECT_THAT(init_error("full(1,2)"), HasSubstr("or full(value)"));
-  EXPECT_THAT(init_error("full(1e308*10)"), HasSubstr("must be finite"));
+  EXPECT_THAT(init_error("full(1e308*10)"), HasSubstr("is not finite"));
 }
 
 TEST(InitSpec, ReadsIntegerRangesInclusiveUnlessHalfOpen) {
