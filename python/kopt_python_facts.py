@@ -40,7 +40,12 @@ last line of stderr is `PYTHON_FACTS: message`, naming the file, the line and th
 import ast
 import copy
 import json
+import math
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kopt_suite_shim  # noqa: E402  the suite's generators under a stand-in torch
 
 EXIT_OK = 0
 EXIT_FAILED = 2
@@ -388,12 +393,12 @@ class TestReader:
         return [strip_parentheses(self.size(arg, dim_of)) for arg in node.args]
 
     def constant_fill(self, node, value):
-        """One value everywhere: zeros, ones, or an integer range of one value (int[999,1000))."""
+        """One value everywhere: zeros, ones, or full(v) (torch.full(n, 0.9), FullTensor(shape, 999))."""
         if value in (0, 1):
             return "zeros" if value == 0 else "ones"
-        if isinstance(value, int) and not isinstance(value, bool):
-            return "int[%d,%d)" % (value, value + 1)
-        self.fail(node, "a buffer filled with %s (kopt fills with zeros, ones, one integer or random values)" % value)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            return "full(%r)" % value
+        self.fail(node, "a buffer filled with %s (kopt fills with zeros, ones, full(v) of a finite v or random values)" % value)
 
     def fill_method(self, node, name, args):
         if name == "uniform_":
@@ -822,9 +827,16 @@ def leetgpu(path):
     facts = {"format": "leetgpu", "name": str(constants.get("name", "")), "dims": dims,
              "buffers": buffers, "params": [{"name": n, "kind": k, "role": r} for n, (k, r, _) in params.items()],
              "notes": notes}
-    observed = []
-    facts["cases"] = functional_cases(path, cls, params, notes, observed, buffers)
+    observed, read_notes = [], []
+    facts["cases"] = functional_cases(path, cls, params, read_notes, observed, buffers)
     axis_names(buffers, dims, observed)
+    try:
+        record = kopt_suite_shim.leetgpu(path)
+    except kopt_suite_shim.ShimFailure as e:  # the source's reading stands, with its notes
+        notes.extend(read_notes)
+        notes.append("the functional tests were read from the source, not run: %s" % str(e).split(": ", 1)[-1])
+    else:
+        facts["cases"] = recorded_cases(record, dims, buffers, params, notes)
     for name, buffer in buffers.items():
         fixed = not any(any(c.isalpha() or c == "_" for c in dim) for dim in buffer["shape"])
         if facts["cases"] and fixed and any(dim != "1" for dim in buffer["shape"]):  # a scalar result is 1 everywhere
@@ -833,6 +845,156 @@ def leetgpu(path):
     if tolerance:
         facts["tolerance"] = tolerance
     return facts
+
+
+# ---------------------------------------------------------------- the tests as the suite runs them
+
+# torch's dtype names that kopt spells otherwise (data/dtypes.toml); bool is pinned by no dtype.
+KOPT_DTYPES = {"float8_e4m3fn": "float8_e4m3"}
+INTEGER_DTYPES = {"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"}
+
+
+def fill_text(fill, dtype):
+    """kopt's spelling of a recorded fill (kopt_suite_shim), or None where no fill of kopt's draws it."""
+    kind = fill[0]
+    if kind == "const":
+        value = fill[1]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return None
+        if value in (0, 1):
+            return "zeros" if value == 0 else "ones"
+        if dtype in INTEGER_DTYPES and value != int(value):
+            return None
+        return "full(%d)" % value if dtype in INTEGER_DTYPES else "full(%r)" % float(value)
+    if kind in ("uniform", "normal"):
+        return "%s(%s,%s)" % (kind, float(fill[1]), float(fill[2]))
+    if kind == "int":
+        return "int[%d,%d)" % (fill[1], fill[2])
+    return None
+
+
+def fill_reason(fill):
+    """Why a recorded fill has no kopt spelling, for the note that leaves its test out."""
+    if fill[0] == "values":
+        return "%d literal values" % len(fill[1])
+    if fill[0] == "const":
+        return "the value %r everywhere" % (fill[1],)
+    return "data built by code (%s)" % fill[1]
+
+
+def same_init(a, b):
+    return a == b or canonical_fill(a) == canonical_fill(b)
+
+
+def pin_dtypes(record, buffers, notes):
+    """Each buffer's dtype as the performance test builds it ([buffers.x] dtype), where its
+    width is the signature's; an integer output compared exactly."""
+    tests = [record["performance"]] + record["functional"]
+    for name, buffer in buffers.items():
+        seen = {t["tensors"][name]["dtype"] for t in tests if name in t["tensors"]}
+        if len(seen) != 1:
+            if seen:
+                notes.append("buffer %s is %s in different tests: its dtype is not pinned" % (name, " and ".join(sorted(seen))))
+            continue
+        torch_name = seen.pop()
+        dtype = KOPT_DTYPES.get(torch_name, torch_name)
+        if dtype == "bool" or kopt_suite_shim.DTYPES[torch_name].itemsize != buffer["element_bytes"]:
+            continue
+        buffer["dtype"] = dtype
+        if buffer["role"] != "input" and dtype in INTEGER_DTYPES:
+            buffer["exact"] = True
+
+
+def output_starts(record, buffers):
+    """An output starts at zeros only where every test zeroes it: one the tests leave
+    uninitialised is poisoned, so that a kernel must write every element."""
+    tests = [record["performance"]] + record["functional"]
+    for name, buffer in buffers.items():
+        if buffer["role"] != "output" or buffer.get("init") != "zeros":
+            continue
+        if any(t["tensors"].get(name, {}).get("fill", ["const", 0]) != ["const", 0] for t in tests):
+            del buffer["init"]
+
+
+def sized_by_dims(record, buffers, params):
+    """A buffer the performance test sizes by a number (agents of 4 * 10000 floats) takes the dims
+    its size follows in every test: one dim, or two, times a whole number (N * 4)."""
+    tests = [record["performance"]] + record["functional"]
+    scalars = [name for name, (kind, _, _) in params.items() if kind == "scalar"]
+    for name, buffer in buffers.items():
+        if not all(extent.isdigit() for extent in buffer["shape"]):
+            continue
+        seen = [(t["scalars"], math.prod(t["tensors"][name]["shape"])) for t in tests if name in t["tensors"]]
+        if len({count for _, count in seen}) < 2:
+            continue  # one size in every test: the number is right
+        for factors in [[d] for d in scalars] + [[a, b] for i, a in enumerate(scalars) for b in scalars[i + 1:]]:
+            products = [math.prod(s.get(d, 0) for d in factors) for s, _ in seen]
+            if not all(isinstance(p, int) and p > 0 and count % p == 0 for p, (_, count) in zip(products, seen)):
+                continue
+            ratios = {count // p for p, (_, count) in zip(products, seen)}
+            if len(ratios) == 1:
+                ratio = ratios.pop()
+                buffer["shape"] = [" * ".join(factors + ([str(ratio)] if ratio != 1 else []))]
+                break
+
+
+def recorded_case(test, dims, buffers, params):
+    """(dims, own fills) of one recorded functional test, or (None, why it is left out)."""
+    case_dims = dict(dims)
+    for name, (kind, _, _) in params.items():
+        if kind != "scalar":
+            continue
+        if name not in test["scalars"]:
+            return None, "it gives no number for %s" % name
+        case_dims[name] = test["scalars"][name]
+    inits = {}
+    for name, buffer in buffers.items():
+        tensor = test["tensors"].get(name)
+        if tensor is None:
+            return None, "it builds no tensor for %s" % name
+        try:
+            elements = kopt_suite_shim.size_of(buffer["shape"], case_dims)
+        except (KeyError, ValueError, ZeroDivisionError):
+            elements = None
+        if elements != math.prod(tensor["shape"]):
+            return None, "its %s has %d elements where the spec's shape %s gives %s" % (
+                name, math.prod(tensor["shape"]), " x ".join(buffer["shape"]), elements)
+        if buffer["role"] == "output" or tensor["fill"][0] == "empty":
+            continue
+        init = fill_text(tensor["fill"], tensor["dtype"])
+        if init is None:
+            return None, "its %s holds %s, which no fill of kopt's draws" % (name, fill_reason(tensor["fill"]))
+        if not same_init(init, buffer.get("init")):
+            inits[name] = init
+    return (case_dims, inits), None
+
+
+def recorded_cases(record, dims, buffers, params, notes):
+    """Every functional test the suite runs (kopt_suite_shim) as a case, its own fills kept; one
+    that no case can hold (literal values, data built by code, a shape the spec cannot give) is
+    left out and named in the notes, each one."""
+    pin_dtypes(record, buffers, notes)
+    output_starts(record, buffers)
+    sized_by_dims(record, buffers, params)
+    cases, seen, left_out = [], {(json.dumps(dims, sort_keys=True), "{}")}, []
+    for test in record["functional"]:
+        found, why = recorded_case(test, dims, buffers, params)
+        scalars = " ".join("%s=%s" % (k, v) for k, v in test["scalars"].items())
+        if found is None:
+            left_out.append(test["index"])
+            notes.append("test %d (%s) left out: %s" % (test["index"], scalars, why))
+            continue
+        case_dims, inits = found
+        key = (json.dumps(case_dims, sort_keys=True), json.dumps(inits, sort_keys=True))
+        if key in seen:
+            continue  # the same sizes and fills as a case before: that case checks it
+        seen.add(key)
+        name = "test %d: %s" % (test["index"], " ".join([scalars] + ["%s=%s" % kv for kv in inits.items()]).strip())
+        cases.append(dict({"name": name, "dims": case_dims}, **({"init": inits} if inits else {})))
+    if left_out:
+        notes.insert(0, "%d of %d functional tests left out (tests %s); each is named below"
+                     % (len(left_out), len(record["functional"]), ", ".join(str(i) for i in left_out)))
+    return cases
 
 
 # ---------------------------------------------------------------- Triton @triton.autotune
@@ -997,6 +1159,30 @@ def launches(path):
 
 COMMANDS = {"tolerance": tolerance, "leetgpu": leetgpu, "autotune": autotune, "launches": launches}
 
+# What a refusal of `kopt import` leaves to write by hand: the part of kopt.toml (docs/check.md)
+# that would say what the reader could not, by what the refusal names.
+BY_HAND = [
+    (r"(?:buffer|input) (\w+) is (?:not built|changed)", r"[buffers.\1] shape and init"),
+    (r"parameter (\w+) has type", r"the solution's signature and [buffers.\1] (shape, init, dtype)"),
+    (r"axis \d+ of buffer (\w+)", r"[buffers.\1] shape"),
+    (r"(?:an input built|a buffer filled with|filled by)", "[buffers.NAME] init of that buffer, or a [[cases]] "
+                                                               "without that test"),
+    (r"(?:not a number|sizes are computed|is not an expression of the dims|scalar parameter)", "[dims] and "
+                                                                                              "[buffers.NAME] shape"),
+    (r"(?:non-const pointer|one output)", "one [buffers.NAME] per output, and a ref.py that fills them"),
+    (r"(?:gives no test case|not code this reader follows|test case gives|create_inputs)", "[dims] and [[cases]]"),
+]
+
+
+def by_hand(message):
+    """The refusal with what to write by hand: `...; write ... in kopt.toml by hand (docs/check.md)`."""
+    import re
+    for pattern, part in BY_HAND:
+        found = re.search(pattern, message)
+        if found:
+            return "%s; by hand: write %s in kopt.toml (docs/check.md)" % (message, found.expand(part))
+    return "%s; by hand: write kopt.toml's [dims], [buffers.NAME] shape and init, [tolerance] (docs/check.md)" % message
+
 
 def main(argv):
     if len(argv) != 3 or argv[1] not in COMMANDS:
@@ -1006,7 +1192,7 @@ def main(argv):
     try:
         facts = COMMANDS[argv[1]](argv[2])
     except CannotRead as e:
-        print("PYTHON_FACTS: %s" % e, file=sys.stderr)
+        print("PYTHON_FACTS: %s" % (by_hand(str(e)) if argv[1] == "leetgpu" else e), file=sys.stderr)
         return EXIT_FAILED
     print(json.dumps(facts))  # in the file's order: dims and buffers as the signature lists them
     return EXIT_OK

@@ -27,6 +27,7 @@ then named by the scalar parameter that equals it in every case.
 import ast
 import re
 import json
+import os
 import sys
 
 EXIT_OK = 0
@@ -63,6 +64,10 @@ def parse(path):
 TYPE_BYTES = {"float": 4, "double": 8, "int": 4, "size_t": 8, "uint32_t": 4, "uint64_t": 8,
               "uint8_t": 1, "int8_t": 1, "int32_t": 4, "int64_t": 8, "float16": 2, "half": 2,
               "bfloat16": 2, "uint16_t": 2, "int16_t": 2}
+# The dtype each C type of `parameters` is in kopt (data/dtypes.toml), pinned in the spec.
+TYPE_DTYPES = {"float": "float32", "double": "float64", "int": "int32", "size_t": "uint64", "uint32_t": "uint32",
+               "uint64_t": "uint64", "uint8_t": "uint8", "int8_t": "int8", "int32_t": "int32", "int64_t": "int64",
+               "float16": "float16", "half": "float16", "bfloat16": "bfloat16", "uint16_t": "uint16", "int16_t": "int16"}
 MATMULS = ("matmul", "mm", "bmm")
 
 
@@ -86,20 +91,34 @@ class Tensor:
             if self.kind == "uniform" and low > high:
                 low, high = high, low
             return Tensor(self.shape, self.kind, low, high)
-        return self
+        if self.kind == "zeros" or factor == 1:
+            return self
+        if self.kind in ("ones", "full"):
+            return Tensor(self.shape, "full", self.constant() * factor)
+        return None  # randint(0, 2) * 2 draws {0, 2}: no range of kopt's
 
     def shifted(self, offset):
         if self.kind == "uniform":
             return Tensor(self.shape, self.kind, self.a + offset, self.b + offset)
         if self.kind == "normal":
             return Tensor(self.shape, self.kind, self.a + offset, self.b)
-        return self
+        if self.kind == "int" and float(offset).is_integer():
+            return Tensor(self.shape, "int", self.a + int(offset), self.b + int(offset))
+        if self.kind in ("zeros", "ones", "full"):
+            return Tensor(self.shape, "full", self.constant() + offset)
+        return None
+
+    def constant(self):
+        return {"zeros": 0, "ones": 1}.get(self.kind, self.a)
 
     def init(self):
         if self.kind in ("uniform", "normal"):
             return "%s(%s,%s)" % (self.kind, clean(self.a), clean(self.b))
         if self.kind == "int":
             return "int[%d,%d)" % (self.a, self.b)
+        if self.kind == "full":
+            value = self.constant()
+            return "zeros" if value == 0 else "ones" if value == 1 else "full(%r)" % value
         return self.kind  # zeros, ones
 
 
@@ -271,16 +290,19 @@ class Evaluator:
                    ast.FloorDiv: lambda: left // right, ast.Div: lambda: left / right, ast.Pow: lambda: left ** right,
                    ast.LShift: lambda: int(left) << int(right), ast.RShift: lambda: int(left) >> int(right)}
             return ops[type(node.op)]() if type(node.op) in ops else OPAQUE
+        found = OPAQUE
         if isinstance(left, Tensor) and number(right):
             if isinstance(node.op, ast.Mult):
-                return left.scaled(right)
-            if isinstance(node.op, ast.Div):
-                return left.scaled(1.0 / right)
-            if isinstance(node.op, (ast.Add, ast.Sub)):
-                return left.shifted(right if isinstance(node.op, ast.Add) else -right)
-        if isinstance(right, Tensor) and number(left) and isinstance(node.op, (ast.Mult, ast.Add)):
-            return right.scaled(left) if isinstance(node.op, ast.Mult) else right.shifted(left)
-        return OPAQUE
+                found = left.scaled(right)
+            elif isinstance(node.op, ast.Div):
+                found = left.scaled(1.0 / right)
+            elif isinstance(node.op, (ast.Add, ast.Sub)):
+                found = left.shifted(right if isinstance(node.op, ast.Add) else -right)
+        elif isinstance(right, Tensor) and number(left) and isinstance(node.op, (ast.Mult, ast.Add)):
+            found = right.scaled(left) if isinstance(node.op, ast.Mult) else right.shifted(left)
+        if found is None:  # the values it draws are no range of kopt's: refused, never loosened
+            self.fail(node, "an input built as %s (values no fill of kopt's draws)" % ast.unparse(node))
+        return found
 
     def value_Attribute(self, node, env):
         if ast.unparse(node) == "self.name":
@@ -490,6 +512,24 @@ def tolerance(cls, path):
                      and isinstance(k.value, ast.Constant)}
             return {k: found[k] for k in ("atol", "rtol") if k in found}
     return {}
+
+
+def case_entry(name, dims, tensors, buffers):
+    """One test case: its dims, and its own fill of each input filled otherwise than the first
+    case's (histogram's image drawn from [0, 256) in its 256-bin cases)."""
+    entry = {"name": name, "dims": dims}
+    inits = {n: t.init() for n, t in tensors.items() if n in buffers and t.init() != buffers[n].get("init")}
+    if inits:
+        entry["init"] = inits
+    return entry
+
+
+def class_flag(cls, name):
+    """A class attribute `name = True` (Tensara's is_exact)."""
+    for statement in cls.body:
+        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets):
+            return isinstance(statement.value, ast.Constant) and statement.value.value is True
+    return False
 
 
 def instance_numbers(cls):
@@ -813,12 +853,15 @@ def read(path):
         name = param["name"]
         buffer = {"shape": shapes[name], "role": "output" if name == output else "input",
                   "element_bytes": TYPE_BYTES[param["type"]]}
+        buffer["dtype"] = TYPE_DTYPES[param["type"]]
         if name != output:
             buffer["init"] = tensors_per_case[0][name].init()
+        elif buffer["dtype"].startswith(("int", "uint")) or class_flag(cls, "is_exact"):
+            buffer["exact"] = True  # counts, indices, or a problem Tensara itself compares exactly
         buffers[name] = buffer
     names = [c.get("name") if isinstance(c.get("name"), str) else "case %d" % (i + 1) for i, c in enumerate(cases)]
     facts = {"format": "tensara", "name": evaluator.problem_name, "dims": dims_per_case[0], "buffers": buffers,
-             "cases": [{"name": n, "dims": d} for n, d in zip(names[1:], dims_per_case[1:])],
+             "cases": [case_entry(n, d, t, buffers) for n, d, t in zip(names[1:], dims_per_case[1:], tensors_per_case[1:])],
              "params": [{"name": p["name"], "kind": "buffer" if p.get("pointer") else "scalar"} for p in params],
              "class": cls.name, "inputs": [p["name"] for p in before], "output": output, "notes": notes}
     found = tolerance(cls, path)
@@ -841,7 +884,9 @@ def main(argv):
     try:
         facts = read(argv[2])
     except CannotRead as e:
-        print("PYTHON_FACTS: %s" % e, file=sys.stderr)
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from kopt_python_facts import by_hand  # one list of what to write by hand, for both suites
+        print("PYTHON_FACTS: %s" % by_hand(str(e)), file=sys.stderr)
         return EXIT_FAILED
     print(json.dumps(facts))
     return EXIT_OK

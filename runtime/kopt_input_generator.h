@@ -26,7 +26,7 @@ namespace kopt_generator {
 enum ElementCode {
   f64, f32, f16, bf16, f8e4m3, f8e5m2, i8, u8, i16, u16, i32, u32, i64, u64,
 };
-enum InitCode { normal, uniform, integers, zeros, ones };
+enum InitCode { normal, uniform, integers, zeros, ones, full };
 
 // The splitmix64 finaliser: a bijective 64-bit mix with full avalanche.
 KOPT_HD inline uint64_t mix64(uint64_t x) {
@@ -78,6 +78,7 @@ KOPT_HD inline double element_value(uint64_t bits, int init, double a, double b)
       return static_cast<double>(lo + static_cast<int64_t>(span == 0 ? bits : bits % span));
     }
     case zeros: return 0.0;
+    case full: return a;  // one value everywhere: a suite's edge case
     default: return 1.0;
   }
 }

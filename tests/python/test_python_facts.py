@@ -1,6 +1,9 @@
 """Tests of python/kopt_python_facts.py, run as kopt runs it: a subprocess printing JSON.
 
-The files it reads are never executed: every one here would fail if it were imported.
+The AST reader never executes a file: every one written here imports a module that does not
+exist, so the stand-in torch (kopt_suite_shim.py) cannot run its generators either, and what is
+asserted is the reading of the source, kopt's fallback. The fixture challenge (SAXPY) runs under
+the stand-in, so its functional tests are the ones its generator makes.
 """
 
 import json
@@ -36,12 +39,21 @@ def test_leetgpu_fixture_as_kopt_sees_it():
     assert code == 0
     assert facts["dims"] == {"rows": 4096, "cols": 2048, "alpha": 1.25}
     assert facts["buffers"]["X"] == {"shape": ["rows", "cols"], "role": "input", "element_bytes": 4,
-                                     "init": "uniform(-2.0,2.0)"}
+                                     "init": "uniform(-2.0,2.0)", "dtype": "float32"}
     assert facts["buffers"]["Y"]["role"] == "inout"
-    # The one functional test with numbers for its sizes fills X with zeros and Y with ones: its own fills
-    assert facts["cases"] == [{"name": "rows=16 cols=16 alpha=-1.5 X=zeros Y=ones",
-                               "dims": {"rows": 16, "cols": 16, "alpha": -1.5},
-                               "init": {"X": "zeros", "Y": "ones"}}]
+    # Every functional test, as the suite's generator runs it (the loop's sizes included), with its
+    # own fills where they differ from the performance test's
+    uniform = {"X": "uniform(-1.0,1.0)", "Y": "uniform(-1.0,1.0)"}
+    assert facts["cases"] == [
+        {"name": "test 1: rows=1 cols=1 alpha=0.5 X=uniform(-1.0,1.0) Y=uniform(-1.0,1.0)",
+         "dims": {"rows": 1, "cols": 1, "alpha": 0.5}, "init": uniform},
+        {"name": "test 2: rows=3 cols=5 alpha=0.5 X=uniform(-1.0,1.0) Y=uniform(-1.0,1.0)",
+         "dims": {"rows": 3, "cols": 5, "alpha": 0.5}, "init": uniform},
+        {"name": "test 3: rows=64 cols=33 alpha=0.5 X=uniform(-1.0,1.0) Y=uniform(-1.0,1.0)",
+         "dims": {"rows": 64, "cols": 33, "alpha": 0.5}, "init": uniform},
+        {"name": "test 4: rows=16 cols=16 alpha=-1.5 X=zeros Y=ones",
+         "dims": {"rows": 16, "cols": 16, "alpha": -1.5}, "init": {"X": "zeros", "Y": "ones"}}]
+    assert not any("left out" in note for note in facts["notes"])
     assert facts["tolerance"] == {"atol": 1e-05, "rtol": 1e-05}
 
 
@@ -423,11 +435,13 @@ def test_leetgpu_a_tensor_of_one_integer_is_a_fill_of_that_value(tmp_path):
     """
     code, facts = read("leetgpu", write(tmp_path, source))
     assert code == 0, facts
-    assert facts["buffers"]["seed"] == {"shape": ["1"], "role": "input", "element_bytes": 4, "init": "int[999,1000)"}
-    assert facts["buffers"]["w"]["shape"] == ["2", "2"] and facts["buffers"]["w"]["init"] == "int[7,8)"
-    # a fraction has no range of one value in kopt's fills (uniform needs lo < hi); values that differ
-    # are data no fill says
-    code, line = read("leetgpu", write(tmp_path, source.replace("[999]", "[0.9]")))
-    assert code == 2 and "a buffer filled with 0.9" in line, line
+    # (the file imports a module that does not exist, so the stand-in torch cannot run it: no dtype is pinned)
+    assert facts["buffers"]["seed"] == {"shape": ["1"], "role": "input", "element_bytes": 4, "init": "full(999)"}
+    assert facts["buffers"]["w"]["shape"] == ["2", "2"] and facts["buffers"]["w"]["init"] == "full(7)"
+    # a fraction is full(v) too; an infinity is no fill of kopt's; values that differ are data no fill says
+    code, facts = read("leetgpu", write(tmp_path, source.replace("[999]", "[0.9]")))
+    assert code == 0 and facts["buffers"]["seed"]["init"] == "full(0.9)", facts
+    code, line = read("leetgpu", write(tmp_path, source.replace("[999]", "[float('inf')]")))
+    assert code == 2 and "buffer seed is not built" in line and "by hand: write [buffers.seed] shape and init" in line, line
     code, line = read("leetgpu", write(tmp_path, source.replace("[999]", "[999, 3]")))
     assert code == 2 and "buffer seed is not built by a constructor this reader knows" in line, line

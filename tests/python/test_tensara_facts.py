@@ -32,7 +32,7 @@ def test_leaky_relu_scalars_before_and_after_the_output():
     code, facts = read(os.path.join(FIXTURES, "tensara_leaky_relu", "def.py"))
     assert code == 0
     assert facts["dims"] == {"alpha": 0.01, "n": 2048, "m": 1024}
-    assert facts["buffers"]["input"] == {"shape": ["n", "m"], "role": "input", "element_bytes": 4,
+    assert facts["buffers"]["input"] == {"shape": ["n", "m"], "role": "input", "element_bytes": 4, "dtype": "float32",
                                          "init": "uniform(-3,3)"}
     assert facts["buffers"]["output"]["shape"] == ["n", "m"]
     assert [c["name"] for c in facts["cases"]] == ["2048x1024, alpha=0.2", "1000x3000, alpha=0.01",
@@ -49,7 +49,7 @@ def test_matmul_axes_named_by_where_each_size_was_written():
     assert facts["buffers"]["A"]["shape"] == ["m", "k"]
     assert facts["buffers"]["A"]["init"] == "normal(0,0.5)"
     assert facts["buffers"]["B"]["shape"] == ["k", "n"]
-    assert facts["buffers"]["C"] == {"shape": ["m", "n"], "role": "output", "element_bytes": 4}
+    assert facts["buffers"]["C"] == {"shape": ["m", "n"], "role": "output", "element_bytes": 4, "dtype": "float32"}
     assert facts["cases"] == [{"name": "512x768 by 768x256", "dims": {"m": 512, "n": 256, "k": 768}}]
     assert facts["flops"] == "(((2 * m) * n) * k)"
 
@@ -152,7 +152,7 @@ def test_a_scalar_of_the_instance_and_a_loss_that_reduces_to_one_value(tmp_path)
     code, facts = read(written(tmp_path, text))
     assert code == 0, facts
     assert facts["dims"]["scale"] == 2.5
-    assert facts["buffers"]["output"] == {"shape": ["1"], "role": "output", "element_bytes": 4}
+    assert facts["buffers"]["output"] == {"shape": ["1"], "role": "output", "element_bytes": 4, "dtype": "float32"}
     assert "output is one element (reference_solution reduces to a scalar)" in facts["notes"]
     # reduction='none' keeps the elements: back to the input's shape, noted
     per_element = text.replace("HuberLoss(delta=alpha)", "HuberLoss(delta=alpha, reduction='none')")

@@ -53,6 +53,9 @@ std::string buffer_tables(const ordered_json& buffers) {
     text += fmt::format("\n[buffers.{}]  # {}\nshape = {}\n", name, buffer["role"].get<std::string>(),
                         shape_toml(buffer["shape"]));
     if (buffer.contains("init")) text += fmt::format("init = {}\n", toml_value<std::string>(buffer["init"].get<std::string>()));
+    if (buffer.contains("dtype")) text += fmt::format("dtype = {}\n", toml_value<std::string>(buffer["dtype"].get<std::string>()));
+    // An output the suite compares exactly (integer counts, indices): no tolerance at all.
+    if (buffer.value("exact", false)) text += "atol = 0.0\nrtol = 0.0\n";
   }
   return text;
 }
@@ -160,7 +163,7 @@ ProblemFormat problem_format_of(const fs::path& file, const std::string& named) 
 std::string spec_toml_of(const ordered_json& facts, const std::string& name, const std::string& source_name) {
   std::string text = fmt::format(
       "# Imported by `kopt import` from {} ({}: {}). The kernel is the one .cu file put beside\n"
-      "# this file; dtypes come from its solve signature.\nname = {}\nreference = \"ref.py\"\n\n[dims]  # the "
+      "# this file; it must take each buffer in the dtype given below.\nname = {}\nreference = \"ref.py\"\n\n[dims]  # the "
       "performance test\n{}",
       source_name, facts.value("format", ""), facts.value("name", ""), toml_value<std::string>(name),
       dims_lines(facts["dims"]));

@@ -1,8 +1,9 @@
 #pragma once
 // kopt import: a community problem definition into a kopt spec folder (kopt.toml and
 // ref.py), so that an unmodified community solution runs with no hand-written spec.
-// The definition is read by python/kopt_python_facts.py with Python's ast module (never
-// run); this side writes what it read as kopt.toml.
+// The definition's sizes are read by python/kopt_python_facts.py with Python's ast module, a
+// LeetGPU challenge's tests by running its generators under a stand-in torch
+// (python/kopt_suite_shim.py: no torch, no GPU); this side writes what they found as kopt.toml.
 
 #include <filesystem>
 #include <string>

@@ -56,6 +56,7 @@ std::uint64_t digest_words(std::span<const std::byte> data, std::size_t begin, s
 static_assert(static_cast<int>(ElementType::uint64) == kopt_generator::u64 &&
               static_cast<int>(ElementType::float16) == kopt_generator::f16);
 static_assert(static_cast<int>(spec::InitKind::ones) == kopt_generator::ones &&
+              static_cast<int>(spec::InitKind::full) == kopt_generator::full &&
               static_cast<int>(spec::InitKind::integers) == kopt_generator::integers);
 
 // Calls f(convert) with the conversion of a double to `type`, one lambda per type: a loop

@@ -11,7 +11,7 @@ namespace kopt::spec {
 namespace {
 
 constexpr std::string_view kSpellings =
-    "normal, normal(mean,std), uniform(lo,hi), int(lo,hi), int[lo,hi), zeros or ones";
+    "normal, normal(mean,std), uniform(lo,hi), int(lo,hi), int[lo,hi), zeros, ones or full(value)";
 
 // Integer bounds travel as doubles (InitSpec, the generator's arguments): beyond 2^53 a
 // bound would silently round to a neighbour.
@@ -68,6 +68,7 @@ bool brackets_allowed(const CallParts& parts) {
 bool takes_argument_count(const std::string& kind, std::size_t count) {
   if (kind == "normal") return count == 0 || count == 2;
   if (kind == "uniform" || kind == "int") return count == 2;
+  if (kind == "full") return count == 1;
   return (kind == "zeros" || kind == "ones") && count == 0;
 }
 
@@ -75,6 +76,7 @@ InitKind kind_named(const std::string& kind) {
   if (kind == "normal") return InitKind::normal;
   if (kind == "uniform") return InitKind::uniform;
   if (kind == "int") return InitKind::integers;
+  if (kind == "full") return InitKind::full;
   return kind == "zeros" ? InitKind::zeros : InitKind::ones;
 }
 
@@ -117,6 +119,11 @@ InitSpec InitFormula::bind(const Dims& dims) const {
     return {InitKind::normal, 0, 1};
   }
   if (kind_ == InitKind::integers) return bind_integers(dims);
+  if (kind_ == InitKind::full) {
+    const double value = argument(0, dims);
+    if (!std::isfinite(value)) throw failure(fmt::format("the value must be finite (it is {})", value));
+    return {InitKind::full, value, value};
+  }
   const double a = argument(0, dims), b = argument(1, dims);
   if (kind_ == InitKind::normal) {
     if (!(b > 0)) throw failure(fmt::format("the standard deviation must be > 0 (it is {})", b));
@@ -168,6 +175,8 @@ std::string InitSpec::text() const {
       return "zeros";
     case InitKind::ones:
       return "ones";
+    case InitKind::full:
+      return fmt::format("full({})", a);
   }
   return "normal";
 }

@@ -96,6 +96,10 @@ class Binder {
                           name, name);
       }
       if (buffer.init) check_init_kind(*param, *buffer.init, fmt::format("[buffers.{}]", param->name));
+      if (buffer.dtype && *buffer.dtype != param->dtype->name) {
+        throw input_error("[buffers.{}] dtype is {}, but {}'s {} is {}: the kernel must take the problem's dtype",
+                          name, *buffer.dtype, signature_.entry, name, param->dtype->name);
+      }
     }
     // Refuse an unknowable size before asking for scalar values: the fix is a kopt.toml.
     for (const KernelParam& param : signature_.params) {
@@ -293,6 +297,10 @@ class Binder {
       init = formula.bind(bound.dims);
     } catch (const Error& error) {
       throw input_error("{}, case \"{}\": {}", where, bound.name, error.what());
+    }
+    if (init.kind == InitKind::full && !param.dtype->is_floating() &&
+        (init.a != std::trunc(init.a) || !fits_integer(*param.dtype, static_cast<std::int64_t>(init.a)))) {
+      throw input_error("{} init \"{}\" does not fit {}", where, formula.text(), param.dtype->name);
     }
     bool in_range = init.kind != InitKind::integers || param.dtype->is_floating() ||
                     (fits_integer(*param.dtype, static_cast<std::int64_t>(init.a)) &&

@@ -8,10 +8,13 @@
 #include <cmath>
 #include <set>
 
+#include <fmt/ranges.h>
+
 #include "kopt/build/cutlass_headers.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/spec/dtype.hpp"
 #include "kopt/spec/source_text.hpp"
 #include "kopt/spec/tool_arguments.hpp"
 #include "kopt/spec/toml_fields.hpp"
@@ -174,10 +177,11 @@ class SpecReader : private TomlFields {
       std::string where = fmt::format("[buffers.{}]", entry.key);
       const toml::table* table = entry.node->as_table();
       if (table == nullptr) throw failure(entry.line, fmt::format("{} must be a table", where));
-      reject_unknown_keys(*table, where, {"shape", "init", "tolerance", "atol", "rtol"});
+      reject_unknown_keys(*table, where, {"shape", "init", "dtype", "tolerance", "atol", "rtol"});
       BufferSpec buffer;
       if (table->contains("shape")) buffer.shape = read_shape(*table->get("shape"), where);
       if (table->contains("init")) buffer.init = init_at(*table->get("init"), where);
+      if (table->contains("dtype")) buffer.dtype = dtype_at(*table->get("dtype"), where);
       if (table->contains("tolerance")) {
         if (table->contains("atol") || table->contains("rtol")) {
           throw failure(*table, fmt::format("{}: give tolerance = {{...}} or atol/rtol, not both", where));
@@ -189,6 +193,17 @@ class SpecReader : private TomlFields {
       specs[entry.key] = std::move(buffer);
     }
     return specs;
+  }
+
+  // A canonical dtype name of data/dtypes.toml ("float16", "int32").
+  std::string dtype_at(const toml::node& node, const std::string& where) {
+    std::optional<std::string> name = node.value<std::string>();
+    if (!name || dtype_named(*name) == nullptr) {
+      std::vector<std::string> known;
+      for (const DType& dtype : all_dtypes()) known.push_back(dtype.name);
+      throw failure(node, fmt::format("{} dtype must be one of {}", where, fmt::join(known, ", ")));
+    }
+    return *name;
   }
 
   std::vector<Expression> read_shape(const toml::node& node, std::string_view where) {

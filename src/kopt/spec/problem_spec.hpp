@@ -20,14 +20,15 @@ class Error;
 
 namespace kopt::spec {
 
-enum class InitKind { normal, uniform, integers, zeros, ones };
+enum class InitKind { normal, uniform, integers, zeros, ones, full };
 
 // How a buffer is filled, with the values of one case. normal(mean, stddev); uniform(lo, hi);
-// int(lo, hi) draws integers in [lo, hi], both ends included (index-like inputs); zeros; ones.
+// int(lo, hi) draws integers in [lo, hi], both ends included (index-like inputs); zeros; ones;
+// full(v), the one value v everywhere (a suite's edge case: [2.0] * 30, torch.full(n, -3)).
 struct InitSpec {
   InitKind kind = InitKind::normal;
-  double a = 0;  // mean, lo
-  double b = 1;  // stddev, hi (included)
+  double a = 0;  // mean, lo, full's value
+  double b = 1;  // stddev, hi (included); full's value again
   std::string text() const;  // as a spec would write it: "normal", "uniform(-1,1)", "int(0,99)"
   // Parses the spellings of InitFormula with numbers for bounds; throws input_error quoting `text`.
   static InitSpec parse(std::string_view text);
@@ -67,6 +68,9 @@ struct BufferSpec {
   std::vector<Expression> shape;          // "M*K" is one dimension; ["M", "K"] is two
   std::optional<InitFormula> init;        // on an output: its value before every call (zeros, or in-out)
   std::optional<Tolerance> tolerance;     // overrides [tolerance] for this output
+  // The dtype the problem is defined in (`dtype = "float16"`): a kernel whose parameter has
+  // another is refused at binding, so a float* kernel cannot pass an fp16 problem's checks.
+  std::optional<std::string> dtype;
 };
 
 struct WorkSpec {

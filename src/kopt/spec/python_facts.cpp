@@ -4,6 +4,7 @@
 
 #include "kopt/core/embedded_files.hpp"
 #include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
 #include "kopt/core/process.hpp"
 
 namespace kopt::spec {
@@ -19,14 +20,20 @@ std::string helper_reason(const ProcessResult& result) {
   return reason.empty() ? fmt::format("the Python reader {}: {}", result.outcome(), result.output_tail(3)) : reason;
 }
 
+// The readers import one another and the stand-in torch that runs a suite's test generators
+// (kopt_suite_shim.py), so they run as files in one folder, written from kopt's embedded copies.
+constexpr const char* kHelpers[] = {"kopt_python_facts.py", "kopt_tensara_facts.py", "kopt_suite_shim.py"};
+
 }  // namespace
 
 nlohmann::ordered_json read_python_facts(std::string_view what, const std::filesystem::path& file) {
   // -I: no user site-packages, no PYTHONPATH; the helper needs only the standard library.
   // Tensara's def.py has a reader of its own (python/kopt_tensara_facts.py), same protocol.
-  const char* helper = what == "tensara" ? "python/kopt_tensara_facts.py" : "python/kopt_python_facts.py";
-  ProcessSpec spec{.argv = {find_python().string(), "-I", "-c", data_file(helper),
-                            std::string(what), file.string()},
+  const char* helper = what == "tensara" ? "kopt_tensara_facts.py" : "kopt_python_facts.py";
+  TempDir helpers("kopt-python-facts");
+  for (const char* name : kHelpers) write_file_atomic(helpers.path() / name, data_file(std::string("python/") + name));
+  ProcessSpec spec{.argv = {find_python().string(), "-I", (helpers.path() / helper).string(), std::string(what),
+                            file.string()},
                    .time_limit = std::chrono::seconds(60)};
   SystemProcessRunner runner;
   ProcessResult result = runner.run(spec);

@@ -16,6 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const fs::path kFixture = fs::path(KOPT_FIXTURES_DIR) / "import" / "leetgpu_saxpy";
 
@@ -25,13 +26,18 @@ TEST(LeetGpuImport, WritesTheChallengeAsASpec) {
   ImportedProblem problem = import_problem(kFixture / "challenge.py", ProblemFormat::leetgpu);
   EXPECT_EQ(problem.name, "leetgpu_saxpy");
   EXPECT_THAT(problem.spec_toml, HasSubstr("[dims]  # the performance test\nrows = 4096\ncols = 2048\nalpha = 1.25\n"));
-  EXPECT_THAT(problem.spec_toml, HasSubstr("[[cases]]\nname = 'rows=16 cols=16 alpha=-1.5 X=zeros Y=ones'\nrows = 16\n"
+  // Every functional test as the suite's generator makes it, the loop's sizes included, with its own fills
+  EXPECT_THAT(problem.spec_toml, HasSubstr("[[cases]]\nname = 'test 2: rows=3 cols=5 alpha=0.5 X=uniform(-1.0,1.0) "
+                                           "Y=uniform(-1.0,1.0)'\nrows = 3\ncols = 5\nalpha = 0.5\n"));
+  EXPECT_THAT(problem.spec_toml, HasSubstr("[[cases]]\nname = 'test 4: rows=16 cols=16 alpha=-1.5 X=zeros Y=ones'\nrows = 16\n"
                                            "cols = 16\nalpha = -1.5\ninit = { X = 'zeros', Y = 'ones' }\n"));
-  EXPECT_THAT(problem.spec_toml, HasSubstr("[buffers.X]  # input\nshape = ['rows', 'cols']\ninit = 'uniform(-2.0,2.0)'\n"));
-  EXPECT_THAT(problem.spec_toml, HasSubstr("[buffers.Y]  # inout\nshape = ['rows', 'cols']\ninit = 'normal(0.0,1.0)'\n"));
+  EXPECT_THAT(problem.spec_toml,
+              HasSubstr("[buffers.X]  # input\nshape = ['rows', 'cols']\ninit = 'uniform(-2.0,2.0)'\ndtype = 'float32'\n"));
+  EXPECT_THAT(problem.spec_toml,
+              HasSubstr("[buffers.Y]  # inout\nshape = ['rows', 'cols']\ninit = 'normal(0.0,1.0)'\ndtype = 'float32'\n"));
   EXPECT_THAT(problem.spec_toml, HasSubstr("[tolerance]\natol = 1e-05\nrtol = 1e-05\n"));
   EXPECT_THAT(problem.spec_toml, HasSubstr("bytes = '4*(rows)*(cols) + 8*(rows)*(cols)'"));
-  EXPECT_THAT(problem.notes, Contains(HasSubstr("functional test at line 40 left out: its sizes are computed")));
+  EXPECT_THAT(problem.notes, Not(Contains(HasSubstr("left out"))));
   EXPECT_EQ(problem.reference_source, read_file(kFixture / "challenge.py"));
 }
 
@@ -40,15 +46,16 @@ TEST(LeetGpuImport, TheWrittenFolderRunsAnUnmodifiedSolution) {
   write_imported_problem(import_problem(kFixture / "challenge.py", ProblemFormat::leetgpu), folder.path());
   write_file_atomic(folder.path() / "solution.cu", read_file(kFixture / "solution.cu"));
   spec::Problem problem = spec::load_problem(folder.path(), std::nullopt, {});
-  ASSERT_EQ(problem.cases.size(), 2u);  // the performance test and the one functional test with numbers
+  ASSERT_EQ(problem.cases.size(), 5u);  // the performance test and the four functional tests
   const spec::BoundBuffer& y = *problem.cases[0].args[1].buffer;
   EXPECT_EQ(y.elements, 4096 * 2048);
   EXPECT_TRUE(y.is_output);
   EXPECT_TRUE(y.init.has_value());  // in-out: the kernel reads what the test put there
   EXPECT_EQ(problem.spec.reference, folder.path() / "ref.py");
-  EXPECT_EQ(problem.cases[1].args[0].buffer->elements, 256);
-  EXPECT_EQ(problem.cases[1].args[0].buffer->init->text(), "zeros");  // the suite's edge case, kept
-  EXPECT_EQ(problem.cases[1].args[1].buffer->init->text(), "ones");
+  EXPECT_EQ(problem.cases[2].args[0].buffer->elements, 15);
+  EXPECT_EQ(problem.cases[4].args[0].buffer->elements, 256);
+  EXPECT_EQ(problem.cases[4].args[0].buffer->init->text(), "zeros");  // the suite's edge case, kept
+  EXPECT_EQ(problem.cases[4].args[1].buffer->init->text(), "ones");
   EXPECT_EQ(problem.cases[0].args[0].buffer->init->text(), "uniform(-2,2)");
 
   EXPECT_THAT(error_of([&] { write_imported_problem(import_problem(kFixture / "challenge.py", ProblemFormat::leetgpu),
@@ -63,7 +70,8 @@ TEST(LeetGpuImport, SaysInOneLineWhatItCannotTranslate) {
   challenge.replace(challenge.find(built), built.size(), "X = self.make_input(rows, cols)");
   write_file_atomic(folder.path() / "challenge.py", challenge);
   std::string error = error_of([&] { import_problem(folder.path() / "challenge.py", ProblemFormat::leetgpu); });
-  EXPECT_THAT(error, HasSubstr("generate_performance_test: buffer X is not built by a constructor this reader knows"));
+  EXPECT_THAT(error, HasSubstr("challenge.py:63: generate_performance_test: buffer X is not built by a constructor this "
+                               "reader knows; by hand: write [buffers.X] shape and init in kopt.toml (docs/check.md)"));
   EXPECT_EQ(error.find('\n'), std::string::npos);
 }
 

@@ -26,8 +26,8 @@ TEST(TensaraImport, WritesTheProblemAsASpec) {
   EXPECT_EQ(problem.name, "tensara_leaky_relu");
   EXPECT_THAT(problem.spec_toml, HasSubstr("[dims]  # the performance test\nalpha = 0.01\nn = 2048\nm = 1024\n"));
   EXPECT_THAT(problem.spec_toml, HasSubstr("[[cases]]\nname = '1000x3000, alpha=0.2'\nalpha = 0.2\nn = 1000\nm = 3000\n"));
-  EXPECT_THAT(problem.spec_toml, HasSubstr("[buffers.input]  # input\nshape = ['n', 'm']\ninit = 'uniform(-3,3)'\n"));
-  EXPECT_THAT(problem.spec_toml, HasSubstr("[buffers.output]  # output\nshape = ['n', 'm']\n"));
+  EXPECT_THAT(problem.spec_toml, HasSubstr("[buffers.input]  # input\nshape = ['n', 'm']\ninit = 'uniform(-3,3)'\ndtype = 'float32'\n"));
+  EXPECT_THAT(problem.spec_toml, HasSubstr("[buffers.output]  # output\nshape = ['n', 'm']\ndtype = 'float32'\n"));
   EXPECT_THAT(problem.spec_toml, HasSubstr("[tolerance]\natol = 1e-06\nrtol = 0.0001\n"));
   EXPECT_THAT(problem.spec_toml, HasSubstr("bytes = '4*(n)*(m) + 4*(n)*(m)'\nflops = '(n * m)'\n"));
   EXPECT_THAT(problem.notes, Contains(HasSubstr("output's shape taken to be input's")));
@@ -51,8 +51,8 @@ TEST(TensaraImport, TheWrittenFolderRunsAnUnmodifiedSolution) {
 
 TEST(TensaraImport, MatmulShapesComeFromWhereEachSizeWasWritten) {
   ImportedProblem problem = import_problem(kImports / "tensara_matmul" / "def.py", ProblemFormat::tensara);
-  EXPECT_THAT(problem.spec_toml, HasSubstr("[buffers.A]  # input\nshape = ['m', 'k']\ninit = 'normal(0,0.5)'\n"));
-  EXPECT_THAT(problem.spec_toml, HasSubstr("[buffers.C]  # output\nshape = ['m', 'n']\n"));
+  EXPECT_THAT(problem.spec_toml, HasSubstr("[buffers.A]  # input\nshape = ['m', 'k']\ninit = 'normal(0,0.5)'\ndtype = 'float32'\n"));
+  EXPECT_THAT(problem.spec_toml, HasSubstr("[buffers.C]  # output\nshape = ['m', 'n']\ndtype = 'float32'\n"));
   EXPECT_THAT(problem.spec_toml, HasSubstr("flops = '(((2 * m) * n) * k)'"));
 }
 
@@ -81,6 +81,8 @@ TEST(TensaraImport, SaysInOneLineWhatItCannotTranslate) {
   write_file_atomic(folder.path() / "def.py", definition);
   const std::string error = error_of([&] { import_problem(folder.path() / "def.py", ProblemFormat::tensara); });
   EXPECT_THAT(error, HasSubstr("def.py:46: an input built by torch.linspace"));
+  EXPECT_THAT(error, HasSubstr("; by hand: write [buffers.NAME] init of that buffer, or a [[cases]] without that test in "
+                               "kopt.toml (docs/check.md)"));
   EXPECT_EQ(error.find('\n'), std::string::npos);
 }
 

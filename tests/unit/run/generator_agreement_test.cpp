@@ -71,6 +71,8 @@ TEST(GeneratorAgreement, TheHostWritesTheBitsTheDevicesRulesGive) {
       {{.kind = spec::InitKind::uniform, .a = -1e20, .b = 1e20}, "uniform(-1e20, 1e20)"},
       {{.kind = spec::InitKind::integers, .a = -300, .b = 70000}, "int(-300, 70000)"},
       {{.kind = spec::InitKind::ones}, "ones"},
+      {{.kind = spec::InitKind::full, .a = -2.5, .b = -2.5}, "full(-2.5)"},
+      {{.kind = spec::InitKind::full, .a = 1e9, .b = 1e9}, "full(1e9)"},  // beyond the small integer types: clamped
   };
   const std::uint64_t seed = 0x5EED;
   constexpr std::int64_t kElements = 4096;

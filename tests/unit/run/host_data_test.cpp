@@ -90,6 +90,13 @@ TEST(FillBuffer, ZerosAndOnes) {
   EXPECT_TRUE(std::all_of(ones.begin(), ones.end(), [](double x) { return x == 1; }));
 }
 
+TEST(FillBuffer, FullIsItsValueInEveryElement) {
+  auto twos = generate("float32", {.kind = spec::InitKind::full, .a = -2.5, .b = -2.5}, 100, 1);
+  auto sevens = generate("int32", {.kind = spec::InitKind::full, .a = 7, .b = 7}, 100, 2);
+  EXPECT_TRUE(std::all_of(twos.begin(), twos.end(), [](double x) { return x == -2.5; }));
+  EXPECT_TRUE(std::all_of(sevens.begin(), sevens.end(), [](double x) { return x == 7; }));
+}
+
 TEST(ElementConversion, RoundTripsRepresentableValuesInEveryDtype) {
   for (const spec::DType& dtype : spec::all_dtypes()) {
     std::vector<std::byte> data(4 * dtype.bytes);

@@ -26,7 +26,8 @@ TEST(InitSpec, ParsesEverySpelling) {
 
 TEST(InitSpec, WritesTextThatParsesBack) {
   for (std::string_view text :
-       {"normal", "normal(1.5,0.25)", "uniform(-1,1)", "int(0,99)", "int(-5,-5)", "zeros", "ones"}) {
+       {"normal", "normal(1.5,0.25)", "uniform(-1,1)", "int(0,99)", "int(-5,-5)", "zeros", "ones", "full(2.5)",
+        "full(-3)", "full(1e-09)"}) {
     EXPECT_EQ(InitSpec::parse(text).text(), text);
   }
 }
@@ -48,6 +49,19 @@ TEST(InitSpec, RejectsMalformedSpellingsQuotingThem) {
   EXPECT_THAT(init_error("int[3,3)"), HasSubstr("int[lo,hi) needs lo < hi (they are 3 and 3)"));
   EXPECT_THAT(init_error("int(4,3)"), HasSubstr("needs lo <= hi"));
   EXPECT_THAT(init_error("int(0,1e300)"), HasSubstr("within +-2^53"));
+}
+
+// full(v): one value everywhere, a suite's edge case ([2.0] * 30); its value may read the dims.
+TEST(InitSpec, FullIsOneValueEverywhere) {
+  InitSpec two = InitSpec::parse("full(2.0)");
+  EXPECT_EQ(two.kind, InitKind::full);
+  EXPECT_EQ(two.a, 2.0);
+  EXPECT_EQ(two.b, 2.0);
+  EXPECT_EQ(InitFormula::parse("full(N - 1)").bind({{"N", Number{std::int64_t{8}}}}).a, 7);
+  auto init_error = [](std::string_view text) { return error_of([&] { InitSpec::parse(text); }); };
+  EXPECT_THAT(init_error("full"), HasSubstr("expected normal"));
+  EXPECT_THAT(init_error("full(1,2)"), HasSubstr("or full(value)"));
+  EXPECT_THAT(init_error("full(1e308*10)"), HasSubstr("is not finite"));
 }
 
 TEST(InitSpec, ReadsIntegerRangesInclusiveUnlessHalfOpen) {

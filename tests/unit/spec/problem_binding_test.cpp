@@ -47,6 +47,27 @@ TEST(ProblemSpecBinding, TakesToleranceFromTheSpecThenTheDtype) {
   EXPECT_EQ(buffer(by_dtype.cases[0], 1).tolerance.rtol, 1e-2);
 }
 
+// [buffers.x] dtype pins the problem's dtype: a float* kernel does not bind to an fp16 problem.
+TEST(ProblemSpecBinding, RefusesAKernelWhoseBufferIsNotThePinnedDtype) {
+  constexpr std::string_view spec = "kernel = \"k.cu\"\n[dims]\nN = 8\n[buffers.y]\ndtype = \"float16\"\n";
+  Problem pinned = bind_problem(parse_text(spec), signature_of("extern \"C\" void solve(const half* x, half* y, int N) {}"));
+  EXPECT_EQ(buffer(pinned.cases[0], 1).dtype->name, "float16");
+  EXPECT_THAT(bind_error(spec, "extern \"C\" void solve(const float* x, float* y, int N) {}"),
+              HasSubstr("[buffers.y] dtype is float16, but solve's y is float32: the kernel must take the problem's dtype"));
+  EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[dims]\nN = 8\n[buffers.y]\ndtype = \"fp16\"\n"),
+              HasSubstr("[buffers.y] dtype must be one of float64, float32, float16"));
+}
+
+// full(v) on an integer buffer must be a whole number that fits it.
+TEST(ProblemSpecBinding, FillsAConstantThatFitsTheDtype) {
+  constexpr std::string_view kernel = "extern \"C\" void solve(const int* x, int* y, int N) {}";
+  Problem two = bind_problem(parse_text("kernel = \"k.cu\"\n[dims]\nN = 8\n[buffers.x]\ninit = \"full(2)\"\n"),
+                             signature_of(kernel));
+  EXPECT_EQ(buffer(two.cases[0], 0).init->text(), "full(2)");
+  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[dims]\nN = 8\n[buffers.x]\ninit = \"full(2.5)\"\n", kernel),
+              HasSubstr("init \"full(2.5)\" does not fit int32"));
+}
+
 TEST(ProblemSpecBinding, FillsIntegerInputsWithDocumentedDefaultsAndOutputsWithInitAreInOut) {
   Problem problem = bind_problem(
       parse_text("kernel = \"k.cu\"\n[dims]\nN = 8\n[buffers.hist]\ninit = \"zeros\"\n"),

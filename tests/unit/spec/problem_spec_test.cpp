@@ -129,7 +129,7 @@ TEST(ProblemSpec, RejectsUnknownKeysWithTheirLine) {
   EXPECT_THAT(
       spec_error("kernel = \"k.cu\"\n[buffers.A]\nshape = \"N\"\nshpe = \"N\"\n"),
       HasSubstr(
-          "kopt.toml:4: unknown key \"shpe\" in [buffers.A] (known: shape, init, tolerance, atol, rtol)"));
+          "kopt.toml:4: unknown key \"shpe\" in [buffers.A] (known: shape, init, dtype, tolerance, atol, rtol)"));
   EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[tolerance]\natol = 1\nrtl = 2\n"),
               HasSubstr("unknown key \"rtl\" in [tolerance]"));
   EXPECT_THAT(spec_error("kernel = \"k.cu\"\n[work]\nflop = \"1\"\n"),

@@ -1,0 +1,716 @@
+#!/usr/bin/env python3
+"""A suite's own test generators, run under a stand-in torch that records how each tensor is built.
+
+    python3 kopt_suite_shim.py leetgpu CHALLENGE.py
+    python3 kopt_suite_shim.py tensara DEF.py
+
+kopt import reads a definition's sizes with Python's ast module (kopt_python_facts.py,
+kopt_tensara_facts.py); which tests the suite runs, and with which data, is easier to learn by
+running its generators, loops, helpers and comprehensions included. torch is not needed (CI
+has none, and a CUDA wheel is too big to install for this): a module named `torch` is put in
+its place whose constructors return a Recorded tensor, its shape, dtype and fill, and nothing
+else. No GPU is touched and no buffer is allocated beyond the literals the file writes.
+
+A fill is one of (JSON lists):
+  ["empty"]                      torch.empty / OutTensor: left uninitialised
+  ["const", v]                   one value everywhere (zeros, ones, full, [0.0] * 16)
+  ["uniform", lo, hi]            torch.rand / uniform_ (moved and stretched by + - * /)
+  ["normal", mean, std]          torch.randn / normal_
+  ["int", lo, hi]                torch.randint: integers in [lo, hi)
+  ["values", [v, ...]]           literal values written out (torch.tensor([...]), arange)
+  ["computed", what]             built by code no fill of kopt's says (sorted, masked, matmul)
+
+Prints {"performance": TEST, "functional": [TEST, ...]} where a TEST is
+{"index": i, "scalars": {name: number}, "tensors": {name: {"shape": [...], "dtype": ...,
+"fill": FILL}}, "name": ... (Tensara's)}; exit 2 with `SUITE_SHIM: message` on stderr where the
+generators do not run under the stand-in (the message names the exception and the line).
+"""
+
+import json
+import math
+import os
+import sys
+import traceback
+import types
+
+EXIT_OK = 0
+EXIT_FAILED = 2
+# torch.tensor / arange literals larger than this are kept as ["computed", ...]: a data file,
+# not a fill, would hold them, and none of the suites' edge cases is that large.
+MAX_VALUES = 4096
+
+
+class ShimFailure(Exception):
+    """The generators raised under the stand-in torch."""
+
+
+# ---------------------------------------------------------------- sizes
+
+SIZE_FUNCTIONS = {"cdiv": lambda a, b: -(-a // b), "ceil": math.ceil, "floor": math.floor, "max": max, "min": min}
+
+
+def size_of(shape, dims):
+    """The element count of a spec's shape (kopt size expressions: M*K, (H + 2*pad - k)/stride + 1,
+    cdiv(n, 32)) at a case's dims; a shape is one expression or a list of them."""
+    shape = shape if isinstance(shape, list) else [shape]
+    return math.prod(evaluate(str(extent), dims) for extent in shape)
+
+
+def evaluate(expression, dims):
+    import ast
+
+    def value(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return node.value
+        if isinstance(node, ast.Name):
+            return dims[node.id]
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -value(node.operand)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in SIZE_FUNCTIONS:
+            return SIZE_FUNCTIONS[node.func.id](*[value(a) for a in node.args])
+        if isinstance(node, ast.BinOp) and type(node.op) in (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Mod, ast.FloorDiv):
+            a, b = value(node.left), value(node.right)
+            if isinstance(node.op, (ast.Div, ast.FloorDiv)):
+                return a // b if isinstance(a, int) and isinstance(b, int) else a / b
+            return {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
+                    ast.Mod: lambda: a % b}[type(node.op)]()
+        raise ValueError("cannot evaluate %s" % expression)
+    return value(ast.parse(expression, mode="eval").body)
+
+
+# ---------------------------------------------------------------- dtypes
+
+class DType:
+    def __init__(self, name, floating, bits):
+        self.name, self.is_floating_point, self.itemsize = name, floating, bits // 8
+
+    def __repr__(self):
+        return "torch." + self.name
+
+
+DTYPES = {name: DType(name, floating, bits) for name, floating, bits in [
+    ("float64", True, 64), ("float32", True, 32), ("float16", True, 16), ("bfloat16", True, 16),
+    ("float8_e4m3fn", True, 8), ("float8_e5m2", True, 8), ("int64", False, 64), ("int32", False, 32),
+    ("int16", False, 16), ("int8", False, 8), ("uint8", False, 8), ("uint16", False, 16),
+    ("uint32", False, 32), ("uint64", False, 64), ("bool", False, 8), ("complex64", True, 64)]}
+ALIASES = {"float": "float32", "double": "float64", "half": "float16", "long": "int64", "int": "int32",
+           "short": "int16", "cfloat": "complex64"}
+
+
+def dtype_of(value, default="float32"):
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, str):
+        return DTYPES[ALIASES.get(value, value)]
+    return DTYPES[default]
+
+
+class Info:
+    """torch.finfo / torch.iinfo of one dtype."""
+
+    LIMITS = {"float32": (3.4028234663852886e38, 1.1920928955078125e-07, 1.1754943508222875e-38),
+              "float16": (65504.0, 0.0009765625, 6.103515625e-05),
+              "bfloat16": (3.3895313892515355e38, 0.0078125, 1.1754943508222875e-38),
+              "float64": (sys.float_info.max, sys.float_info.epsilon, sys.float_info.min)}
+
+    def __init__(self, dtype):
+        name = dtype_of(dtype).name
+        if name in Info.LIMITS:
+            self.max, self.eps, self.tiny = Info.LIMITS[name]
+            self.min = -self.max
+        else:
+            bits = dtype_of(dtype).itemsize * 8
+            signed = not name.startswith("uint") and name != "bool"
+            self.min = -(1 << (bits - 1)) if signed else 0
+            self.max = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+        self.bits = dtype_of(dtype).itemsize * 8
+
+
+# ---------------------------------------------------------------- the recorded tensor
+
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def flat_shape(args, keywords):
+    """torch.empty(M, K), torch.empty((M, K)), torch.empty(size=(M, K)) alike."""
+    if "size" in keywords:
+        args = (keywords["size"],)
+    if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
+        args = tuple(args[0])
+    return tuple(int(a) for a in args)
+
+
+class Size(tuple):
+    def numel(self):
+        return math.prod(self)
+
+
+class Recorded:
+    """A tensor as the test builds it: shape, dtype and fill, no data (beyond a literal's)."""
+
+    def __init__(self, shape, dtype, fill):
+        self.shape = Size(int(s) for s in shape)
+        self.dtype = dtype_of(dtype)
+        self.fill = fill
+        self.device = "cuda"
+
+    # -- what a generator asks of a tensor
+    def numel(self):
+        return math.prod(self.shape)
+
+    def size(self, dim=None):
+        return self.shape if dim is None else self.shape[dim]
+
+    def dim(self):
+        return len(self.shape)
+
+    ndim = property(dim)
+    T = property(lambda self: self.computed("transposed", tuple(reversed(self.shape))))
+
+    def __len__(self):
+        return self.shape[0] if self.shape else 0
+
+    def item(self):
+        if self.fill[0] == "const":
+            return self.fill[1]
+        if self.fill[0] == "values" and len(self.fill[1]) == 1:
+            return self.fill[1][0]
+        raise ShimFailure("the value of a %s tensor was read (.item())" % self.fill[0])
+
+    def tolist(self):
+        if self.fill[0] == "values":
+            return list(self.fill[1])
+        raise ShimFailure("the values of a %s tensor were read (.tolist())" % self.fill[0])
+
+    __float__ = lambda self: float(self.item())
+    __int__ = lambda self: int(self.item())
+    __index__ = lambda self: int(self.item())
+
+    def __bool__(self):
+        return bool(self.item())
+
+    def __iter__(self):
+        return iter([self.computed("an element of a tensor", self.shape[1:]) for _ in range(len(self))])
+
+    def computed(self, what, shape=None, dtype=None):
+        return Recorded(self.shape if shape is None else shape, dtype or self.dtype, ["computed", what])
+
+    # -- what keeps the values (and the fill): casts, copies, views
+    def to(self, *args, **keywords):
+        dtype = keywords.get("dtype") or next((a for a in args if isinstance(a, (DType, str)) and
+                                               ALIASES.get(a, a) in DTYPES), None)
+        return Recorded(self.shape, dtype or self.dtype, self.cast_fill(dtype))
+
+    def cast_fill(self, dtype):
+        if dtype is None or self.fill[0] not in ("values", "const") or dtype_of(dtype).is_floating_point:
+            return self.fill
+        return ["values", [int(v) for v in self.fill[1]]] if self.fill[0] == "values" else ["const", int(self.fill[1])]
+
+    float = lambda self: self.to(DTYPES["float32"])
+    half = lambda self: self.to(DTYPES["float16"])
+    bfloat16 = lambda self: self.to(DTYPES["bfloat16"])
+    int = lambda self: self.to(DTYPES["int32"])
+    long = lambda self: self.to(DTYPES["int64"])
+    double = lambda self: self.to(DTYPES["float64"])
+    cuda = cpu = contiguous = clone = detach = lambda self, *a, **k: Recorded(self.shape, self.dtype, self.fill)
+
+    def view(self, *shape):
+        if len(shape) == 1 and isinstance(shape[0], (DType, str)):
+            return self.computed("reinterpreted as another dtype", dtype=shape[0])
+        return self.reshape(*shape)
+
+    def reshape(self, *shape):
+        shape = list(flat_shape(shape, {}))
+        if -1 in shape:
+            known = math.prod(s for s in shape if s != -1)
+            shape[shape.index(-1)] = self.numel() // known if known else 0
+        return Recorded(shape, self.dtype, self.fill)
+
+    def flatten(self, *a):
+        return Recorded([self.numel()], self.dtype, self.fill)
+
+    ravel = flatten
+
+    def unsqueeze(self, dim):
+        shape = list(self.shape)
+        shape.insert(dim if dim >= 0 else len(shape) + dim + 1, 1)
+        return Recorded(shape, self.dtype, self.fill)
+
+    def expand(self, *shape):
+        return self.computed("expanded", flat_shape(shape, {}))
+
+    def transpose(self, a, b):
+        shape = list(self.shape)
+        shape[a], shape[b] = shape[b], shape[a]
+        return Recorded(shape, self.dtype, self.fill if self.fill[0] != "values" else ["computed", "transposed"])
+
+    def t(self):
+        return self.transpose(0, 1)
+
+    def permute(self, *dims):
+        dims = flat_shape(dims, {})
+        return self.computed("permuted", [self.shape[d] for d in dims])
+
+    # -- fills in place
+    def uniform_(self, low=0.0, high=1.0, **k):
+        return self.refill(["uniform", float(low), float(high)])
+
+    def normal_(self, mean=0.0, std=1.0, **k):
+        return self.refill(["normal", float(mean), float(std)])
+
+    def zero_(self):
+        return self.refill(["const", 0])
+
+    def fill_(self, value):
+        return self.refill(["const", plain(value)])
+
+    def copy_(self, other):
+        return self.refill(list(other.fill) if isinstance(other, Recorded) else ["computed", "copied"])
+
+    def random_(self, low=0, high=None, **k):
+        return self.refill(["int", low, high] if high is not None else ["int", 0, low])
+
+    def refill(self, fill):
+        self.fill = fill
+        return self
+
+    def __setitem__(self, index, value):
+        self.fill = ["computed", "elements written one by one (x[...] = ...)"]
+
+    def __getitem__(self, index):
+        return self.computed("an indexed part of a tensor", self.indexed_shape(index))
+
+    def indexed_shape(self, index):
+        index = index if isinstance(index, tuple) else (index,)
+        shape, axis = [], 0
+        for part in index:
+            if part is None:
+                shape.append(1)
+                continue
+            if part is Ellipsis:
+                keep = len(self.shape) - axis - sum(1 for p in index if p is not None and p is not Ellipsis) + 1
+                shape.extend(self.shape[axis:axis + keep - 1])
+                axis += keep - 1
+                continue
+            if isinstance(part, slice):
+                shape.append(len(range(*part.indices(self.shape[axis]))))
+            elif isinstance(part, Recorded):
+                shape.extend(part.shape)
+            axis += 1
+        return shape + list(self.shape[axis:])
+
+    # -- arithmetic: a random fill moved and stretched stays one; a constant stays one
+    def arithmetic(self, other, op, reflected=False):
+        if isinstance(other, Recorded):
+            shape = self.shape if len(self.shape) >= len(other.shape) else other.shape
+            return self.computed("a tensor computed from tensors", shape)
+        if not is_number(other):
+            return self.computed("a tensor computed from %r" % (other,))
+        return Recorded(self.shape, self.dtype, affine(self.fill, op, other, reflected))
+
+    __add__ = lambda self, o: self.arithmetic(o, "+")
+    __radd__ = lambda self, o: self.arithmetic(o, "+", True)
+    __sub__ = lambda self, o: self.arithmetic(o, "-")
+    __rsub__ = lambda self, o: self.arithmetic(o, "-", True)
+    __mul__ = lambda self, o: self.arithmetic(o, "*")
+    __rmul__ = lambda self, o: self.arithmetic(o, "*", True)
+    __truediv__ = lambda self, o: self.arithmetic(o, "/")
+    __rtruediv__ = lambda self, o: self.arithmetic(o, "/", True)
+    __floordiv__ = __mod__ = __pow__ = __rpow__ = __and__ = __or__ = __xor__ = __lshift__ = __rshift__ = \
+        lambda self, o: self.computed("a tensor computed from a tensor")
+    __neg__ = lambda self: self.arithmetic(-1, "*")
+    __matmul__ = lambda self, o: self.computed("a product of tensors", None)
+    __lt__ = __le__ = __gt__ = __ge__ = lambda self, o: self.computed("a comparison", dtype="bool")
+    __abs__ = lambda self: self.computed("abs")
+    __iadd__ = __add__
+    __isub__ = __sub__
+    __imul__ = __mul__
+    __itruediv__ = __truediv__
+
+    def __getattr__(self, name):  # any other method: a tensor computed from this one
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return lambda *a, **k: self.computed(".%s(...)" % name)
+
+    def record(self):
+        return {"shape": list(self.shape), "dtype": self.dtype.name, "fill": self.fill}
+
+
+def plain(value):
+    if isinstance(value, Recorded):
+        return value.item()
+    return value
+
+
+def affine(fill, op, amount, reflected):
+    """The fill of `tensor op amount` (or `amount op tensor`), or ["computed", ...]."""
+    kind = fill[0]
+    if kind == "const":
+        a = fill[1]
+        value = {"+": lambda: a + amount, "-": lambda: amount - a if reflected else a - amount,
+                 "*": lambda: a * amount, "/": lambda: amount / a if reflected else a / amount}[op]()
+        return ["const", value]
+    if kind == "values":
+        return ["values", [affine(["const", v], op, amount, reflected)[1] for v in fill[1]]]
+    if kind not in ("uniform", "normal") or (reflected and op == "/"):
+        return ["computed", "a %s fill %s a number" % (kind, op)]
+    a, b = fill[1], fill[2]
+    if reflected and op == "-":  # c - x: the mirror, then shifted
+        op, amount, a, b = "+", amount, (-b if kind == "uniform" else -a), (-a if kind == "uniform" else b)
+    if op == "/":
+        op, amount = "*", 1.0 / amount
+    if op == "*":
+        if kind == "normal":
+            return ["normal", a * amount, b * abs(amount)]
+        low, high = sorted((a * amount, b * amount))
+        return ["uniform", low, high]
+    shift = amount if op == "+" else -amount
+    return [kind, a + shift, b + shift if kind == "uniform" else b]
+
+
+# ---------------------------------------------------------------- the stand-in torch
+
+def literal(data):
+    """(shape, flat values) of a nested list literal, or None."""
+    if isinstance(data, Recorded):
+        return None
+    if is_number(data) or isinstance(data, bool):
+        return [], [data]
+    if isinstance(data, (list, tuple)):
+        if not data:
+            return [0], []
+        parts = [literal(d) for d in data]
+        if any(p is None for p in parts) or any(p[0] != parts[0][0] for p in parts):
+            return None
+        return [len(data)] + parts[0][0], [v for p in parts for v in p[1]]
+    return None
+
+
+def values_fill(values):
+    if values and all(v == values[0] for v in values) and not any(isinstance(v, float) and math.isnan(v) for v in values):
+        return ["const", values[0]]
+    if len(values) > MAX_VALUES:
+        return ["computed", "%d literal values" % len(values)]
+    return ["values", list(values)]
+
+
+def make_torch():
+    torch = types.ModuleType("torch")
+    for name, dtype in DTYPES.items():
+        setattr(torch, name, dtype)
+    for alias, name in ALIASES.items():
+        setattr(torch, alias, DTYPES[name])
+    torch.Tensor = Recorded
+    torch.Size = Size
+    torch.pi, torch.inf, torch.nan, torch.e = math.pi, math.inf, math.nan, math.e
+    torch.finfo = torch.iinfo = Info
+
+    def dtype_keyword(k, default="float32"):
+        return dtype_of(k.get("dtype"), default)
+
+    def empty(*a, **k):
+        return Recorded(flat_shape(a, k), dtype_keyword(k), ["empty"])
+
+    def constant(value):
+        return lambda *a, **k: Recorded(flat_shape(a, k), dtype_keyword(k), ["const", value])
+
+    def full(size, fill_value, **k):
+        return Recorded(flat_shape((size,), {}), dtype_keyword(k), ["const", plain(fill_value)])
+
+    def rand(*a, **k):
+        return Recorded(flat_shape(a, k), dtype_keyword(k), ["uniform", 0.0, 1.0])
+
+    def randn(*a, **k):
+        return Recorded(flat_shape(a, k), dtype_keyword(k), ["normal", 0.0, 1.0])
+
+    def randint(*a, **k):
+        a = list(a)
+        if "size" in k:
+            a.append(k.pop("size"))
+        if "low" in k or "high" in k:
+            a = [k.pop("low", 0), k.pop("high")] + a
+        low, high, size = (0, a[0], a[1]) if len(a) == 2 else (a[0], a[1], a[2])
+        return Recorded(flat_shape((size,), {}), dtype_keyword(k, "int64"), ["int", int(low), int(high)])
+
+    def tensor(data, **k):
+        found = literal(data)
+        if found is None:
+            base = data if isinstance(data, Recorded) else None
+            shape = base.shape if base is not None else []
+            return Recorded(shape, dtype_keyword(k), ["computed", "torch.tensor of computed data"])
+        shape, values = found
+        floating = any(isinstance(v, float) for v in values)
+        default = "float32" if floating or not values else ("bool" if all(isinstance(v, bool) for v in values) else "int64")
+        dtype = dtype_keyword(k, default)
+        if not dtype.is_floating_point:
+            values = [int(v) for v in values]
+        return Recorded(shape, dtype, values_fill(values))
+
+    def arange(*a, **k):
+        start, end, step = (0, a[0], 1) if len(a) == 1 else (a[0], a[1], a[2] if len(a) > 2 else 1)
+        values = list(range(int(start), int(end), int(step))) if all(isinstance(x, int) for x in (start, end, step)) \
+            else [start + i * step for i in range(int(math.ceil((end - start) / step)))]
+        floating = any(isinstance(x, float) for x in (start, end, step))
+        return Recorded([len(values)], dtype_keyword(k, "float32" if floating else "int64"), values_fill(values))
+
+    def like(fill):
+        def make(t, **k):
+            return Recorded(t.shape, dtype_of(k.get("dtype"), t.dtype.name), list(fill) if fill else ["empty"])
+        return make
+
+    def full_like(t, value, **k):
+        return Recorded(t.shape, dtype_of(k.get("dtype"), t.dtype.name), ["const", plain(value)])
+
+    def computed_like(what):
+        def make(*a, **k):
+            first = next((x for x in a if isinstance(x, Recorded)), None)
+            if isinstance(first, Recorded):
+                return first.computed(what)
+            if first is None and a and isinstance(a[0], (list, tuple)) and a[0] and isinstance(a[0][0], Recorded):
+                return a[0][0].computed(what)
+            return Recorded(flat_shape(a, k) if a and all(isinstance(x, int) for x in a) else [], dtype_keyword(k),
+                            ["computed", what])
+        return make
+
+    def sort(t, *a, **k):
+        return Sorted((t.computed("sorted"), t.computed("sort indices", dtype="int64")))
+
+    torch.empty = empty
+    torch.zeros, torch.ones = constant(0), constant(1)
+    torch.full, torch.rand, torch.randn, torch.randint = full, rand, randn, randint
+    torch.tensor = torch.as_tensor = tensor
+    torch.arange = arange
+    torch.empty_like, torch.zeros_like, torch.ones_like = like(None), like(["const", 0]), like(["const", 1])
+    torch.rand_like, torch.randn_like = like(["uniform", 0.0, 1.0]), like(["normal", 0.0, 1.0])
+    torch.full_like = full_like
+    torch.sort = sort
+    for name in ("eye", "tril", "triu", "linspace", "randperm", "multinomial", "cat", "stack", "where", "cumsum",
+                 "matmul", "softmax", "sum", "mean", "exp", "sqrt", "clamp", "sigmoid", "bmm", "mm", "max", "min",
+                 "abs", "searchsorted", "minimum", "maximum", "topk", "argsort", "flip", "complex", "from_numpy",
+                 "bincount", "einsum", "outer", "sin", "cos", "log", "erf", "round", "relu", "pow", "square",
+                 "var", "norm", "rsqrt", "mv", "dot", "argmin", "argmax", "add", "unique", "roll", "tanh"):
+        setattr(torch, name, computed_like("torch.%s(...)" % name))
+    torch.manual_seed = lambda *a, **k: None
+    torch.Generator = Generator
+    torch.device = lambda *a, **k: "cuda"
+    torch.no_grad = torch.inference_mode = NoGrad
+    torch.is_tensor = lambda x: isinstance(x, Recorded)
+    torch.__getattr__ = lambda name: Anything("torch." + name)  # torch.special.x(...) and the like
+    return torch
+
+
+def torch_modules():
+    """torch and the submodules a definition imports (import torch.nn.functional as F)."""
+    torch = make_torch()
+    modules = {"torch": torch}
+    for name in ("nn", "nn.functional", "linalg", "fft", "nn.init"):
+        module = types.ModuleType("torch." + name)
+        module.__getattr__ = (lambda prefix: lambda attr: Anything("%s.%s" % (prefix, attr)))("torch." + name)
+        modules["torch." + name] = module
+    torch.nn, torch.linalg, torch.fft = modules["torch.nn"], modules["torch.linalg"], modules["torch.fft"]
+    torch.nn.functional, torch.nn.init = modules["torch.nn.functional"], modules["torch.nn.init"]
+    return modules
+
+
+class Sorted(tuple):
+    values = property(lambda self: self[0])
+    indices = property(lambda self: self[1])
+
+
+class Generator:
+    def __init__(self, *a, **k):
+        pass
+
+    def manual_seed(self, seed):
+        return self
+
+
+class NoGrad:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+    def __call__(self, f):
+        return f
+
+
+class Anything:
+    """torch.nn.functional, torch.linalg, ...: attribute chains whose call yields a computed tensor."""
+
+    def __init__(self, what):
+        self.what = what
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return Anything("%s.%s" % (self.what, name))
+
+    def __call__(self, *a, **k):
+        first = next((x for x in a if isinstance(x, Recorded)), None)
+        return first.computed(self.what + "(...)") if first is not None else Recorded([], "float32", ["computed", self.what])
+
+
+# ---------------------------------------------------------------- the suites' base classes
+
+def leetgpu_base():
+    """core.challenge_base as LeetGPU's: the tensor descriptions recorded like torch's."""
+    module = types.ModuleType("core.challenge_base")
+
+    def described(fill_of):
+        def init(self, shape, *a, dtype=None, **k):
+            self.recorded = Recorded(shape, dtype or "float32", fill_of(*a, **k))
+        return init
+
+    def rand_int(low, high, **k):
+        return ["int", int(low), int(high)]
+    module.RandTensor = type("RandTensor", (), {"__init__": described(
+        lambda low=0.0, high=1.0: ["uniform", float(low), float(high)])})
+    module.RandnTensor = type("RandnTensor", (), {"__init__": described(
+        lambda mean=0.0, std=1.0: ["normal", float(mean), float(std)])})
+    module.RandIntTensor = type("RandIntTensor", (), {"__init__": lambda self, shape, low, high, dtype="int32":
+                                                      setattr(self, "recorded", Recorded(shape, dtype, rand_int(low, high)))})
+    module.FullTensor = type("FullTensor", (), {"__init__": described(lambda value=0.0: ["const", value])})
+    module.OutTensor = type("OutTensor", (), {"__init__": described(lambda: ["empty"])})
+
+    class ChallengeBase:
+        def __init__(self, device="cuda"):
+            self.device = device
+    module.ChallengeBase = ChallengeBase
+    return module
+
+
+def tensara_base():
+    module = types.ModuleType("problem")
+    types_of = {"float": "float32", "double": "float64", "half": "float16", "__half": "float16",
+                "__nv_bfloat16": "bfloat16", "int": "int32", "int32_t": "int32", "int64_t": "int64",
+                "uint8_t": "uint8", "int8_t": "int8", "uint32_t": "uint32", "size_t": "int64",
+                "unsigned int": "uint32", "uint64_t": "uint64", "long": "int64", "bool": "bool"}
+
+    class Problem:
+        def __init__(self, name=None, **k):
+            self.name = name
+
+        @staticmethod
+        def get_seed(text):
+            return 0
+
+        def param_dtype(self, which):
+            parameters = type(self).parameters
+            entry = parameters[which] if isinstance(which, int) else next(p for p in parameters if p["name"] == which)
+            return DTYPES[types_of.get(entry["type"], "float32")]
+    module.Problem = Problem
+    return module
+
+
+def unwrapped(value):
+    return value if isinstance(value, Recorded) else getattr(value, "recorded", value)
+
+
+def recorded_test(index, entries):
+    test = {"index": index, "scalars": {}, "tensors": {}}
+    for name, value in entries.items():
+        value = unwrapped(value)
+        if isinstance(value, Recorded):
+            test["tensors"][name] = value.record()
+        elif is_number(value) or isinstance(value, bool):
+            test["scalars"][name] = value
+        elif isinstance(value, str) and name == "name":
+            test["name"] = value
+    return test
+
+
+def run_definition(path, modules):
+    """The definition's module, executed with the stand-ins in sys.modules."""
+    saved = {name: sys.modules.get(name) for name in modules}
+    sys.modules.update(modules)
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            code = compile(f.read(), path, "exec")
+        namespace = {"__name__": "kopt_suite_definition", "__file__": path}
+        exec(code, namespace)
+        return namespace
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+
+
+def failure_line(error, path):
+    """`ValueError: ... (line 42)` of the definition's own frame nearest the raise."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if os.path.abspath(f.filename) == os.path.abspath(path)]
+    where = " (line %d)" % frames[-1].lineno if frames else ""
+    return "%s: %s%s" % (type(error).__name__, error, where)
+
+
+def guarded(path, run):
+    try:
+        return run()
+    except ShimFailure:
+        raise
+    except Exception as error:  # the suite's own code: any exception is the stand-in's limit
+        raise ShimFailure("%s: the test generators do not run under kopt's stand-in torch: %s"
+                          % (path, failure_line(error, path)))
+
+
+def leetgpu(path):
+    def run():
+        core = types.ModuleType("core")
+        base = leetgpu_base()
+        core.challenge_base = base
+        namespace = run_definition(path, dict(torch_modules(), core=core, **{"core.challenge_base": base}))
+        challenge = namespace["Challenge"]()
+        generated = getattr(challenge, "generate_functional_test", lambda: [])()  # a challenge may have none
+        functional = [recorded_test(i + 1, t) for i, t in enumerate(generated)]
+        return {"performance": recorded_test(0, challenge.generate_performance_test()), "functional": functional}
+    return guarded(path, run)
+
+
+def tensara(path):
+    def run():
+        namespace = run_definition(path, dict(torch_modules(), problem=tensara_base()))
+        base = sys.modules.get("problem")
+        classes = [v for v in namespace.values() if isinstance(v, type) and v.__name__ != "Problem"
+                   and any(b.__name__ == "Problem" for b in v.__mro__[1:])]
+        if not classes:
+            raise ShimFailure("%s: no class derived from Problem" % path)
+        problem = classes[0]()
+        parameters = type(problem).parameters
+        inputs = [p["name"] for p in parameters if p.get("pointer") and p.get("const")]
+        tests = []
+        for index, case in enumerate(problem.generate_test_cases()):
+            made = case["create_inputs"]()
+            made = made if isinstance(made, tuple) else (made,)
+            entries = {"name": case.get("name", "")}
+            tensors = [m for m in made if isinstance(m, Recorded)]
+            for name, value in zip(inputs, tensors):
+                entries[name] = value
+            test = recorded_test(index + 1, entries)
+            test["scalars"] = {k: v for k, v in case.items() if is_number(v)}
+            tests.append(test)
+        del base
+        return {"performance": None, "functional": tests}
+    return guarded(path, run)
+
+
+COMMANDS = {"leetgpu": leetgpu, "tensara": tensara}
+
+
+def main(argv):
+    if len(argv) != 3 or argv[1] not in COMMANDS:
+        print("SUITE_SHIM: usage: kopt_suite_shim.py {leetgpu|tensara} FILE", file=sys.stderr)
+        return EXIT_FAILED
+    try:
+        print(json.dumps(COMMANDS[argv[1]](argv[2])))
+    except ShimFailure as e:
+        print("SUITE_SHIM: %s" % e, file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,107 @@
+"""Tests of python/kopt_suite_shim.py (a suite's generators under a stand-in torch) and of what
+kopt import makes of the tests it records, on unmodified suite problems kept as fixtures
+(tests/fixtures/import/suites, README there). No torch and no GPU: CI has neither."""
+
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYTHON = os.path.join(HERE, os.pardir, os.pardir, "python")
+SUITES = os.path.join(HERE, os.pardir, "fixtures", "import", "suites")
+sys.path.insert(0, PYTHON)
+
+import kopt_suite_shim  # noqa: E402
+
+
+def leetgpu(name):
+    return os.path.join(SUITES, "leetgpu", name, "challenge.py")
+
+
+def facts(name):
+    done = subprocess.run([sys.executable, os.path.join(PYTHON, "kopt_python_facts.py"), "leetgpu", leetgpu(name)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_torch_is_not_needed():
+    assert "torch" not in sys.modules or not hasattr(sys.modules["torch"], "__version__")
+    kopt_suite_shim.leetgpu(leetgpu("1_vector_add"))
+    assert "torch" not in sys.modules  # the stand-in is put back out of the way
+
+
+def test_every_functional_test_is_recorded_with_its_data():
+    record = kopt_suite_shim.leetgpu(leetgpu("1_vector_add"))
+    tests = record["functional"]
+    assert len(tests) == 13 and [t["index"] for t in tests] == list(range(1, 14))
+    assert record["performance"]["scalars"] == {"N": 25000000}
+    assert record["performance"]["tensors"]["A"]["fill"] == ["uniform", -1000.0, 1000.0]
+    assert tests[0]["tensors"]["B"] == {"shape": [1], "dtype": "float32", "fill": ["const", 2.0]}
+    assert tests[1]["tensors"]["A"]["fill"] == ["values", [1.0, 2.0]]
+    assert tests[4]["tensors"]["A"]["fill"] == ["const", 0.0]  # [0.0] * 16: an edge case, kept as one
+    assert tests[10]["tensors"]["B"]["fill"] == ["uniform", 0.0, 64.0]  # uniform_(*b_range)
+
+
+def test_dtypes_are_the_tensors_not_the_ctypes():
+    record = kopt_suite_shim.leetgpu(leetgpu("22_gemm"))
+    assert {t["dtype"] for t in record["performance"]["tensors"].values()} == {"float16"}
+    record = kopt_suite_shim.leetgpu(leetgpu("13_histogramming"))
+    assert record["functional"][1]["tensors"]["input"]["fill"] == ["const", 2]  # the all-2s case
+
+
+def test_affine_fills_follow_arithmetic():
+    assert kopt_suite_shim.affine(["uniform", 0.0, 1.0], "*", 2.0, False) == ["uniform", 0.0, 2.0]
+    assert kopt_suite_shim.affine(["uniform", 0.0, 2.0], "-", 1.0, False) == ["uniform", -1.0, 1.0]
+    assert kopt_suite_shim.affine(["uniform", 0.0, 1.0], "-", 1.0, True) == ["uniform", 0.0, 1.0]  # 1 - x
+    assert kopt_suite_shim.affine(["normal", 0.0, 1.0], "*", -3.0, False) == ["normal", -0.0, 3.0]
+    assert kopt_suite_shim.affine(["values", [1, 2]], "+", 1, False) == ["values", [2, 3]]
+    assert kopt_suite_shim.affine(["int", 0, 4], "*", 2, False)[0] == "computed"
+
+
+def test_tensara_cases_are_recorded_by_name():
+    record = kopt_suite_shim.tensara(os.path.join(SUITES, "tensara", "leaky-relu", "def.py"))
+    assert len(record["functional"]) == 8
+    first = record["functional"][0]
+    assert first["name"] == "4096x4096, alpha=0.01"
+    assert first["tensors"]["input"]["fill"] == ["uniform", -1.0, 1.0]
+
+
+def test_a_generator_that_reads_random_values_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "challenge.py"
+    path.write_text("import torch\nfrom core.challenge_base import ChallengeBase\n"
+                    "class Challenge(ChallengeBase):\n"
+                    "    def generate_functional_test(self):\n"
+                    "        n = int(torch.randint(1, 9, (1,)).item())\n"
+                    "        return [{'x': torch.empty(n), 'N': n}]\n"
+                    "    def generate_performance_test(self):\n"
+                    "        return {'x': torch.empty(4), 'N': 4}\n")
+    try:
+        kopt_suite_shim.leetgpu(str(path))
+        raise AssertionError("no failure")
+    except kopt_suite_shim.ShimFailure as e:
+        assert "the value of a int tensor was read (.item())" in str(e)
+
+
+def test_import_keeps_each_test_or_names_it():
+    found = facts("1_vector_add")
+    left_out = [n for n in found["notes"] if n.startswith("test ")]
+    assert [n.split()[1] for n in left_out] == ["2", "3", "4", "7", "8", "9", "10"]
+    assert found["notes"][0] == "7 of 13 functional tests left out (tests 2, 3, 4, 7, 8, 9, 10); each is named below"
+    names = [c["name"] for c in found["cases"]]
+    assert names[:2] == ["test 1: N=1 A=ones B=full(2.0)", "test 5: N=16 A=zeros B=zeros"]
+    assert found["buffers"]["A"]["dtype"] == "float32"
+
+
+def test_import_is_exact_for_counts_and_poisons_what_the_tests_leave_uninitialised():
+    histogram = facts("13_histogramming")
+    assert histogram["buffers"]["histogram"]["exact"] is True
+    assert histogram["buffers"]["histogram"]["init"] == "zeros"  # every test zeroes it
+    assert any(c.get("init") == {"input": "full(2)"} for c in histogram["cases"])
+    pooling = facts("42_2d_max_pooling")
+    assert "init" not in pooling["buffers"]["output"]  # torch.empty in the tests
+    agents = facts("14_multi_agent_sim")
+    assert agents["buffers"]["agents"]["shape"] == ["N * 4"]  # the performance test wrote 40000
+    gemm = facts("22_gemm")
+    assert {b["dtype"] for b in gemm["buffers"].values()} == {"float16"}
