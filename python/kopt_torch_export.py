@@ -5,7 +5,7 @@ the kernel (lib<name>.so, the library kopt compiled and checked, or a Triton ker
 import it registers two torch.library custom ops from the manifest:
 
     kopt::<name>(inputs..., *, keyword dims) -> outputs       allocates the outputs
-    kopt::<name>_out(inputs..., *, outputs..., keyword dims)  writes the outputs it is given
+    kopt::<name>_out(buffers..., *, keyword dims)             writes the outputs it is given
 
 and the package offers <name>(*inputs, out=None, **dims), which calls one or the other. Each
 call is checked first (kopt_torch_rules.py: dtype, device, contiguity, the spec's shapes), with
@@ -143,7 +143,7 @@ def register(folder, manifest=None):
     def call(*tensors, out=None, **dims):
         if out is None:
             return op(*tensors, **dims)
-        op_out(*tensors, **op_rules.out_tensors(out), **dims)
+        op_out(*op_rules.out_arguments(tensors, out), **dims)
         return out
 
     call.__name__ = call.__qualname__ = op_rules.name

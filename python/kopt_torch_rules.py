@@ -70,15 +70,20 @@ class OpRules:
         self.keywords = [d for d in manifest["dims"] if d["from"] is None and d["fixed"] is None]
 
     # ---- the op's signature ------------------------------------------------------------
+    def tensor_names(self, out=False):
+        """The op's tensors by position: the inputs and in-out buffers in solve's order; with
+        out=True every buffer in solve's order (torch's custom ops take no keyword-only tensor)."""
+        return [p["name"] for p in self.parameters if p["role"] in (("input", "in-out", "output") if out
+                                                                   else ("input", "in-out"))]
+
     def schema(self, out=False):
-        """The torch.library schema: the given tensors by position, the keyword dims (and with
-        out=True the outputs) after *; in-out buffers and out= tensors marked as written."""
+        """The torch.library schema: the tensors by position (tensor_names), the keyword dims
+        after *; in-out buffers and out= tensors marked as written."""
         letters = iter("abcdefghijklmnopqrstuvwxyz")
         alias = {p["name"]: f"({next(letters)}!)" for p in self.parameters
                  if p["role"] == "in-out" or (out and p["role"] == "output")}
-        positional = [f"Tensor{alias.get(p['name'], '')} {p['name']}" for p in self.given]
-        keyword = [f"Tensor{alias[p['name']]} {p['name']}" for p in self.outputs] if out else []
-        keyword += [f"{d['type']} {d['name']}" for d in self.keywords]
+        positional = [f"Tensor{alias.get(name, '')} {name}" for name in self.tensor_names(out)]
+        keyword = [f"{d['type']} {d['name']}" for d in self.keywords]
         arguments = positional + (["*"] + keyword if keyword else [])
         if out or not self.outputs:
             result = "()"
@@ -91,10 +96,7 @@ class OpRules:
 
     def bind(self, args, kwargs, out=False):
         """The call's values by name, whether the dispatcher passed them by position or keyword."""
-        names = [p["name"] for p in self.given]
-        if out:
-            names += [p["name"] for p in self.outputs]
-        names += [d["name"] for d in self.keywords]
+        names = self.tensor_names(out) + [d["name"] for d in self.keywords]
         if len(args) > len(names):
             raise TypeError(f"{self.qualified_name}() takes {len(names)} arguments, {len(args)} were given")
         values = dict(zip(names, args))
@@ -208,9 +210,10 @@ class OpRules:
     def check_call(self, values, out=False):
         """Every check of a call, in the order a reader fixes them: each tensor's type, device
         and layout, the dims, then each shape. Returns (dims, device)."""
-        tensors = [(p["name"], values[p["name"]]) for p in self.given + (self.outputs if out else [])]
-        for (name, tensor), param in zip(tensors, self.given + (self.outputs if out else [])):
-            self.check_tensor(param, tensor)
+        params = {p["name"]: p for p in self.parameters}
+        tensors = [(name, values[name]) for name in self.tensor_names(out)]
+        for name, tensor in tensors:
+            self.check_tensor(params[name], tensor)
         device = self.check_same_device(tensors)
         dims, origin = self.resolve_dims(values)
         for name, tensor in tensors:
@@ -228,6 +231,16 @@ class OpRules:
             return None
         tensors = tuple(outputs[p["name"]] for p in self.outputs)
         return tensors[0] if len(tensors) == 1 else tensors
+
+    def out_arguments(self, tensors, out):
+        """kopt::<name>_out's tensors for a call <name>(*tensors, out=out): every buffer in solve's order."""
+        if len(tensors) != len(self.given):
+            names = [p["name"] for p in self.given]
+            raise TypeError(f"{self.qualified_name}() takes {len(names)} tensors ({', '.join(names)}), "
+                            f"{len(tensors)} were given")
+        by_name = dict(zip([p["name"] for p in self.given], tensors))
+        by_name.update(self.out_tensors(out))
+        return [by_name[name] for name in self.tensor_names(out=True)]
 
     def out_tensors(self, out):
         """out= as a user writes it: one tensor (one output), a tuple in solve's order, or a dict."""

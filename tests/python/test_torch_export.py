@@ -122,11 +122,16 @@ def test_symbolic_sizes_go_through_pythons_operators():
 def test_the_schema_takes_inputs_by_position_and_marks_what_is_written():
     vector_add, mixed = rules.OpRules(VECTOR_ADD), rules.OpRules(MIXED)
     assert vector_add.schema() == "(Tensor A, Tensor B) -> Tensor"
-    assert vector_add.schema(out=True) == "(Tensor A, Tensor B, *, Tensor(a!) C) -> ()"
+    assert vector_add.schema(out=True) == "(Tensor A, Tensor B, Tensor(a!) C) -> ()"
     assert vector_add.mutated() == [] and vector_add.mutated(out=True) == ["C"]
     assert mixed.schema() == "(Tensor x, Tensor w, Tensor(a!) acc, *, int K, float alpha) -> Tensor"
-    assert mixed.schema(out=True) == "(Tensor x, Tensor w, Tensor(b!) acc, *, Tensor(a!) y, int K, float alpha) -> ()"
+    # torch.library.custom_op refuses keyword-only tensors: the out= op takes every buffer by
+    # position, in solve's order.
+    assert mixed.schema(out=True) == "(Tensor x, Tensor w, Tensor(a!) y, Tensor(b!) acc, *, int K, float alpha) -> ()"
     assert mixed.mutated(out=True) == ["y", "acc"]
+    for op in (vector_add, mixed):
+        for out in (False, True):
+            assert "Tensor" not in op.schema(out).split("->")[0].partition("*")[2]
 
 
 def test_dims_come_from_the_inputs_axes_and_shapes_are_checked():
@@ -196,6 +201,11 @@ def test_out_tensors_and_results():
     assert op.out_tensors({"C": "c"}) == {"C": "c"}
     with pytest.raises(TypeError, match=r"out= names \['D'\], its outputs are \['C'\]"):
         op.out_tensors({"D": "c"})
+    assert op.out_arguments(("a", "b"), "c") == ["a", "b", "c"]
+    with pytest.raises(TypeError, match=r"takes 2 tensors \(A, B\), 1 were given"):
+        op.out_arguments(("a",), "c")
+    mixed = rules.OpRules(MIXED)
+    assert mixed.out_arguments(("x", "w", "acc"), {"y": "y"}) == ["x", "w", "y", "acc"]
     values = op.bind((FakeTensor([5]), FakeTensor([5]), FakeTensor([5])), {}, out=True)
     assert op.check_call(values, out=True)[0] == {"N": 5}
     with pytest.raises(ValueError, match=r"C has shape \(6,\), expected \(5,\)"):

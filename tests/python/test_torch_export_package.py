@@ -58,6 +58,8 @@ class Stream:
 
 class OpDef:
     def __init__(self, name, fn, mutates_args, schema):
+        if "Tensor" in schema.split("->")[0].partition("*")[2]:  # as torch.library.custom_op does
+            raise NotImplementedError(f"custom_op with kwarg-only Tensor args: {schema}")
         self.name, self.fn, self.mutates_args, self.schema, self.fake = name, fn, list(mutates_args), schema, None
 
     def __call__(self, *args, **kwargs):
@@ -129,6 +131,7 @@ def test_the_op_is_registered_allocates_and_calls_solve(package, monkeypatch):
     assert sorted(torch.ops) == ["kopt::vector_add", "kopt::vector_add_out"]
     assert torch.ops["kopt::vector_add"].schema == "(Tensor A, Tensor B) -> Tensor"
     assert torch.ops["kopt::vector_add_out"].mutates_args == ["C"]
+    assert torch.ops["kopt::vector_add_out"].schema == "(Tensor A, Tensor B, Tensor(a!) C) -> ()"
     c = module.vector_add(Tensor([1, 2, 3]), Tensor([10, 20, 30]))
     assert c.values() == [11, 22, 33]
     assert not any("waits" in line for line in log)  # on the default stream already: no waits

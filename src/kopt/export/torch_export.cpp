@@ -75,7 +75,8 @@ Payload compiled_library(Context& context, const spec::Problem& problem, const E
       {.source = problem.spec.kernel, .arch = arch, .flags = problem.spec.build.flags, .defines = target.defines});
   if (!outcome.ok()) {
     throw Error(ExitCode::kernel_failed,
-                fmt::format("{} does not compile: {}", problem.spec.kernel.filename().string(), outcome.failure->first_error));
+                fmt::format("{} does not compile: {}", problem.spec.kernel.filename().string(),
+                            outcome.failure->first_error));
   }
   ExportedBuild build{.kind = "cuda", .file = "lib" + name + ".so", .arch = arch, .nvcc_version = compiler.nvcc_version(),
                       .nvcc_command = outcome.artifact->command};
@@ -106,7 +107,9 @@ std::vector<std::pair<std::string, std::string>> package_files(const json& manif
       {payload_name, payload}};
   // A Triton kernel is imported as kopt's worker imports it: -D as module variables, a chosen
   // @triton.autotune config (python/kopt_triton_host.py's load_kernel).
-  if (manifest.value("kind", "") == "triton") files.emplace_back("kopt_triton_host.py", data_file("python/kopt_triton_host.py"));
+  if (manifest.value("kind", "") == "triton") {
+    files.emplace_back("kopt_triton_host.py", data_file("python/kopt_triton_host.py"));
+  }
   files.emplace_back("manifest.json", manifest.dump(2) + "\n");
   return files;
 }

@@ -200,8 +200,9 @@ void check_op_name(const std::string& name) {
       "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
       "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
       "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"};
-  const bool identifier = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
-                          std::ranges::all_of(name, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  const auto word_character = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  const bool identifier =
+      !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) && std::ranges::all_of(name, word_character);
   if (!identifier || keywords.contains(name)) {
     throw input_error("--name {}: an op's name is a Python identifier (letters, digits, _; not a keyword), as it is "
                       "imported by it", name.empty() ? "\"\"" : name);

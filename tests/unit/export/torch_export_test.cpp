@@ -121,7 +121,8 @@ TEST_F(TorchExportTest, ARunsChampionIsExportedWithItsDefinesFlagsAndArch) {
   EXPECT_TRUE(runner.ran_with("-DKOPT_USE_VECTORIZED_ACCESS=1"));
   EXPECT_TRUE(runner.ran_with("-I" + original.string()));
   EXPECT_TRUE(runner.ran_with("-gencode=arch=compute_90a,code=sm_90a"));
-  EXPECT_EQ(done.manifest.at("defines"), (json{{"KOPT_USE_VECTORIZED_ACCESS", "1"}, {"THREADS", "256"}}));
+  EXPECT_EQ(done.manifest.at("defines"),
+            json::array({json::array({"KOPT_USE_VECTORIZED_ACCESS", "1"}), json::array({"THREADS", "256"})}));
   EXPECT_EQ(done.manifest.at("source").at("variant"), "iter1/champion");
   EXPECT_EQ(done.manifest.at("source").at("run"), run.root().string());
   EXPECT_EQ(done.manifest.at("op"), "va");
@@ -169,7 +170,7 @@ TEST_F(TorchExportTest, ATritonKernelIsCopiedWithTheHostThatImportsItAndNothingI
   EXPECT_EQ(read_file(done.package / "kernel.py"), read_file(kExamples / "triton_softmax" / "kernel.py"));
   EXPECT_EQ(read_file(done.package / "kopt_triton_host.py"), data_file("python/kopt_triton_host.py"));
   EXPECT_EQ(done.manifest.at("kind"), "triton");
-  EXPECT_EQ(done.manifest.at("defines"), (json{{"BLOCK", "2048"}}));
+  EXPECT_EQ(done.manifest.at("defines"), json::array({json::array({"BLOCK", "2048"})}));
   EXPECT_TRUE(done.arch.empty());
 }
 

@@ -28,7 +28,8 @@ const json& entry_named(const json& list, const std::string& name) {
 
 TEST(TorchManifest, VectorAddTakesTwoInputsReturnsOneOutputAndReadsNFromA) {
   const spec::Problem problem = example("vector_add");
-  const json manifest = torch_manifest(problem, "vector_add", {.kind = "cuda", .file = "libvector_add.so", .arch = "sm_90a"});
+  const json manifest =
+      torch_manifest(problem, "vector_add", {.kind = "cuda", .file = "libvector_add.so", .arch = "sm_90a"});
   EXPECT_EQ(manifest.at("schema"), "kopt.torch_export/1");
   EXPECT_EQ(manifest.at("qualified_name"), "kopt::vector_add");
   EXPECT_EQ(manifest.at("library"), "libvector_add.so");
@@ -107,7 +108,7 @@ TEST(TorchManifest, TheProvenanceSaysWhatWasBuiltFromWhat) {
       problem, "v", {.kind = "cuda", .file = "libv.so", .arch = "sm_90", .nvcc_version = "release 13.0",
                      .nvcc_command = "nvcc ...", .flags = {"-lineinfo"}, .defines = {{"THREADS", "512"}},
                      .source_digest = "abc", .run = fs::path("/runs/r1"), .variant = "iter2/champion"});
-  EXPECT_EQ(manifest.at("defines"), (json{{"THREADS", "512"}}));
+  EXPECT_EQ(manifest.at("defines"), json::array({json::array({"THREADS", "512"})}));
   EXPECT_EQ(manifest.at("flags"), (json{"-lineinfo"}));
   EXPECT_EQ(manifest.at("nvcc"), (json{{"version", "release 13.0"}, {"command", "nvcc ..."}}));
   EXPECT_EQ(manifest.at("kopt_version"), KOPT_VERSION);

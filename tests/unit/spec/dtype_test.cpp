@@ -87,6 +87,17 @@ TEST(DTypeTable, CarriesEachTypesEpsilon) {
   EXPECT_EQ(dtype_named("uint64")->epsilon, 0);
 }
 
+// torch's name of each type (kopt export --torch checks a tensor's dtype by it): kopt's own name
+// unless data/dtypes.toml says otherwise, as for torch's float8_e4m3fn.
+TEST(DTypeTable, NamesEachTypeAsTorchDoes) {
+  EXPECT_EQ(dtype_named("float32")->torch_name, "float32");
+  EXPECT_EQ(dtype_named("bfloat16")->torch_name, "bfloat16");
+  EXPECT_EQ(dtype_named("float8_e4m3")->torch_name, "float8_e4m3fn");
+  EXPECT_EQ(dtype_named("float8_e5m2")->torch_name, "float8_e5m2");
+  EXPECT_EQ(dtype_named("uint16")->torch_name, "uint16");
+  EXPECT_EQ(parse_dtype_table(kValidEntry, "dtypes.toml")[0].torch_name, "float32");
+}
+
 TEST(DTypeTableParsing, ReadsAValidEntryWithIntegerTolerance) {
   std::vector<DType> dtypes = parse_dtype_table(kValidEntry, "dtypes.toml");
   ASSERT_EQ(dtypes.size(), 1u);
