@@ -11,6 +11,7 @@
 #include "kopt/catalog/plan_step.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/loop/final_audit.hpp"
 #include "kopt/loop/run_loop.hpp"
 #include "kopt/loop/simulated_lab.hpp"
 #include "kopt/report/run_summary.hpp"
@@ -71,7 +72,7 @@ TEST_F(AgentRun, AHarmfulMethodIsSwitchedOffInTheNextBestAndSaidInTheLedger) {
   SimulatedLab lab(model("m.json", [](json& m) { m["factors"]["KOPT_USE_SMEM_PADDING=0"] = 0.9; }));
   const RunFolder run = start(lab);
   write_variant(run, 1, "b1", {{"BM", "128"}, {"BN", "128"}, {"TM", "8"}, {"TN", "8"}});
-  write_methods(run.iteration(1) / "methods.json", {"compute.register_tiling"});
+  write_methods(run.iteration(1) / "methods.json", {"compute.register_tiling", "memory.smem_padding"});
   const json verdict = close_iteration(lab, run);
   const std::map<std::string, json> rows = methods_by_id(verdict);
   EXPECT_EQ(rows.at("memory.smem_padding").at("class"), "harmful");
@@ -108,7 +109,7 @@ TEST_F(AgentRun, AMethodIsTriedAgainOnlyWithWhatChangedAndAtMostTheRunsRetries) 
   SimulatedLab lab(kFixtureModel);
   const RunFolder run = start(lab);
   write_variant(run, 1, "b1", {{"BM", "128"}, {"BN", "128"}, {"TM", "8"}, {"TN", "8"}});
-  write_methods(run.iteration(1) / "methods.json", {"compute.register_tiling"});
+  write_methods(run.iteration(1) / "methods.json", {"compute.register_tiling", "memory.smem_padding"});
   close_iteration(lab, run);  // smem padding: ineffective; register tiling: effective
   const fs::path file = run.iteration(2) / "methods.json";
   const auto check = [&] {
@@ -246,6 +247,52 @@ TEST_F(AgentRun, EveryMeasurementNamesItsGpuAndAMoveToAnotherGpuMeasuresTheBasel
   EXPECT_LE(summary["baseline_median_ci_s"][0].get<double>(), state.baseline_median_s);
   EXPECT_GE(summary["baseline_median_ci_s"][1].get<double>(), state.baseline_median_s);
   EXPECT_EQ(verdict["verdict"], "advanced");
+}
+
+// Issue 58: a run resumed on another GPU kept the audit made on the first, and summary.md set
+// it beside the second GPU's medians without a word. Now every figure names its GPU, finalize
+// measures an audit of another GPU again, and one left as it is is labelled.
+TEST_F(AgentRun, TheSummaryNamesTheGpuOfEveryFigureAndNeverMixesAnAuditsGpuSilently) {
+  const auto on_gpu = [&](const std::string& uuid) {
+    return model("model_" + uuid + ".json", [&](json& m) {
+      m["environment"]["device"] = {{"name", "NVIDIA H100 (simulated)"}, {"uuid", uuid}};
+    });
+  };
+  const fs::path model_a = on_gpu("GPU-aaaa"), model_b = on_gpu("GPU-bbbb");
+  SimulatedLab gpu_a(model_a);
+  const RunFolder run = start(gpu_a);
+  write_variant(run, 1, "b1", {{"BM", "128"}, {"BN", "128"}, {"TM", "8"}, {"TN", "8"}});
+  write_methods(run.iteration(1) / "methods.json", {"compute.register_tiling"});
+  close_iteration(gpu_a, run);
+  const auto lab_on = [](const fs::path& m) { return [m](const std::string&) { return std::make_unique<SimulatedLab>(m); }; };
+  EXPECT_EQ(final_audit(run, lab_on(model_a))["gpu"]["uuid"], "GPU-aaaa");
+  std::string md = report::format_run_summary(report::run_summary(run));
+  EXPECT_THAT(md, HasSubstr("Audited on NVIDIA H100 (simulated) GPU-aaaa."));
+  EXPECT_THAT(md, HasSubstr("Every measurement below was made on NVIDIA H100 (simulated) GPU-aaaa."));
+  EXPECT_THAT(md, HasSubstr("(the baseline's at init, the best's where it won) on NVIDIA H100 (simulated) GPU-aaaa:"));
+
+  // Iteration 2 on GPU B finds nothing faster: the best and its audit stay, the medians are B's.
+  SimulatedLab gpu_b(model_b);
+  write_variant(run, 2, "b1", {{"NOT_IN_THE_MODEL", "1"}});
+  write_methods(run.iteration(2) / "methods.json", json::array());
+  EXPECT_NE(close_iteration(gpu_b, run)["verdict"], "advanced");
+  const json summary = report::run_summary(run);
+  EXPECT_EQ(summary["medians_gpu"]["uuid"], "GPU-bbbb");
+  EXPECT_EQ(summary["audit"]["gpu"]["uuid"], "GPU-aaaa");
+  EXPECT_EQ(summary["iterations"][0]["gpu"]["uuid"], "GPU-aaaa");
+  EXPECT_EQ(summary["iterations"][1]["gpu"]["uuid"], "GPU-bbbb");
+  md = report::format_run_summary(summary);
+  EXPECT_THAT(md, HasSubstr("**Not the GPU of the medians below (NVIDIA H100 (simulated) GPU-bbbb)**"));
+  EXPECT_THAT(md, HasSubstr("| verdict | time | GPU |"));  // each table names each row's GPU
+  EXPECT_THAT(md, HasSubstr("s | NVIDIA H100 (simulated) GPU-aaaa |"));
+  EXPECT_THAT(md, HasSubstr("s | NVIDIA H100 (simulated) GPU-bbbb |"));
+  EXPECT_THAT(md, Not(HasSubstr("Every measurement below was made on")));
+
+  // finalize on GPU B measures the audit again there: nothing is mixed any more.
+  EXPECT_EQ(final_audit(run, lab_on(model_b))["gpu"]["uuid"], "GPU-bbbb");
+  md = report::format_run_summary(report::run_summary(run));
+  EXPECT_THAT(md, HasSubstr("Audited on NVIDIA H100 (simulated) GPU-bbbb."));
+  EXPECT_THAT(md, Not(HasSubstr("Not the GPU of the medians")));
 }
 
 TEST_F(AgentRun, ARunFolderKeepsRelativePathsAndWorksWhereverItIsMoved) {
