@@ -246,7 +246,8 @@ std::string format_handoff(const json& h) {
                           h["iterations"].get<int>(), h["next"].value("phase", "open"));
   md += "\n## Champion\n\n" + h["headline"].get<std::string>() + "\n\n";
   md += fmt::format("Best: `{}` with {} (iteration {}; {} per call, the baseline {}).\n", h["best"]["kernel"].get<std::string>(),
-                    defines_text(h["best"]["defines"]), h["best_iteration"].get<int>(), format_us(h["best_median_s"]),
+                    h["best"]["defines"].empty() ? "no -D values" : defines_text(h["best"]["defines"]),
+                    h["best_iteration"].get<int>(), format_us(h["best_median_s"]),
                     format_us(h["baseline_median_s"]));
   md += "\n## What worked\n\n" + entries_text(h["worked"]);
   md += "\n## What did not, and why\n\n" + entries_text(h["did_not"]);

@@ -211,6 +211,32 @@ TEST_F(AgentRun, NextJsonCarriesTheBaselineAndTheBestTimes) {
   EXPECT_EQ(next.at("best_median_s"), next.at("baseline_median_s"));
 }
 
+// Issue 58: an agent had to run kopt catalog show for every macro it wrote, and took K for
+// the number of branches to write. next.json gives every method's switch, K as a maximum,
+// and plan.json the macro of each method passed over; close refuses more than K branches.
+TEST_F(AgentRun, NextJsonAndThePlanGiveEverySwitchAndKIsAMaximum) {
+  SimulatedLab lab(kFixtureModel);
+  const RunFolder run = start(lab);  // K = 2
+  const json next = next_step(run, run.load());
+  EXPECT_EQ(next.at("branches_max"), 2);
+  EXPECT_EQ(next.at("switches").at("memory.tiling_smem"), "KOPT_USE_SMEM_TILING");
+  EXPECT_EQ(next.at("switches").size(), catalog::load_method_catalog().methods.size());
+  const json plan = read_json(run.iteration(1) / "plan.json");
+  for (const auto& [axis, entry] : plan.at("axes").items()) {
+    for (const json& p : entry.at("passed_over")) EXPECT_TRUE(p.at("macro").get<std::string>().starts_with("KOPT_USE_")) << p;
+  }
+  for (const char* b : {"b1", "b2", "b3"}) write_variant(run, 1, b, {{"BM", "64"}});
+  write_methods(run.iteration(1) / "methods.json", json::array());
+  try {
+    close_iteration(lab, run);
+    FAIL() << "three branches were taken where K is 2";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("3 branches; the run allows at most 2 an iteration"));
+  }
+  fs::remove_all(run.branches(1) / "b3");
+  EXPECT_NO_THROW(close_iteration(lab, run));  // fewer than K is fine: one or two
+}
+
 TEST_F(AgentRun, EveryMeasurementNamesItsGpuAndAMoveToAnotherGpuMeasuresTheBaselineAgain) {
   const auto on_gpu = [&](const std::string& uuid, double base) {
     return model("model_" + uuid + ".json", [&](json& m) {
