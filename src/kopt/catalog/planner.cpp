@@ -144,7 +144,24 @@ std::string readings_text(double throughput, const char* throughput_name, double
   return throughput > rate ? by_throughput + "; " + by_rate : by_rate + "; " + by_throughput;
 }
 
-std::string ceiling_sentence(const PlanInputs& inputs) {
+// " Most stalled cycles (45 %) are warps not selected: ..." when the largest stall share is
+// stall_not_selected: the scheduler had another ready warp and issued it, so the kernel is
+// issue-bound, which the latency gap (latency stalls only) no longer counts; else empty.
+std::string issue_saturation_text(const ProfileEvidence& profile) {
+  std::optional<double> not_selected;
+  double largest_other = 0;
+  for (const auto& [name, value] : profile.concepts) {
+    if (!name.starts_with("stall_") || !value) continue;
+    if (name == "stall_not_selected") not_selected = *value;
+    else largest_other = std::max(largest_other, *value);
+  }
+  if (!not_selected || *not_selected <= largest_other) return "";
+  return fmt::format(" The largest stall ({} % of a warp's cycles) is stall_not_selected: another ready warp was "
+                     "issued instead, so issue slots are saturated; that is no latency, and no part of the latency gap.",
+                     static_cast<int>(std::lround(*not_selected * 100)));
+}
+
+std::string ceiling_text(const PlanInputs& inputs) {
   const RooflineEvidence& r = inputs.roofline;
   const UtilizationReadings& u = r.readings;
   auto percent = [](double ratio) { return static_cast<int>(std::lround(ratio * 100)); };
@@ -167,6 +184,10 @@ std::string ceiling_sentence(const PlanInputs& inputs) {
   }
   return fmt::format("{}-bound: compute at {} % ({}), memory at {} % ({}) of their nearest ceilings.", r.bound,
                      percent(r.compute_utilization), compute, percent(r.memory_utilization), memory);
+}
+
+std::string ceiling_sentence(const PlanInputs& inputs) {
+  return ceiling_text(inputs) + issue_saturation_text(inputs.profile);
 }
 
 // The share of SM time the last, partial wave leaves idle: (ceil(w) - w) / ceil(w) for w waves

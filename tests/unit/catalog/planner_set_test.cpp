@@ -90,6 +90,11 @@ TEST(PlannerSetEvidence, AComputeSaturatedKernelsLatencyGapIsNotItsIssueSaturati
     EXPECT_EQ(inputs.roofline.bound, "compute") << kernel;
     EXPECT_LT(inputs.roofline.gaps.latency, 0.25) << kernel << ": the latency gap took the issue saturation for latency";
     EXPECT_LT(inputs.roofline.gaps.latency, not_selected / 3) << kernel;
+    // The plan names it for what it is.
+    EXPECT_THAT(plan_methods(load_method_catalog(), inputs).ceiling,
+                testing::HasSubstr("is stall_not_selected: another ready warp was issued instead, so issue slots are "
+                                   "saturated; that is no latency"))
+        << kernel;
   }
 }
 
