@@ -161,9 +161,23 @@ std::string issue_saturation_text(const ProfileEvidence& profile) {
                      static_cast<int>(std::lround(*not_selected * 100)));
 }
 
+// The roofline's readings; for a roofline.json written before it kept the throughputs, the
+// profile's own sm_throughput and memory_throughput concepts (the same Nsight Compute metrics).
+UtilizationReadings readings_of(const PlanInputs& inputs) {
+  UtilizationReadings u = inputs.roofline.readings;
+  const auto& c = inputs.profile.concepts;
+  const auto sm = c.find("sm_throughput"), memory = c.find("memory_throughput");
+  if (!u.throughputs_known && sm != c.end() && sm->second && memory != c.end() && memory->second) {
+    u.sm_throughput = *sm->second;
+    u.memory_throughput = *memory->second;
+    u.throughputs_known = true;
+  }
+  return u;
+}
+
 std::string ceiling_text(const PlanInputs& inputs) {
   const RooflineEvidence& r = inputs.roofline;
-  const UtilizationReadings& u = r.readings;
+  const UtilizationReadings u = readings_of(inputs);
   auto percent = [](double ratio) { return static_cast<int>(std::lround(ratio * 100)); };
   const std::string compute = readings_text(u.sm_throughput, "SM throughput (its busiest pipe)", u.flop_ratio,
                                             "FLOP rate", ceiling_origin(r.sources.flop_peak), u.throughputs_known);
