@@ -1,5 +1,6 @@
-// kopt skill install [--dest DIR]: copies the agent skill (skill/SKILL.md, built into the
-// binary) where an AI coding agent looks for skills.
+// kopt skill install [--dest DIR]: copies the agent skill (skill/SKILL.md and its rehearsal
+// model, built into the binary) where an AI coding agent looks for skills.
+// kopt skill rehearsal [--dest DIR] [--json]: writes the rehearsal model alone, wherever kopt runs.
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -10,6 +11,9 @@
 #include "kopt/core/embedded_files.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/loop/simulated_lab.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace kopt::cli {
 namespace {
@@ -25,16 +29,29 @@ fs::path default_skill_dir() {
 }  // namespace
 
 Command skill_command() {
-  return {"skill", "The skill that lets an AI coding agent drive kopt: kopt skill install [--dest DIR]",
+  return {"skill", "The skill that lets an AI coding agent drive kopt: kopt skill install [--dest DIR] | rehearsal",
           [](CLI::App& app) {
             auto dest = std::make_shared<std::string>();
-            CLI::App* install = app.add_subcommand("install", "Copy SKILL.md into DIR (default: ~/.claude/skills/kopt)");
+            auto json = std::make_shared<bool>(false);
+            CLI::App* install = app.add_subcommand(
+                "install", "Copy SKILL.md and its rehearsal model (rehearsal/) into DIR (default: ~/.claude/skills/kopt)");
             install->add_option("--dest", *dest, "The folder to write SKILL.md into")->check(output_folder());
+            CLI::App* rehearsal = app.add_subcommand(
+                "rehearsal", "Write the rehearsal model (--simulate MODEL) and its evidence into DIR (default: kopt_rehearsal)");
+            rehearsal->add_option("--dest", *dest, "The folder to write model.json and evidence/ into")->check(output_folder());
+            rehearsal->add_flag("--json", *json, "Print one JSON document: {\"model\": PATH}");
             app.require_subcommand(1);
-            return [dest] {
-              const fs::path dir = dest->empty() ? default_skill_dir() : fs::path(*dest);
-              write_file_atomic(dir / "SKILL.md", data_file("skill/SKILL.md"));
-              std::cout << fmt::format("wrote {}\n", (dir / "SKILL.md").string());
+            return [dest, json, install] {
+              if (install->parsed()) {
+                const fs::path dir = dest->empty() ? default_skill_dir() : fs::path(*dest);
+                write_file_atomic(dir / "SKILL.md", data_file("skill/SKILL.md"));
+                const fs::path model = loop::write_rehearsal_model(dir / "rehearsal");
+                std::cout << fmt::format("wrote {} and {}\n", (dir / "SKILL.md").string(), model.string());
+                return 0;
+              }
+              const fs::path model = fs::absolute(loop::write_rehearsal_model(dest->empty() ? "kopt_rehearsal" : *dest));
+              if (*json) std::cout << nlohmann::json{{"model", model.string()}}.dump(2) << "\n";
+              else std::cout << fmt::format("wrote {} (kopt init ... --simulate {})\n", model.string(), model.string());
               return 0;
             };
           }};

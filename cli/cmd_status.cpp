@@ -28,7 +28,7 @@ Command status_command() {
               const loop::RunState state = run.load();
               const nlohmann::json next = loop::next_step(run, state);
               if (*json) {
-                std::cout << nlohmann::json{{"state", state}, {"next", next}}.dump(2) << "\n";
+                std::cout << nlohmann::json{{"state", state}, {"next", with_json_flag(next)}}.dump(2) << "\n";
                 return 0;
               }
               std::cout << fmt::format("{}: {}\n  baseline {:.2f} µs, best {:.2f} µs ({:.2f}×, iteration {}: {})\n",

@@ -159,7 +159,13 @@ LoopSession loop_session(const LoopOptions& options, const std::filesystem::path
   return session;
 }
 
+nlohmann::json with_json_flag(nlohmann::json next) {
+  next["command"] = next.at("command").get<std::string>() + " --json";
+  return next;
+}
+
 nlohmann::json with_loop_flags(nlohmann::json next, const LoopOptions& options) {
+  if (options.common.json) next = with_json_flag(std::move(next));
   std::vector<std::string> flags;
   if (!options.simulate.empty()) flags = {"--simulate", fs::absolute(options.simulate).string()};
   if (!options.common.cache_dir.empty()) {
@@ -193,7 +199,7 @@ std::string format_next_step(const nlohmann::json& next) {
     for (const auto& f : next.at("write")) text += "\n  " + f.get<std::string>();
     const std::string kernel_file = next.value("branch_kernel", "kernel.cu");  // a Triton run's: kernel.py
     text += fmt::format("\n(a branch is {}, or variant.json {{\"defines\": {{...}}}} to rebuild the best kernel with other -D "
-                        "values)", kernel_file);
+                        "values; at most {} branches, fewer are fine)", kernel_file, next.value("branches_max", 0));
   }
   return text + fmt::format("\nThen: {}\n", next.at("command").get<std::string>());
 }

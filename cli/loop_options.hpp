@@ -47,8 +47,11 @@ std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunS
 
 // The next step with the flags it needs typed into its command: a run measured on a simulated
 // lab is closed on the same lab (without --simulate, close would ask for a GPU), and with the
-// same --cache-dir; so is a finished run's final audit (finalize).
+// same --cache-dir; so is a finished run's final audit (finalize). With --json, the command has it too.
 nlohmann::json with_loop_flags(nlohmann::json next, const LoopOptions& options);
+// next.json's command as a --json driver runs it: with --json (the skill asks for it on every
+// command), so that the command printed is the command to run.
+nlohmann::json with_json_flag(nlohmann::json next);
 
 // One line per step, appended to RUN/kopt.log with the time, and on standard error (above the
 // live progress line) when it is a terminal and --json is not given.

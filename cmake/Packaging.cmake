@@ -9,6 +9,8 @@ if(KOPT_TRITON_WORKER)
   install(TARGETS kopt_worker LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/kopt)
 endif()
 install(FILES skill/SKILL.md DESTINATION ${CMAKE_INSTALL_DATADIR}/kopt/skill)
+# The skill's rehearsal model beside it (kopt skill rehearsal writes the same from the binary).
+install(DIRECTORY skill/rehearsal DESTINATION ${CMAKE_INSTALL_DATADIR}/kopt/skill)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 set(CPACK_GENERATOR DEB)

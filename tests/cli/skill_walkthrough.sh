@@ -81,6 +81,9 @@ for command, rest in re.findall(r"\bkopt ([a-z]+)((?: [^\n]*)?)", code):
         problems.append(f"command kopt {command} is not in kopt --help")
         continue
     options = subprocess.run([kopt, command, "--help"], capture_output=True, text=True).stdout
+    sub = re.match(r" ([a-z]+)\b", rest)  # a subcommand's options are in its own help (kopt skill rehearsal)
+    if sub and re.search(rf"^\s+{sub.group(1)}\b", options, re.M):
+        options = subprocess.run([kopt, command, sub.group(1), "--help"], capture_output=True, text=True).stdout
     for option in re.findall(r"(--[a-z][a-z-]*)", rest):
         if option not in options:
             problems.append(f"kopt {command} has no option {option}")
@@ -94,7 +97,8 @@ def walk(node):
         for v in node: walk(v)
     elif isinstance(node, str):
         known.add(node)
-for path in glob.glob(f"{run}/**/*.json", recursive=True) + glob.glob(f"{work}/*.json"):
+# The rehearsal model kopt skill rehearsal wrote is one of them: the skill names its keys.
+for path in glob.glob(f"{run}/**/*.json", recursive=True) + glob.glob(f"{work}/*.json") + glob.glob(f"{work}/rehearsal/*.json"):
     walk(json.load(open(path)))
 # Field-like words in backticks: `gaps`, `branches[].outcome.failure`, `axes.<axis>.chosen[]`.
 for token in re.findall(r"`([a-z_][a-z_0-9.\[\]<>]*)`", text):

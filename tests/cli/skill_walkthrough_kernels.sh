@@ -131,4 +131,11 @@ s = json.load(open(sys.argv[1] + "/run/summary.json"))
 assert s["kernel"].startswith(sys.argv[1]), s["kernel"]
 assert s["speedup_vs_baseline"] > 5, s["speedup_vs_baseline"]
 PY
+# The handoff names each rewritten branch by what it changed, never "(defaults)" (issue 58),
+# and its next command carries --json, as the skill runs every command.
+kopt handoff "$work/moved/run" > /dev/null
+grep -q "^- iter .*(defaults)" "$work/moved/run/handoff.md" && { cat "$work/moved/run/handoff.md"; fail "handoff.md calls a rewritten branch (defaults)"; }
+grep -q "^- iter 1 b1 (kernel.cu [0-9a-f]\{8\} \[memory.vectorized_access\], rewritten: [0-9]* line(s) added, [0-9]* removed" \
+  "$work/moved/run/handoff.md" || { cat "$work/moved/run/handoff.md"; fail "handoff.md does not say what b1 changed"; }
+grep -q "^Run \`kopt finalize .* --json\`" "$work/moved/run/handoff.md" || fail "the handoff's next command lacks --json"
 echo "the walkthrough without kopt:param passed"

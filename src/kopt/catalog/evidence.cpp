@@ -1,5 +1,7 @@
 #include "kopt/catalog/evidence.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "kopt/core/error.hpp"
@@ -39,6 +41,27 @@ roofline::RooflineSources peaks_sources(const json& peaks, const std::string& fi
   return {.flop_peak = source("flop_source"), .bytes_peak = source("bytes_source")};
 }
 
+// roofline.json's "readings"; in a file written before them, the two rates' ratios from its
+// "achieved" and "peaks", the throughputs unknown.
+UtilizationReadings utilization_readings(const json& document, const std::string& file) {
+  UtilizationReadings r;
+  if (document.contains("readings")) {
+    const json &compute = field(document["readings"], "compute", file), &memory = field(document["readings"], "memory", file);
+    return {.flop_ratio = number(compute, "flop_ratio", file), .sm_throughput = number(compute, "sm_throughput", file),
+            .dram_bytes_ratio = number(memory, "dram_bytes_ratio", file),
+            .memory_throughput = number(memory, "memory_throughput", file), .throughputs_known = true};
+  }
+  if (!document.contains("achieved") || !document.contains("peaks")) return r;
+  const json &achieved = document["achieved"], &peaks = document["peaks"];
+  auto ratio = [&](const char* name) {
+    const double peak = number(peaks, name, file);
+    return peak > 0 ? std::clamp(number(achieved, name, file) / peak, 0.0, 1.0) : 0.0;
+  };
+  r.flop_ratio = ratio("flop_per_second");
+  r.dram_bytes_ratio = ratio("bytes_per_second");
+  return r;
+}
+
 }  // namespace
 
 ProfileEvidence profile_evidence(const std::map<std::string, profile::ResolvedConcept>& concepts, std::string arch) {
@@ -57,7 +80,10 @@ RooflineEvidence roofline_evidence(const roofline::RooflinePoint& point, const r
                           .high_throughput = point.high_throughput,
                           .near_peak = point.near_peak,
                           .budget = roofline::split_axis_budget(point.gaps),
-                          .sources = sources};
+                          .sources = sources,
+                          .readings = {.flop_ratio = point.flop_ratio, .sm_throughput = point.sm_throughput,
+                                       .dram_bytes_ratio = point.dram_bytes_ratio,
+                                       .memory_throughput = point.memory_throughput, .throughputs_known = true}};
 }
 
 std::string catalog_dtype(std::string_view spec_dtype) {
@@ -109,6 +135,7 @@ RooflineEvidence parse_roofline_json(const json& document, const std::string& fi
     evidence.budget.methods[static_cast<size_t>(axis)] = static_cast<int>(number(budget, name.c_str(), file + ": budget"));
   }
   evidence.sources = peaks_sources(field(document, "peaks", file), file);
+  evidence.readings = utilization_readings(document, file);
   return evidence;
 }
 

@@ -30,6 +30,14 @@ struct ProfileEvidence {
 // bfloat16 → bf16, float64 → fp64, float8_* → fp8; integer names are the same in both.
 std::string catalog_dtype(std::string_view spec_dtype);
 
+// What each utilization is the larger of (roofline.json's "readings"): the plan's sentence
+// names which, since a FLOP ratio and an SM throughput are different figures.
+struct UtilizationReadings {
+  double flop_ratio = 0, sm_throughput = 0;
+  double dram_bytes_ratio = 0, memory_throughput = 0;
+  bool throughputs_known = false;  // false: a roofline.json written before kopt kept them
+};
+
 struct RooflineEvidence {
   std::optional<double> arithmetic_intensity;
   double ridge_point = 0;
@@ -41,6 +49,7 @@ struct RooflineEvidence {
   bool near_peak = false;
   roofline::AxisBudget budget;
   roofline::RooflineSources sources;  // whether each ceiling was measured or is the datasheet's
+  UtilizationReadings readings;
 };
 
 struct HistoryEntry {

@@ -38,7 +38,7 @@ const HistoryEntry* tried(const std::vector<HistoryEntry>& history, const std::s
 
 // Why `method` is passed over, or nullopt when it is chosen (then `chosen` is filled).
 std::optional<PassedOver> judge(const Method& method, Scan& scan, Chosen& chosen) {
-  PassedOver passed{.id = method.id};
+  PassedOver passed{.id = method.id, .macro = method.macro};
   if (const HistoryEntry* entry = tried(scan.inputs.history, method.id)) {
     passed.reason = "tried";
     passed.detail = fmt::format("{} in iteration {}", entry->status, entry->iteration);
@@ -103,7 +103,7 @@ void finish_axis(AxisPlan& plan, const std::string& bound, Scan& scan) {
     Chosen chosen;
     std::optional<PassedOver> passed = judge(*methods[plan.next], scan, chosen);
     if (!passed) {
-      passed = PassedOver{.id = chosen.id, .reason = "over_budget",
+      passed = PassedOver{.id = chosen.id, .macro = chosen.macro, .reason = "over_budget",
                           .detail = over_budget_detail(plan.axis, plan.budget, plan.received, chosen_ids, bound),
                           .values = chosen.values};
     }
@@ -132,13 +132,61 @@ std::string_view ceiling_origin(roofline::PeaksSource source) {
   return source == roofline::PeaksSource::measured ? "measured by kopt doctor --peaks" : "from the datasheet";
 }
 
-std::string ceiling_sentence(const PlanInputs& inputs) {
-  const RooflineEvidence& r = inputs.roofline;
+// "SM throughput 77 %, FLOP rate 67 % of the measured FP32 ceiling": the two readings a
+// utilization is the larger of, each named, the one that gave it first. The throughput is
+// left out where the roofline.json predates it.
+std::string readings_text(double throughput, const char* throughput_name, double rate, const char* rate_name,
+                          std::string_view origin, bool throughput_known) {
   auto percent = [](double ratio) { return static_cast<int>(std::lround(ratio * 100)); };
+  const std::string by_rate = fmt::format("{} {} % of the ceiling ({})", rate_name, percent(rate), origin);
+  if (!throughput_known) return by_rate;
+  const std::string by_throughput = fmt::format("Nsight Compute's {} {} %", throughput_name, percent(throughput));
+  return throughput > rate ? by_throughput + "; " + by_rate : by_rate + "; " + by_throughput;
+}
+
+// " Most stalled cycles (45 %) are warps not selected: ..." when the largest stall share is
+// stall_not_selected: the scheduler had another ready warp and issued it, so the kernel is
+// issue-bound, which the latency gap (latency stalls only) no longer counts; else empty.
+std::string issue_saturation_text(const ProfileEvidence& profile) {
+  std::optional<double> not_selected;
+  double largest_other = 0;
+  for (const auto& [name, value] : profile.concepts) {
+    if (!name.starts_with("stall_") || !value) continue;
+    if (name == "stall_not_selected") not_selected = *value;
+    else largest_other = std::max(largest_other, *value);
+  }
+  if (!not_selected || *not_selected <= largest_other) return "";
+  return fmt::format(" The largest stall ({} % of a warp's cycles) is stall_not_selected: another ready warp was "
+                     "issued instead, so issue slots are saturated; that is no latency, and no part of the latency gap.",
+                     static_cast<int>(std::lround(*not_selected * 100)));
+}
+
+// The roofline's readings; for a roofline.json written before it kept the throughputs, the
+// profile's own sm_throughput and memory_throughput concepts (the same Nsight Compute metrics).
+UtilizationReadings readings_of(const PlanInputs& inputs) {
+  UtilizationReadings u = inputs.roofline.readings;
+  const auto& c = inputs.profile.concepts;
+  const auto sm = c.find("sm_throughput"), memory = c.find("memory_throughput");
+  if (!u.throughputs_known && sm != c.end() && sm->second && memory != c.end() && memory->second) {
+    u.sm_throughput = *sm->second;
+    u.memory_throughput = *memory->second;
+    u.throughputs_known = true;
+  }
+  return u;
+}
+
+std::string ceiling_text(const PlanInputs& inputs) {
+  const RooflineEvidence& r = inputs.roofline;
+  const UtilizationReadings u = readings_of(inputs);
+  auto percent = [](double ratio) { return static_cast<int>(std::lround(ratio * 100)); };
+  const std::string compute = readings_text(u.sm_throughput, "SM throughput (its busiest pipe)", u.flop_ratio,
+                                            "FLOP rate", ceiling_origin(r.sources.flop_peak), u.throughputs_known);
+  const std::string memory =
+      readings_text(u.memory_throughput, "memory throughput (the busiest of DRAM, L2, L1, shared)", u.dram_bytes_ratio,
+                    "DRAM byte rate", ceiling_origin(r.sources.bytes_peak), u.throughputs_known);
   if (r.bound == "memory" || r.bound == "compute_and_memory") {
-    std::string text = fmt::format("memory-bound at {} % of the nearest memory ceiling ({} % headroom; DRAM ceiling {})",
-                                   percent(r.memory_utilization), 100 - percent(r.memory_utilization),
-                                   ceiling_origin(r.sources.bytes_peak));
+    std::string text = fmt::format("memory-bound at {} % of the nearest memory ceiling ({} % headroom): {}",
+                                   percent(r.memory_utilization), 100 - percent(r.memory_utilization), memory);
     auto dram = inputs.profile.concepts.find("dram_throughput");
     if (dram != inputs.profile.concepts.end() && dram->second) {
       text += fmt::format("; DRAM throughput {} % of peak", percent(*dram->second));
@@ -146,11 +194,14 @@ std::string ceiling_sentence(const PlanInputs& inputs) {
     return text + ".";
   }
   if (r.bound == "compute") {
-    return fmt::format("compute-bound at {} % of the nearest compute ceiling (the {}).", percent(r.compute_utilization),
-                       r.sources.flop_peak == roofline::PeaksSource::measured ? "measured one" : "datasheet's");
+    return fmt::format("compute-bound at {} % of the nearest compute ceiling: {}.", percent(r.compute_utilization), compute);
   }
-  return fmt::format("{}-bound: compute at {} %, memory at {} % of their ceilings.", r.bound,
-                     percent(r.compute_utilization), percent(r.memory_utilization));
+  return fmt::format("{}-bound: compute at {} % ({}), memory at {} % ({}) of their nearest ceilings.", r.bound,
+                     percent(r.compute_utilization), compute, percent(r.memory_utilization), memory);
+}
+
+std::string ceiling_sentence(const PlanInputs& inputs) {
+  return ceiling_text(inputs) + issue_saturation_text(inputs.profile);
 }
 
 // The share of SM time the last, partial wave leaves idle: (ceil(w) - w) / ceil(w) for w waves
@@ -251,8 +302,8 @@ void to_json(nlohmann::json& out, const Plan& plan) {
     }
     nlohmann::json passed = nlohmann::json::array();
     for (const PassedOver& p : axis.passed_over) {
-      passed.push_back({{"id", p.id}, {"reason", p.reason}, {"detail", p.detail}, {"values", values_json(p.values)},
-                        {"missing", p.missing}});
+      passed.push_back({{"id", p.id}, {"macro", p.macro}, {"reason", p.reason}, {"detail", p.detail},
+                        {"values", values_json(p.values)}, {"missing", p.missing}});
     }
     const std::string name(roofline::to_string(axis.axis));
     budget[name] = axis.budget;

@@ -45,6 +45,7 @@ struct Chosen {
 
 struct PassedOver {
   std::string id;
+  std::string macro;   // its KOPT_USE_... switch: a branch may still claim it (the validator decides)
   std::string reason;  // tried | arch | skip | conflict | trigger_not_met | missing_metrics | over_budget
   std::string detail;  // the condition, the obstacle, the conflicting method
   std::map<std::string, FactValue> values;

@@ -64,7 +64,13 @@ std::vector<Branch> read_branches(const RunFolder& run, int i, const RunState& s
   if (path_exists(shared_file)) shared = checked_methods(shared_file, catalog, inputs);
   std::vector<Branch> branches;
   const std::string kernel_file = kernel_file_like(state.kernel);  // kernel.cu, or a Triton run's kernel.py
-  for (const std::string& name : branch_names(run, i)) {
+  const std::vector<std::string> names = branch_names(run, i);
+  // K (--branches) is a maximum: next.json names K folders, a driver may write fewer.
+  if (names.size() > static_cast<std::size_t>(state.settings.branches)) {
+    throw input_error("{}: {} branches; the run allows at most {} an iteration (kopt init --branches K): remove {}",
+                      run.branches(i).string(), names.size(), state.settings.branches, names.back());
+  }
+  for (const std::string& name : names) {
     const fs::path dir = run.branches(i) / name;
     Branch b{.name = name, .own_kernel = path_exists(dir / kernel_file)};
     b.variant.label = iter_name(i) + "/" + name;

@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <map>
 
+#include "kopt/catalog/method_catalog.hpp"
+#include "kopt/catalog/methods_validator.hpp"
+
 namespace kopt::loop {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -81,9 +84,59 @@ json ablate(Lab& lab, const RunFolder& run, int i, const Variant& champion, cons
           {"cost", cost.finish(variants.size() > 1 ? variants.size() - 1 : 0)}};
 }
 
+namespace {
+
+// Why a switch the champion has on was not claimed: "kept" (effective in an earlier iteration,
+// so it is in the best already and was measured then), "refused" (claiming it would have
+// broken the catalog's rules for this evidence: the violations say which), else "unclaimed".
+json unclaimed_row(const spec::MethodSwitch& sw, const Branch& branch, const catalog::MethodCatalog& catalog,
+                   const std::optional<catalog::PlanInputs>& inputs) {
+  json row = {{"id", sw.method_id}, {"macro", sw.macro}, {"status", "unclaimed"}};
+  if (!inputs) return row;
+  for (const catalog::HistoryEntry& entry : inputs->history) {
+    if (entry.id == sw.method_id && entry.status == "effective") {
+      row["status"] = "kept";
+      row["reason"] = fmt::format("effective in iteration {}, kept in the best since", entry.iteration);
+    }
+  }
+  if (row["status"] == "kept") return row;
+  // Claimed beside the branch's own claims: every violation that claim adds (its own rules, or
+  // a budget it would overrun, which the validator may name on another claim of the axis).
+  std::vector<std::string> claims = branch.methods;
+  std::vector<std::string> before;
+  for (const catalog::Violation& v : catalog::validate_methods(catalog, claims, *inputs, branch.retries)) {
+    before.push_back(v.message);
+  }
+  claims.push_back(sw.method_id);
+  json refused_by = json::array();
+  for (const catalog::Violation& v : catalog::validate_methods(catalog, claims, *inputs, branch.retries)) {
+    if (std::ranges::find(before, v.message) == before.end()) refused_by.push_back(v.message);
+  }
+  if (!refused_by.empty()) {
+    row["status"] = "refused";
+    row["refused_by"] = refused_by;
+  }
+  return row;
+}
+
+}  // namespace
+
+json unclaimed_switches(const std::vector<spec::MethodSwitch>& on, const Branch& branch,
+                        const std::optional<catalog::PlanInputs>& inputs) {
+  const catalog::MethodCatalog catalog = catalog::load_method_catalog();
+  json rows = json::array();
+  std::vector<std::string> seen = branch.methods;
+  for (const spec::MethodSwitch& sw : on) {
+    if (std::ranges::find(seen, sw.method_id) != seen.end()) continue;
+    seen.push_back(sw.method_id);
+    rows.push_back(unclaimed_row(sw, branch, catalog, inputs));
+  }
+  return rows;
+}
+
 ChampionSteps champion_steps(Lab& lab, const RunFolder& run, int i, const std::vector<Branch>& branches,
                              const std::vector<std::size_t>& finalists, const json& finals,
-                             const LoopContext& hooks) {
+                             const std::optional<catalog::PlanInputs>& inputs, const LoopContext& hooks) {
   const std::vector<VariantOutcome> final_outcomes = outcomes_of(finals);
   const std::optional<std::size_t> winner = pick_champion(final_outcomes);
   if (!winner) return {.ablation = nullptr};
@@ -103,15 +156,22 @@ ChampionSteps champion_steps(Lab& lab, const RunFolder& run, int i, const std::v
     const Evidence e = lab.profile(run.resolved(champion), cdir / "profile");
     return json{{"ok", e.ok}, {"reason", e.reason}};
   });
-  std::vector<std::string> checked = branch.methods;
-  for (const spec::MethodSwitch& s : switches_on(run.absolute(champion.kernel), champion.defines)) {
-    if (std::ranges::find(checked, s.method_id) == checked.end()) checked.push_back(s.method_id);
+  // Only what the branch claimed, and the validator accepted, is checked, ablated and classed: a
+  // switch declared but not claimed is reported beside them, so that declaring one is no way
+  // around the budget and the skip rules.
+  const std::vector<std::string>& claimed = branch.methods;
+  const json sass = once(cdir / "sass.json", hooks, "sass", [&] { return json(lab.sass(run.resolved(champion), claimed)); });
+  say(hooks, fmt::format("{}: ablating {} method(s)", iter_name(i), claimed.size()));
+  json ablation = once(run.iteration(i) / "ablation.json", kAblationSchema, hooks, "ablation", [&] {
+    json document = ablate(lab, run, i, champion, claimed, sass, *hooks.clock);
+    document["unclaimed"] = unclaimed_switches(switches_on(run.absolute(champion.kernel), champion.defines), branch, inputs);
+    return document;
+  });
+  for (const json& row : ablation.value("unclaimed", json::array())) {
+    say(hooks, fmt::format("{}: {} is switched on but not claimed ({}): not ablated, not in the ledger", iter_name(i),
+                           row.at("id").get<std::string>(), row.at("status").get<std::string>()));
   }
-  const json sass = once(cdir / "sass.json", hooks, "sass", [&] { return json(lab.sass(run.resolved(champion), checked)); });
-  say(hooks, fmt::format("{}: ablating {} method(s)", iter_name(i), checked.size()));
-  return {.name = branch.name,
-          .ablation = once(run.iteration(i) / "ablation.json", kAblationSchema, hooks, "ablation",
-                           [&] { return ablate(lab, run, i, champion, checked, sass, *hooks.clock); })};
+  return {.name = branch.name, .ablation = std::move(ablation)};
 }
 
 }  // namespace kopt::loop

@@ -116,6 +116,8 @@ json conclude(const RunFolder& run, int i, const RunState& state, const std::vec
       document["best_before"]["median_s"] = final_outcomes[0].median;
     }
     document["methods"] = ablation.at("methods");
+    // Switches on in the champion that no claim covered: reported, never a method's result.
+    if (ablation.contains("unclaimed")) document["unclaimed"] = ablation.at("unclaimed");
     for (const std::string& id : methods) {  // claimed only by branches that lost: nothing was attributed
       if (std::ranges::find(ablation.at("methods"), json(id), [](const json& m) { return m.at("id"); }) !=
           ablation.at("methods").end()) continue;

@@ -140,15 +140,22 @@ std::string classify(const std::string& sass_status, const std::optional<Variant
 nlohmann::json ablate(Lab& lab, const RunFolder& run, int i, const Variant& champion,
                       const std::vector<std::string>& methods, const nlohmann::json& sass, const Clock& clock);
 
+// The switches the champion declares and has on that its branch did not claim, each with its
+// status: kept (effective before), refused (the violations claiming it would have met) or
+// unclaimed. Neither ablated nor classed: they are not the iteration's methods.
+nlohmann::json unclaimed_switches(const std::vector<spec::MethodSwitch>& on, const Branch& branch,
+                                  const std::optional<catalog::PlanInputs>& inputs);
+
 struct ChampionSteps {
   std::optional<std::string> name;  // the branch that won; none: no champion
   nlohmann::json ablation;          // ablation.json's document, or null
 };
-// The champion's copy, profile, SASS check and ablation, each once.
-// The methods checked and ablated are the champion's own claims (and its switches that are on).
+// The champion's copy, profile, SASS check and ablation, each once. The methods checked and
+// ablated are the champion's own claims, which the validator accepted (`inputs`: the
+// iteration's evidence); its other switches that are on go to ablation.json's "unclaimed".
 ChampionSteps champion_steps(Lab& lab, const RunFolder& run, int i, const std::vector<Branch>& branches,
                              const std::vector<std::size_t>& finalists, const nlohmann::json& finals,
-                             const LoopContext& hooks);
+                             const std::optional<catalog::PlanInputs>& inputs, const LoopContext& hooks);
 
 // ---- close_conclude.cpp ----
 

@@ -115,13 +115,16 @@ json audit_row(const Measurement& m, const Variant& baseline, const Variant& cha
 
 // Every case's row: from one measurement of every case where the lab makes one (each variant
 // checked once), else from a measurement per case, each on a lab timing that case.
+// `gpu` gets the GPU that measured them (the first case's, where each case is its own measurement).
 json audit_rows(const LabForCase& lab_for_case, const std::vector<std::string>& names, const std::string& timed_case,
-                const Variant& baseline, const Variant& champion, double min_effect, const LoopContext& hooks) {
+                const Variant& baseline, const Variant& champion, double min_effect, const LoopContext& hooks,
+                json& gpu) {
   json rows = json::array();
   std::unique_ptr<Lab> timed_lab = lab_for_case(timed_case);
   if (timed_lab->measures_every_case()) {
     if (hooks.progress) hooks.progress("final audit: every case: the champion against the baseline");
     const Measurement m = timed_lab->measure({.variants = {baseline, champion}, .every_case = true});
+    gpu = m.gpu;
     for (const std::string& name : names) {
       json row = audit_row(m, baseline, champion, name, min_effect);
       row["case"] = name;
@@ -132,7 +135,9 @@ json audit_rows(const LabForCase& lab_for_case, const std::vector<std::string>& 
   for (const std::string& name : names) {
     if (hooks.progress) hooks.progress(fmt::format("final audit: case {}: the champion against the baseline", name));
     std::unique_ptr<Lab> lab = name == timed_case && timed_lab ? std::move(timed_lab) : lab_for_case(name);
-    json row = audit_row(lab->measure({.variants = {baseline, champion}}), baseline, champion, std::nullopt, min_effect);
+    const Measurement m = lab->measure({.variants = {baseline, champion}});
+    if (gpu.is_null()) gpu = m.gpu;
+    json row = audit_row(m, baseline, champion, std::nullopt, min_effect);
     row["case"] = name;
     rows.push_back(std::move(row));
   }
@@ -157,8 +162,17 @@ std::string overall_verdict(const json& cases) {
   return none_ambiguous ? "faster_or_same" : "ambiguous";
 }
 
+// An audit of the run's baseline and best, made on the GPU the run's medians are now of: one
+// made before the run moved to another GPU is measured again there, so that the summary never
+// sets an audit beside medians of another GPU (an audit without a GPU, an older file, is kept).
 bool audits(const json& audit, const RunState& state) {
-  return audit.value("baseline", json()) == json(state.baseline) && audit.value("champion", json()) == json(state.best);
+  if (audit.value("baseline", json()) != json(state.baseline) || audit.value("champion", json()) != json(state.best)) {
+    return false;
+  }
+  auto uuid = [](const json& gpu) { return gpu.is_object() ? gpu.value("uuid", "") : std::string(); };
+  const std::string audited_on = uuid(audit.value("gpu", json()));
+  const std::string run_on = state.gpus.empty() ? "" : uuid(state.gpus.back());
+  return audited_on.empty() || run_on.empty() || audited_on == run_on;
 }
 
 }  // namespace
@@ -184,8 +198,10 @@ json final_audit(const RunFolder& run, const LabForCase& lab_for_case, const Loo
     Variant baseline = run.resolved(state.baseline), champion = run.resolved(state.best);
     baseline.label = "baseline";
     champion.label = "champion";
+    json gpu;
     cases = audit_rows(lab_for_case, names, audit["timed_case"].get<std::string>(), baseline, champion,
-                       state.settings.min_effect, hooks);
+                       state.settings.min_effect, hooks, gpu);
+    audit["gpu"] = gpu;
     audit["verdict"] = overall_verdict(cases);
   }
   audit["cases"] = cases;

@@ -54,6 +54,14 @@ void write_plan(const RunFolder& run, int i, const json& history) {
   write_json(dir / "plan.json", catalog::plan_document(catalog::load_method_catalog(), plan_inputs(dir, history)));
 }
 
+// Every catalog method's KOPT_USE_... switch, by id: a branch may claim any of them that the
+// validator accepts, so the driver never has to derive a macro from an id (it cannot).
+json method_switches() {
+  json switches = json::object();
+  for (const catalog::Method& m : catalog::load_method_catalog().methods) switches[m.id] = m.macro;
+  return switches;
+}
+
 }  // namespace
 
 json method_history(const RunFolder& run, const RunState& state) {
@@ -144,7 +152,8 @@ json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteratio
   const auto start = hooks.clock->now();
   const ProcessTimes processes_before = lab.process_times();
 
-  const std::vector<Branch> branches = read_branches(run, i, state, plan_inputs(dir, method_history(run, state)));
+  const std::optional<catalog::PlanInputs> inputs = plan_inputs(dir, method_history(run, state));
+  const std::vector<Branch> branches = read_branches(run, i, state, inputs);
   const std::vector<std::string> methods = claimed_methods(branches);
   Variant best = state.best;
   best.label = "best";
@@ -160,7 +169,7 @@ json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteratio
   const json finals = once(dir / "finals.json", kMeasurementSchema, hooks, "finals",
                            [&] { return measure_finals(lab, run, i, best, branches, finalists, *hooks.clock); });
   follow_gpu(lab, run, i, state, finals.value("gpu", json()), hooks);
-  const ChampionSteps champion = champion_steps(lab, run, i, branches, finalists, finals, hooks);
+  const ChampionSteps champion = champion_steps(lab, run, i, branches, finalists, finals, inputs, hooks);
   const std::optional<std::string>& champion_name = champion.name;
   const json& ablation = champion.ablation;
 
@@ -243,6 +252,9 @@ json next_step(const RunFolder& run, const RunState& state) {
     for (int k = 1; k <= state.settings.branches; ++k) write.push_back(fmt::format("{}/branches/b{}/{}", it, k, kernel_file));
   }
   next["write"] = write;
+  // K is a maximum: `write` names K branch folders, and 1 to K of them may be written.
+  next["branches_max"] = state.settings.branches;
+  next["switches"] = method_switches();
   next["branch_kernel"] = kernel_file_like(state.kernel);
   next["best_kernel"] = state.best.kernel.string();
   next["best_defines"] = state.best.defines;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 
+#include "kopt/core/embedded_files.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
@@ -15,6 +16,16 @@
 namespace kopt::loop {
 namespace fs = std::filesystem;
 using nlohmann::json;
+
+fs::path write_rehearsal_model(const fs::path& dir) {
+  constexpr std::string_view kPrefix = "skill/rehearsal/";
+  for (const EmbeddedFile& file : embedded_files()) {
+    if (!file.name.starts_with(kPrefix)) continue;
+    // data_file: a live source tree's copy under $KOPT_DATA_DIR, else the embedded one.
+    write_file_atomic(dir / file.name.substr(kPrefix.size()), data_file(file.name));
+  }
+  return dir / "model.json";
+}
 
 SimulatedLab::SimulatedLab(const fs::path& model_file) {
   try {

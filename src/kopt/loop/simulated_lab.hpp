@@ -22,6 +22,11 @@
 
 namespace kopt::loop {
 
+// kopt's rehearsal model (skill/rehearsal/: model.json and its evidence folder, built into the
+// binary) written into `dir`, so that a driver names a model wherever kopt is installed
+// (`kopt skill rehearsal`, `kopt skill install`); returns the model's path.
+std::filesystem::path write_rehearsal_model(const std::filesystem::path& dir);
+
 class SimulatedLab final : public Lab {
  public:
   // Throws input_error naming the file when the model is malformed.

@@ -3,7 +3,11 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <optional>
+#include <sstream>
+#include <utility>
 
 #include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
@@ -49,10 +53,55 @@ std::string lost_because(const json& versus) {
   return fmt::format("{} ({:.3f}× its time)", against, versus.at("ratio").get<double>());
 }
 
+// The kernel iteration `i` started from: the last champion before it (with its harmful methods
+// switched off, where the ablation did), else the baseline's.
+fs::path best_kernel_before(const loop::RunFolder& run, const loop::RunState& state, int i) {
+  for (int j = i - 1; j >= 1; --j) {
+    const fs::path file = run.iteration(j) / "iteration.json";
+    if (!path_exists(file)) continue;
+    const json doc = loop::read_json(file);
+    if (doc.contains("best_after")) return run.absolute(doc["best_after"].at("variant").at("kernel").get<std::string>());
+    if (doc.value("champion", json()).is_string()) return run.absolute(run.champion(j) / loop::kernel_file_like(state.kernel));
+  }
+  return run.absolute(state.baseline.kernel);
+}
+
+// Lines of `after` not in `before` and of `before` not in `after` (as multisets of lines): how
+// much a rewritten kernel changed, without a diff tool.
+std::pair<int, int> lines_changed(const std::string& before, const std::string& after) {
+  std::map<std::string, int> count;
+  auto lines = [](const std::string& text, const std::function<void(const std::string&)>& each) {
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) each(line);
+  };
+  lines(before, [&](const std::string& l) { ++count[l]; });
+  int added = 0, removed = 0;
+  lines(after, [&](const std::string& l) { count[l] > 0 ? --count[l] : ++added; });
+  for (const auto& [line, left] : count) removed += left;
+  return {added, removed};
+}
+
+// What a branch is, for people: a rewritten kernel by its label (content hash, methods) and how
+// many lines it changed against the kernel its iteration started from; a -D branch by its
+// defines. Never "(defaults)" for a rewritten kernel.
+std::string branch_what(const loop::RunFolder& run, const loop::RunState& state, int iteration, const json& branch) {
+  const fs::path own = run.branches(iteration) / branch.at("name").get<std::string>() / loop::kernel_file_like(state.kernel);
+  if (!path_exists(own)) return defines_text(branch.at("defines"));
+  const fs::path before = best_kernel_before(run, state, iteration);
+  std::string what = branch.value("label", std::string(loop::kernel_file_like(state.kernel) + " (rewritten)"));
+  if (path_exists(before)) {
+    const auto [added, removed] = lines_changed(read_file(before), read_file(own));
+    what += fmt::format(", rewritten: {} line(s) added, {} removed against the best it started from", added, removed);
+  }
+  return what;
+}
+
 // One branch of a closed iteration: what it tested, what was expected and what was measured.
-json branch_entry(const loop::RunFolder& run, int iteration, const json& branch, const json& champion) {
+json branch_entry(const loop::RunFolder& run, const loop::RunState& state, int iteration, const json& branch,
+                  const json& champion) {
   const json& outcome = branch.at("outcome");
   json entry = {{"iteration", iteration}, {"branch", branch.at("name")}, {"defines", branch.at("defines")},
+                {"what", branch_what(run, state, iteration, branch)},
                 {"record", record_json(run, iteration, branch.at("name"))},
                 {"won", champion == branch.at("name")}, {"passed", outcome.at("passed")}};
   if (!outcome.at("passed").get<bool>()) {
@@ -93,6 +142,12 @@ void add_methods(const json& summary, json& worked, json& did_not, json& questio
                                                                    m.at("iteration").get<int>(), m.at("id").get<std::string>()));
     else did_not.push_back(row);
   }
+  for (const json& u : summary.value("unclaimed", json::array())) {
+    if (u.value("status", "") == "kept") continue;  // measured in the iteration that kept it
+    questions.push_back(fmt::format("iter {}: the champion's switch {} is on without a claim of {} ({}): not measured; "
+                                    "claim it where the validator accepts it", u.at("iteration").get<int>(),
+                                    u.value("macro", ""), u.at("id").get<std::string>(), u.at("status").get<std::string>()));
+  }
 }
 
 }  // namespace
@@ -106,7 +161,7 @@ json run_handoff(const loop::RunFolder& run) {
     if (!path_exists(file)) continue;
     const json doc = loop::read_json(file);
     for (const json& b : doc.at("branches")) {
-      const json entry = branch_entry(run, it.index, b, doc.value("champion", json()));
+      const json entry = branch_entry(run, state, it.index, b, doc.value("champion", json()));
       (entry["won"].get<bool>() ? worked : did_not).push_back(entry);
       if (auto q = expectation_question(entry)) questions.push_back(*q);
       if (entry.value("verdict_vs_best", "") == "ambiguous") {
@@ -146,7 +201,7 @@ namespace {
 
 std::string branch_line(const json& e) {
   std::string line = fmt::format("- iter {} {} ({})", e["iteration"].get<int>(), e["branch"].get<std::string>(),
-                                 defines_text(e["defines"]));
+                                 e.contains("what") ? e["what"].get<std::string>() : defines_text(e["defines"]));
   if (!e["record"].is_null()) {
     line += fmt::format(": \"{}\" — expected {:.0f} to {:.0f} %, cost: {}", e["record"]["hypothesis"].get<std::string>(),
                         e["record"]["expected_gain_percent"][0].get<double>(),
@@ -191,14 +246,16 @@ std::string format_handoff(const json& h) {
                           h["iterations"].get<int>(), h["next"].value("phase", "open"));
   md += "\n## Champion\n\n" + h["headline"].get<std::string>() + "\n\n";
   md += fmt::format("Best: `{}` with {} (iteration {}; {} per call, the baseline {}).\n", h["best"]["kernel"].get<std::string>(),
-                    defines_text(h["best"]["defines"]), h["best_iteration"].get<int>(), format_us(h["best_median_s"]),
+                    h["best"]["defines"].empty() ? "no -D values" : defines_text(h["best"]["defines"]),
+                    h["best_iteration"].get<int>(), format_us(h["best_median_s"]),
                     format_us(h["baseline_median_s"]));
   md += "\n## What worked\n\n" + entries_text(h["worked"]);
   md += "\n## What did not, and why\n\n" + entries_text(h["did_not"]);
   md += "\n## Open questions\n\n";
   if (h["open_questions"].empty()) md += "None recorded.\n";
   for (const json& q : h["open_questions"]) md += "- " + q.get<std::string>() + "\n";
-  md += "\n## Next step\n\n" + fmt::format("Run `{}`", h["next"]["command"].get<std::string>());
+  // With --json, as the skill runs every command (the reader may be an agent following it).
+  md += "\n## Next step\n\n" + fmt::format("Run `{} --json`", h["next"]["command"].get<std::string>());
   if (!h["next"].value("write", json::array()).empty()) {
     md += " after writing";
     for (const json& f : h["next"]["write"]) md += " `" + f.get<std::string>() + "`";

@@ -114,9 +114,13 @@ std::string format_roofline(const roofline::RooflineAnalysis& a) {
                      p.ridge_point);
   out += fmt::format("  gaps       compute {:.2f}  memory {:.2f}  latency {:.2f}\n", p.gaps.compute, p.gaps.memory,
                      p.gaps.latency);
-  out += fmt::format("  bound      {}{}{}; compute at {:.0f}%, memory at {:.0f}% of its ceiling\n",
+  out += fmt::format("  bound      {}{}{}; compute at {:.0f}%, memory at {:.0f}% of its nearest ceiling\n",
                      roofline::to_string(p.bound), p.high_throughput ? " (high throughput)" : "",
                      p.near_peak ? ", near peak" : "", 100 * p.compute_utilization, 100 * p.memory_utilization);
+  // Each utilization is the larger of two different figures: say both, by name.
+  out += fmt::format("  readings   compute: FLOP rate {:.0f}% of its ceiling, SM throughput {:.0f}%; memory: DRAM bytes "
+                     "{:.0f}% of its ceiling, memory throughput {:.0f}% (Nsight Compute's throughputs)\n",
+                     100 * p.flop_ratio, 100 * p.sm_throughput, 100 * p.dram_bytes_ratio, 100 * p.memory_throughput);
   out += above_ceiling_lines(a);
   out += fmt::format("  budget     compute {}  memory {}  latency {}\n", a.budget.of(roofline::Axis::compute),
                      a.budget.of(roofline::Axis::memory), a.budget.of(roofline::Axis::latency));

@@ -72,7 +72,7 @@ KernelRoofline kernel_roofline(const KernelRooflineRequest& request, RooflinePro
     if (report.evidence()) {
       const spec::BoundCase* found = problem.find_case(report.case_name);
       const spec::BoundCase& bound_case = found != nullptr ? *found : problem.cases.front();
-      result.analysis = roofline_from_profile(*report.whole, ceilings_for(report.check.device, probes),
+      result.analysis = roofline_from_profile(*report.whole, *report.map, ceilings_for(report.check.device, probes),
                                               problem.precision_policy(), spec::work_value(problem.spec.work.flops, bound_case));
     } else {
       reason = report.reason;

@@ -50,6 +50,10 @@ RooflinePoint place_on_roofline(const RooflineInputs& in) {
       nearest_ceiling_utilization(in.achieved_flop_per_second, in.peak_flop_per_second, in.sm_throughput);
   point.memory_utilization =
       nearest_ceiling_utilization(in.achieved_bytes_per_second, in.peak_bytes_per_second, in.memory_throughput);
+  point.flop_ratio = clamp_ratio(in.achieved_flop_per_second / in.peak_flop_per_second);
+  point.sm_throughput = clamp_ratio(in.sm_throughput);
+  point.dram_bytes_ratio = clamp_ratio(in.achieved_bytes_per_second / in.peak_bytes_per_second);
+  point.memory_throughput = clamp_ratio(in.memory_throughput);
   point.gaps = Gaps{.compute = 1 - point.compute_utilization,
                     .memory = 1 - point.memory_utilization,
                     .latency = clamp_ratio(in.largest_stall_share)};

@@ -42,6 +42,12 @@ struct RooflinePoint {
   double ridge_point = 0;                      // FLOP/byte where the two roofs meet
   double compute_utilization = 0;              // max(FLOP/s ÷ peak, SM throughput), in [0, 1]
   double memory_utilization = 0;               // max(bytes/s ÷ peak, memory throughput), in [0, 1]
+  // The readings each utilization is the larger of, so that a figure can say which it is: the
+  // FLOP rate's share of the compute ceiling and Nsight Compute's SM throughput (its busiest
+  // pipe) are different things (a convolution at 67 % of the FP32 FLOP ceiling was at 77 % SM
+  // throughput). Each in [0, 1]; the throughputs are 0 where no profile exists.
+  double flop_ratio = 0, sm_throughput = 0;         // compute
+  double dram_bytes_ratio = 0, memory_throughput = 0;  // memory
   Gaps gaps;
   Bound bound = Bound::latency;
   bool high_throughput = false;  // the binding side is at ≥ 80 % of its ceiling

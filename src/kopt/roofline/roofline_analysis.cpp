@@ -13,13 +13,6 @@ double value_or_zero(const profile::WholeCall& whole, const std::string& name) {
   return it != whole.values.end() && it->second ? *it->second : 0.0;
 }
 
-double largest_stall_share(const profile::WholeCall& whole) {
-  double largest = 0;
-  for (const auto& [name, value] : whole.values) {
-    if (name.starts_with("stall_") && value) largest = std::max(largest, *value);
-  }
-  return largest;
-}
 
 double peak_of(const measure::DevicePeaks& peaks, const std::string& rate) {
   auto it = peaks.flops.find(rate);
@@ -50,8 +43,18 @@ RooflineAnalysis place(RooflineInputs inputs, const measure::DevicePeaks& peaks,
 
 }  // namespace
 
-RooflineAnalysis roofline_from_profile(const profile::WholeCall& whole, const measure::DevicePeaks& peaks,
-                                       const spec::PrecisionPolicy& precision, double spec_flops) {
+double latency_stall_share(const profile::WholeCall& whole, const profile::MetricMap& map) {
+  double largest = 0;
+  for (const auto& [name, value] : whole.values) {
+    const profile::ConceptSpec* spec = map.find(name);
+    if (name.starts_with("stall_") && value && spec != nullptr && spec->axis == "latency") largest = std::max(largest, *value);
+  }
+  return largest;
+}
+
+RooflineAnalysis roofline_from_profile(const profile::WholeCall& whole, const profile::MetricMap& map,
+                                       const measure::DevicePeaks& peaks, const spec::PrecisionPolicy& precision,
+                                       double spec_flops) {
   RooflineInputs inputs;
   inputs.achieved_flop_per_second = value_or_zero(whole, "fp32_flop_per_second");
   bool from_counters = inputs.achieved_flop_per_second > 0;
@@ -59,7 +62,7 @@ RooflineAnalysis roofline_from_profile(const profile::WholeCall& whole, const me
   inputs.achieved_bytes_per_second = value_or_zero(whole, "dram_bytes_per_second");
   inputs.sm_throughput = value_or_zero(whole, "sm_throughput");
   inputs.memory_throughput = value_or_zero(whole, "memory_throughput");
-  inputs.largest_stall_share = largest_stall_share(whole);
+  inputs.largest_stall_share = latency_stall_share(whole, map);
   inputs.waves_per_sm = value_or_zero(whole, "waves_per_sm");
   RooflineAnalysis analysis = place(inputs, peaks, precision);
   analysis.sources.achieved = from_counters || spec_flops <= 0 ? AchievedSource::ncu : AchievedSource::work_formulas;

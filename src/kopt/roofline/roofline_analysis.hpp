@@ -11,6 +11,7 @@
 
 #include "kopt/measure/peaks.hpp"
 #include "kopt/profile/launch_aggregate.hpp"
+#include "kopt/profile/metric_map.hpp"
 #include "kopt/roofline/roofline.hpp"
 #include "kopt/roofline/roofline_json.hpp"
 #include "kopt/spec/precision.hpp"
@@ -28,10 +29,19 @@ struct RooflineAnalysis {
   std::string precision;         // the policy that chose it (data/precisions.toml): "fp32", "bf16"
 };
 
-// From a profile. `spec_flops` (the spec's [work] flops for this case, 0 when absent) is used
-// when the counters see no FP32 work (half precision, tensor cores, integer kernels).
-RooflineAnalysis roofline_from_profile(const profile::WholeCall& whole, const measure::DevicePeaks& peaks,
-                                       const spec::PrecisionPolicy& precision, double spec_flops);
+// The latency gap: the largest share of a warp stall that is latency — a stall concept of the
+// metric map on the latency axis (long and short scoreboard, barrier, membar, the memory
+// throttles, wait, ...). A warp "not selected" had another ready warp beside it, and a math
+// pipe throttle is a full pipe: issue saturation, which data/metrics.toml puts on the compute
+// axis, so a compute-saturated kernel's latency gap stays small (issue 58).
+double latency_stall_share(const profile::WholeCall& whole, const profile::MetricMap& map);
+
+// From a profile (its whole call, resolved through `map`). `spec_flops` (the spec's [work]
+// flops for this case, 0 when absent) is used when the counters see no FP32 work (half
+// precision, tensor cores, integer kernels).
+RooflineAnalysis roofline_from_profile(const profile::WholeCall& whole, const profile::MetricMap& map,
+                                       const measure::DevicePeaks& peaks, const spec::PrecisionPolicy& precision,
+                                       double spec_flops);
 
 // Degraded: no counters. Achieved rates are the spec's work over the measured median time;
 // there are no stall readings, so Δlatency is unknown (0) and the reason says so.

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 
 #include "kopt/core/error.hpp"
@@ -28,6 +29,14 @@ nlohmann::json per_axis(double compute, double memory, double latency) {
   return {{"compute", compute}, {"memory", memory}, {"latency", latency}};
 }
 
+// What each side's utilization is the larger of, named: "from" says which reading gave it.
+nlohmann::json utilization_readings(const RooflinePoint& p) {
+  return {{"compute", {{"flop_ratio", p.flop_ratio}, {"sm_throughput", p.sm_throughput},
+                       {"from", p.sm_throughput > p.flop_ratio ? "sm_throughput" : "flop_ratio"}}},
+          {"memory", {{"dram_bytes_ratio", p.dram_bytes_ratio}, {"memory_throughput", p.memory_throughput},
+                      {"from", p.memory_throughput > p.dram_bytes_ratio ? "memory_throughput" : "dram_bytes_ratio"}}}};
+}
+
 void read_point(const nlohmann::json& in, RooflinePoint& point) {
   const nlohmann::json& intensity = in.at("arithmetic_intensity");
   point.arithmetic_intensity = intensity.is_null() ? std::nullopt : std::optional<double>(intensity.get<double>());
@@ -39,6 +48,15 @@ void read_point(const nlohmann::json& in, RooflinePoint& point) {
   point.bound = parse_choice(in.at("bound"), "bound", kBounds);
   point.high_throughput = in.at("high_throughput");
   point.near_peak = in.at("near_peak");
+  // Files written before kopt kept the readings apart: the rates' ratios are recomputed from
+  // "achieved" and "peaks" (read_rates); the throughputs stay unknown (0).
+  if (in.contains("readings")) {
+    const nlohmann::json &compute = in["readings"].at("compute"), &memory = in["readings"].at("memory");
+    point.flop_ratio = compute.at("flop_ratio");
+    point.sm_throughput = compute.at("sm_throughput");
+    point.dram_bytes_ratio = memory.at("dram_bytes_ratio");
+    point.memory_throughput = memory.at("memory_throughput");
+  }
 }
 
 void read_rates(const nlohmann::json& in, RooflineDocument& document) {
@@ -54,6 +72,12 @@ void read_rates(const nlohmann::json& in, RooflineDocument& document) {
   document.inputs.achieved_flop_per_second = achieved.at("flop_per_second");
   document.inputs.achieved_bytes_per_second = achieved.at("bytes_per_second");
   document.sources.achieved = parse_choice(achieved.at("source"), "achieved.source", kAchievedSources);
+  if (!in.contains("readings")) {
+    auto ratio = [](double achieved, double peak) { return peak > 0 ? std::clamp(achieved / peak, 0.0, 1.0) : 0.0; };
+    const RooflineInputs& r = document.inputs;
+    document.point.flop_ratio = ratio(r.achieved_flop_per_second, r.peak_flop_per_second);
+    document.point.dram_bytes_ratio = ratio(r.achieved_bytes_per_second, r.peak_bytes_per_second);
+  }
 }
 
 }  // namespace
@@ -69,6 +93,7 @@ nlohmann::json roofline_json(const RooflineInputs& inputs, const RooflinePoint& 
   out["ridge_point"] = point.ridge_point;
   out["compute_utilization"] = point.compute_utilization;
   out["memory_utilization"] = point.memory_utilization;
+  out["readings"] = utilization_readings(point);
   out["gaps"] = per_axis(point.gaps.compute, point.gaps.memory, point.gaps.latency);
   out["bound"] = to_string(point.bound);
   out["high_throughput"] = point.high_throughput;

@@ -76,6 +76,28 @@ TEST_P(PlannerSet, ThePlantedBottlenecksMethodIsInTheTopThree) {
                      << testing::PrintToString(planted.accepted) << "; bound " << plan.bound;
 }
 
+// Issue 58: a warp "not selected" had another ready warp beside it — issue saturation, not
+// latency. Two kernels of the set are compute-saturated (warp_divergence, and tail_wave's long
+// FMA loop): most of their stall share is not_selected, and their latency gap, read from the
+// same captured profile as kopt roofline reads it, is their latency stalls' alone: small.
+TEST(PlannerSetEvidence, AComputeSaturatedKernelsLatencyGapIsNotItsIssueSaturation) {
+  for (const char* kernel : {"warp_divergence", "tail_wave"}) {
+    const std::string csv = std::string(KOPT_FIXTURES_DIR) + "/planner/" + kernel + "/raw.csv";
+    if (!std::filesystem::exists(csv)) GTEST_SKIP() << csv << " not captured yet";
+    const PlanInputs inputs = h200_plan_inputs(csv);
+    const double not_selected = inputs.profile.concepts.at("stall_not_selected").value_or(0);
+    EXPECT_GT(not_selected, 0.6) << kernel;
+    EXPECT_EQ(inputs.roofline.bound, "compute") << kernel;
+    EXPECT_LT(inputs.roofline.gaps.latency, 0.25) << kernel << ": the latency gap took the issue saturation for latency";
+    EXPECT_LT(inputs.roofline.gaps.latency, not_selected / 3) << kernel;
+    // The plan names it for what it is.
+    EXPECT_THAT(plan_methods(load_method_catalog(), inputs).ceiling,
+                testing::HasSubstr("is stall_not_selected: another ready warp was issued instead, so issue slots are "
+                                   "saturated; that is no latency"))
+        << kernel;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, PlannerSet, testing::ValuesIn(kPlanted),
                          [](const testing::TestParamInfo<PlantedBottleneck>& info) { return info.param.kernel; });
 

@@ -77,8 +77,8 @@ TEST(Planner, VectorAddGetsNoComputeMethodAndItsDistanceToTheMemoryCeiling) {
   EXPECT_TRUE(plan.axes[static_cast<size_t>(Axis::compute)].chosen.empty());
   EXPECT_THAT(chosen_ids(plan.axes[static_cast<size_t>(Axis::memory)]), testing::Contains("memory.vectorized_access"));
   // h200_inputs holds the kernel against the datasheet's 4.8 TB/s, and the sentence says so.
-  EXPECT_THAT(plan.ceiling, testing::HasSubstr("memory-bound at 70 % of the nearest memory ceiling (30 % headroom; "
-                                               "DRAM ceiling from the datasheet)"));
+  EXPECT_THAT(plan.ceiling, testing::HasSubstr("memory-bound at 70 % of the nearest memory ceiling (30 % headroom): "));
+  EXPECT_THAT(plan.ceiling, testing::HasSubstr("of the ceiling (from the datasheet)"));
   EXPECT_THAT(plan.ceiling, testing::Not(testing::HasSubstr("measured")));
 }
 
@@ -86,12 +86,21 @@ TEST(Planner, TheCeilingSentenceFollowsEachCeilingsSource) {
   PlanInputs inputs = h200_inputs("vector_add");
   inputs.roofline.sources.bytes_peak = roofline::PeaksSource::measured;
   EXPECT_THAT(plan_methods(catalog(), inputs).ceiling,
-              testing::HasSubstr("(30 % headroom; DRAM ceiling measured by kopt doctor --peaks)"));
+              testing::HasSubstr("DRAM byte rate 70 % of the ceiling (measured by kopt doctor --peaks)"));
+  // Issue 58's convolution: 42.8 of 63.8 TFLOP/s is 67 %, Nsight's SM throughput 77 %; the
+  // utilization is the larger, and the sentence names both, the one that gave it first.
   inputs.roofline.bound = "compute";
   inputs.roofline.compute_utilization = 0.77;
-  EXPECT_EQ(plan_methods(catalog(), inputs).ceiling, "compute-bound at 77 % of the nearest compute ceiling (the datasheet's).");
+  inputs.roofline.readings = {.flop_ratio = 0.67, .sm_throughput = 0.77, .throughputs_known = true};
+  EXPECT_EQ(plan_methods(catalog(), inputs).ceiling,
+            "compute-bound at 77 % of the nearest compute ceiling: Nsight Compute's SM throughput (its busiest pipe) "
+            "77 %; FLOP rate 67 % of the ceiling (from the datasheet).");
   inputs.roofline.sources.flop_peak = roofline::PeaksSource::measured;
-  EXPECT_EQ(plan_methods(catalog(), inputs).ceiling, "compute-bound at 77 % of the nearest compute ceiling (the measured one).");
+  inputs.roofline.readings.sm_throughput = 0.5;
+  inputs.roofline.compute_utilization = 0.67;
+  EXPECT_EQ(plan_methods(catalog(), inputs).ceiling,
+            "compute-bound at 67 % of the nearest compute ceiling: FLOP rate 67 % of the ceiling (measured by kopt "
+            "doctor --peaks); Nsight Compute's SM throughput (its busiest pipe) 50 %.");
 }
 
 TEST(Planner, SkipsWhatWasTriedAndWhatConflictsWithAKeptMethod) {

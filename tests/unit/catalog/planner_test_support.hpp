@@ -15,6 +15,7 @@
 #include "kopt/profile/metric_map.hpp"
 #include "kopt/profile/ncu_csv.hpp"
 #include "kopt/roofline/roofline.hpp"
+#include "kopt/roofline/roofline_analysis.hpp"
 
 namespace kopt::catalog {
 
@@ -25,10 +26,7 @@ inline PlanInputs h200_plan_inputs(const std::string& raw_csv_path, bool fp32_ex
   for (const profile::KernelLaunch& launch : report.launches) launches.push_back(profile::launch_concepts(map, launch));
   const profile::WholeCall whole = profile::aggregate_launches(map, launches);
   auto value = [&](const std::string& name) { return whole.values.at(name).value_or(0.0); };
-  double largest_stall = 0;
-  for (const auto& [name, v] : whole.values) {
-    if (name.starts_with("stall_") && v) largest_stall = std::max(largest_stall, *v);
-  }
+  const double largest_stall = roofline::latency_stall_share(whole, map);  // kopt roofline's latency gap
   const roofline::RooflinePoint point = roofline::place_on_roofline(
       {.achieved_flop_per_second = value("fp32_flop_per_second"),
        .achieved_bytes_per_second = value("dram_bytes_per_second"),

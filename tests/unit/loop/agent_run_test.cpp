@@ -11,6 +11,7 @@
 #include "kopt/catalog/plan_step.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/loop/final_audit.hpp"
 #include "kopt/loop/run_loop.hpp"
 #include "kopt/loop/simulated_lab.hpp"
 #include "kopt/report/run_summary.hpp"
@@ -71,7 +72,7 @@ TEST_F(AgentRun, AHarmfulMethodIsSwitchedOffInTheNextBestAndSaidInTheLedger) {
   SimulatedLab lab(model("m.json", [](json& m) { m["factors"]["KOPT_USE_SMEM_PADDING=0"] = 0.9; }));
   const RunFolder run = start(lab);
   write_variant(run, 1, "b1", {{"BM", "128"}, {"BN", "128"}, {"TM", "8"}, {"TN", "8"}});
-  write_methods(run.iteration(1) / "methods.json", {"compute.register_tiling"});
+  write_methods(run.iteration(1) / "methods.json", {"compute.register_tiling", "memory.smem_padding"});
   const json verdict = close_iteration(lab, run);
   const std::map<std::string, json> rows = methods_by_id(verdict);
   EXPECT_EQ(rows.at("memory.smem_padding").at("class"), "harmful");
@@ -108,7 +109,7 @@ TEST_F(AgentRun, AMethodIsTriedAgainOnlyWithWhatChangedAndAtMostTheRunsRetries) 
   SimulatedLab lab(kFixtureModel);
   const RunFolder run = start(lab);
   write_variant(run, 1, "b1", {{"BM", "128"}, {"BN", "128"}, {"TM", "8"}, {"TN", "8"}});
-  write_methods(run.iteration(1) / "methods.json", {"compute.register_tiling"});
+  write_methods(run.iteration(1) / "methods.json", {"compute.register_tiling", "memory.smem_padding"});
   close_iteration(lab, run);  // smem padding: ineffective; register tiling: effective
   const fs::path file = run.iteration(2) / "methods.json";
   const auto check = [&] {
@@ -210,6 +211,32 @@ TEST_F(AgentRun, NextJsonCarriesTheBaselineAndTheBestTimes) {
   EXPECT_EQ(next.at("best_median_s"), next.at("baseline_median_s"));
 }
 
+// Issue 58: an agent had to run kopt catalog show for every macro it wrote, and took K for
+// the number of branches to write. next.json gives every method's switch, K as a maximum,
+// and plan.json the macro of each method passed over; close refuses more than K branches.
+TEST_F(AgentRun, NextJsonAndThePlanGiveEverySwitchAndKIsAMaximum) {
+  SimulatedLab lab(kFixtureModel);
+  const RunFolder run = start(lab);  // K = 2
+  const json next = next_step(run, run.load());
+  EXPECT_EQ(next.at("branches_max"), 2);
+  EXPECT_EQ(next.at("switches").at("memory.tiling_smem"), "KOPT_USE_SMEM_TILING");
+  EXPECT_EQ(next.at("switches").size(), catalog::load_method_catalog().methods.size());
+  const json plan = read_json(run.iteration(1) / "plan.json");
+  for (const auto& [axis, entry] : plan.at("axes").items()) {
+    for (const json& p : entry.at("passed_over")) EXPECT_TRUE(p.at("macro").get<std::string>().starts_with("KOPT_USE_")) << p;
+  }
+  for (const char* b : {"b1", "b2", "b3"}) write_variant(run, 1, b, {{"BM", "64"}});
+  write_methods(run.iteration(1) / "methods.json", json::array());
+  try {
+    close_iteration(lab, run);
+    FAIL() << "three branches were taken where K is 2";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("3 branches; the run allows at most 2 an iteration"));
+  }
+  fs::remove_all(run.branches(1) / "b3");
+  EXPECT_NO_THROW(close_iteration(lab, run));  // fewer than K is fine: one or two
+}
+
 TEST_F(AgentRun, EveryMeasurementNamesItsGpuAndAMoveToAnotherGpuMeasuresTheBaselineAgain) {
   const auto on_gpu = [&](const std::string& uuid, double base) {
     return model("model_" + uuid + ".json", [&](json& m) {
@@ -246,6 +273,52 @@ TEST_F(AgentRun, EveryMeasurementNamesItsGpuAndAMoveToAnotherGpuMeasuresTheBasel
   EXPECT_LE(summary["baseline_median_ci_s"][0].get<double>(), state.baseline_median_s);
   EXPECT_GE(summary["baseline_median_ci_s"][1].get<double>(), state.baseline_median_s);
   EXPECT_EQ(verdict["verdict"], "advanced");
+}
+
+// Issue 58: a run resumed on another GPU kept the audit made on the first, and summary.md set
+// it beside the second GPU's medians without a word. Now every figure names its GPU, finalize
+// measures an audit of another GPU again, and one left as it is is labelled.
+TEST_F(AgentRun, TheSummaryNamesTheGpuOfEveryFigureAndNeverMixesAnAuditsGpuSilently) {
+  const auto on_gpu = [&](const std::string& uuid) {
+    return model("model_" + uuid + ".json", [&](json& m) {
+      m["environment"]["device"] = {{"name", "NVIDIA H100 (simulated)"}, {"uuid", uuid}};
+    });
+  };
+  const fs::path model_a = on_gpu("GPU-aaaa"), model_b = on_gpu("GPU-bbbb");
+  SimulatedLab gpu_a(model_a);
+  const RunFolder run = start(gpu_a);
+  write_variant(run, 1, "b1", {{"BM", "128"}, {"BN", "128"}, {"TM", "8"}, {"TN", "8"}});
+  write_methods(run.iteration(1) / "methods.json", {"compute.register_tiling"});
+  close_iteration(gpu_a, run);
+  const auto lab_on = [](const fs::path& m) { return [m](const std::string&) { return std::make_unique<SimulatedLab>(m); }; };
+  EXPECT_EQ(final_audit(run, lab_on(model_a))["gpu"]["uuid"], "GPU-aaaa");
+  std::string md = report::format_run_summary(report::run_summary(run));
+  EXPECT_THAT(md, HasSubstr("Audited on NVIDIA H100 (simulated) GPU-aaaa."));
+  EXPECT_THAT(md, HasSubstr("Every measurement below was made on NVIDIA H100 (simulated) GPU-aaaa."));
+  EXPECT_THAT(md, HasSubstr("(the baseline's at init, the best's where it won) on NVIDIA H100 (simulated) GPU-aaaa:"));
+
+  // Iteration 2 on GPU B finds nothing faster: the best and its audit stay, the medians are B's.
+  SimulatedLab gpu_b(model_b);
+  write_variant(run, 2, "b1", {{"NOT_IN_THE_MODEL", "1"}});
+  write_methods(run.iteration(2) / "methods.json", json::array());
+  EXPECT_NE(close_iteration(gpu_b, run)["verdict"], "advanced");
+  const json summary = report::run_summary(run);
+  EXPECT_EQ(summary["medians_gpu"]["uuid"], "GPU-bbbb");
+  EXPECT_EQ(summary["audit"]["gpu"]["uuid"], "GPU-aaaa");
+  EXPECT_EQ(summary["iterations"][0]["gpu"]["uuid"], "GPU-aaaa");
+  EXPECT_EQ(summary["iterations"][1]["gpu"]["uuid"], "GPU-bbbb");
+  md = report::format_run_summary(summary);
+  EXPECT_THAT(md, HasSubstr("**Not the GPU of the medians below (NVIDIA H100 (simulated) GPU-bbbb)**"));
+  EXPECT_THAT(md, HasSubstr("| verdict | time | GPU |"));  // each table names each row's GPU
+  EXPECT_THAT(md, HasSubstr("s | NVIDIA H100 (simulated) GPU-aaaa |"));
+  EXPECT_THAT(md, HasSubstr("s | NVIDIA H100 (simulated) GPU-bbbb |"));
+  EXPECT_THAT(md, Not(HasSubstr("Every measurement below was made on")));
+
+  // finalize on GPU B measures the audit again there: nothing is mixed any more.
+  EXPECT_EQ(final_audit(run, lab_on(model_b))["gpu"]["uuid"], "GPU-bbbb");
+  md = report::format_run_summary(report::run_summary(run));
+  EXPECT_THAT(md, HasSubstr("Audited on NVIDIA H100 (simulated) GPU-bbbb."));
+  EXPECT_THAT(md, Not(HasSubstr("Not the GPU of the medians")));
 }
 
 TEST_F(AgentRun, ARunFolderKeepsRelativePathsAndWorksWhereverItIsMoved) {

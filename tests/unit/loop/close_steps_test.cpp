@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "kopt/catalog/plan_inputs.hpp"
 #include "kopt/core/files.hpp"
 
 namespace kopt::loop {
@@ -48,6 +49,32 @@ TEST(Classify, TheSignatureFirstThenTheAblationsVerdict) {
   EXPECT_EQ(classify("missing", passed(0.96, VersusFirst{.verdict = "faster", .ratio = 0.96})), "implementation_failed");
   EXPECT_EQ(classify("found", std::nullopt), "not_ablated");
   EXPECT_EQ(classify("not_verifiable", failed()), "not_ablated");
+}
+
+// A switch on without a claim: refused when claiming it beside the branch's claims would break
+// a rule (a skip condition, or a budget those claims already spend), kept when it was effective
+// before, else unclaimed; each with its macro, none ablated (issue 58).
+TEST(UnclaimedSwitches, EachSaysWhetherItsClaimWouldHaveBeenRefused) {
+  const fs::path evidence = fs::path(KOPT_FIXTURES_DIR) / "evidence" / "h200_sgemm_naive";
+  catalog::PlanInputs inputs =
+      catalog::read_plan_inputs({.profile = evidence / "profile.json", .roofline = evidence / "roofline.json"}, {});
+  inputs.history = {{"memory.coalescing", "effective", 1}};
+  const Branch branch{.name = "b1", .methods = {"compute.register_tiling", "memory.smem_padding", "memory.tiling_smem"}};
+  const std::vector<spec::MethodSwitch> on = {{"KOPT_USE_SMEM_TILING", "memory.tiling_smem"},
+                                              {"KOPT_USE_VECTORIZED_ACCESS", "memory.vectorized_access"},
+                                              {"KOPT_USE_CP_ASYNC_PIPELINE", "latency.cp_async_pipeline"},
+                                              {"KOPT_USE_COALESCING", "memory.coalescing"}};
+  const json rows = unclaimed_switches(on, branch, inputs);
+  ASSERT_EQ(rows.size(), 3u);  // the claimed one is no row
+  EXPECT_EQ(rows[0]["id"], "memory.vectorized_access");
+  EXPECT_EQ(rows[0]["macro"], "KOPT_USE_VECTORIZED_ACCESS");
+  EXPECT_EQ(rows[0]["status"], "refused");  // a fourth method: past the budget of three
+  EXPECT_THAT(rows[0]["refused_by"].dump(), ::testing::HasSubstr("budget"));
+  EXPECT_EQ(rows[1]["status"], "refused");
+  EXPECT_THAT(rows[1]["refused_by"].dump(), ::testing::HasSubstr("skip condition"));
+  EXPECT_EQ(rows[2]["status"], "kept");
+  EXPECT_THAT(rows[2]["reason"].get<std::string>(), ::testing::HasSubstr("effective in iteration 1"));
+  EXPECT_EQ(unclaimed_switches(on, branch, std::nullopt)[0]["status"], "unclaimed");  // no evidence: no rules to hold
 }
 
 TEST(TimeSpent, KoptsOwnTimeIsWhatNoProcessTookChargedPerBranch) {

@@ -26,7 +26,10 @@ roofline::RooflineAnalysis memory_bound(double bytes_per_second, roofline::Peaks
 
 TEST(FormatRoofline, SaysWhenAKernelBeatsTheMeasuredCeiling) {
   const std::string text = format_roofline(memory_bound(4.311e12, roofline::PeaksSource::measured));
-  EXPECT_THAT(text, HasSubstr("memory at 100% of its ceiling"));
+  EXPECT_THAT(text, HasSubstr("memory at 100% of its nearest ceiling"));
+  // Which reading each utilization is, by name: the FLOP rate is not the SM throughput.
+  EXPECT_THAT(text, HasSubstr("readings   compute: FLOP rate 1% of its ceiling, SM throughput 0%; memory: DRAM bytes "
+                              "100% of its ceiling"));
   EXPECT_THAT(text, HasSubstr("above      DRAM traffic at 101.8% of the measured ceiling: that ceiling (a "
                               "device-to-device copy) understates"));
 }

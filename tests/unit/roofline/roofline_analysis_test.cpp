@@ -28,7 +28,7 @@ class RooflineAnalysisTest : public ::testing::Test {
 // The fixture's vector add moves 3.36 TB/s: 70 % of the H200's datasheet 4.8 TB/s, while the
 // SM is 41 % busy issuing its loads and stores.
 TEST_F(RooflineAnalysisTest, VectorAddIsMemoryBound) {
-  const RooflineAnalysis a = roofline_from_profile(fixture_whole("vector_add", map), h200, fp32, 0);
+  const RooflineAnalysis a = roofline_from_profile(fixture_whole("vector_add", map), map, h200, fp32, 0);
   EXPECT_EQ(a.point.bound, Bound::memory);
   EXPECT_EQ(a.compute_ceiling, "fp32");
   EXPECT_NEAR(a.point.memory_utilization, 0.70, 0.01);
@@ -45,13 +45,13 @@ TEST_F(RooflineAnalysisTest, VectorAddIsMemoryBound) {
 TEST_F(RooflineAnalysisTest, TheTunedVectorAddBeatsTheMeasuredCopyCeiling) {
   const measure::DevicePeaks measured{.name = "NVIDIA H200", .source = "measured", .dram_bytes_per_second = 4.236e12,
                                       .flops = {{"fp32", 63.72e12}}, .measured = {"dram", "fp32"}};
-  const RooflineAnalysis tuned = roofline_from_profile(fixture_whole("vector_add_tuned", map), measured, fp32, 0);
+  const RooflineAnalysis tuned = roofline_from_profile(fixture_whole("vector_add_tuned", map), map, measured, fp32, 0);
   EXPECT_EQ(tuned.point.bound, Bound::memory);
   EXPECT_DOUBLE_EQ(tuned.point.memory_utilization, 1.0);
   ASSERT_TRUE(above_ceiling(tuned.inputs.achieved_bytes_per_second, measured.dram_bytes_per_second).has_value());
   EXPECT_NEAR(*above_ceiling(tuned.inputs.achieved_bytes_per_second, measured.dram_bytes_per_second), 1.018, 0.001);
 
-  const RooflineAnalysis naive = roofline_from_profile(fixture_whole("vector_add", map), measured, fp32, 0);
+  const RooflineAnalysis naive = roofline_from_profile(fixture_whole("vector_add", map), map, measured, fp32, 0);
   EXPECT_EQ(naive.point.bound, Bound::memory);
   EXPECT_NEAR(naive.point.memory_utilization, 0.79, 0.005);
   EXPECT_FALSE(above_ceiling(naive.inputs.achieved_bytes_per_second, measured.dram_bytes_per_second).has_value());
@@ -60,7 +60,7 @@ TEST_F(RooflineAnalysisTest, TheTunedVectorAddBeatsTheMeasuredCopyCeiling) {
 TEST_F(RooflineAnalysisTest, NaiveSgemmIsHeldAgainstFp32NotTensorCores) {
   measure::DevicePeaks peaks = h200;
   peaks.measured = {"fp32"};  // the FP32 rate measured, DRAM still the datasheet's
-  const RooflineAnalysis a = roofline_from_profile(fixture_whole("sgemm_naive", map), peaks, fp32, 0);
+  const RooflineAnalysis a = roofline_from_profile(fixture_whole("sgemm_naive", map), map, peaks, fp32, 0);
   EXPECT_DOUBLE_EQ(a.inputs.peak_flop_per_second, h200.flops.at("fp32"));
   ASSERT_TRUE(a.point.arithmetic_intensity.has_value());
   EXPECT_GT(a.inputs.achieved_flop_per_second, 0);

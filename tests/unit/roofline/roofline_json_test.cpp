@@ -36,7 +36,13 @@ TEST(RooflineJson, WritesExactlyTheSchemasKeys) {
   for (const auto& [key, value] : json.items()) keys.push_back(key);
   EXPECT_THAT(keys, testing::UnorderedElementsAre("schema", "degraded", "reason", "arithmetic_intensity", "ridge_point",
                                                   "compute_utilization", "memory_utilization", "gaps", "bound",
-                                                  "high_throughput", "near_peak", "budget", "peaks", "achieved"));
+                                                  "high_throughput", "near_peak", "budget", "peaks", "achieved",
+                                                  "readings"));
+  // Each utilization's two readings, named, and which gave it (the FLOP ratio is not the SM throughput).
+  EXPECT_EQ(json.at("readings").at("memory").at("from"), "memory_throughput");
+  EXPECT_DOUBLE_EQ(json.at("readings").at("memory").at("memory_throughput").get<double>(), 0.92);
+  EXPECT_DOUBLE_EQ(json.at("readings").at("memory").at("dram_bytes_ratio").get<double>(), 3.36e12 / 4.8e12);
+  EXPECT_EQ(read_roofline_json(json).point.sm_throughput, place_on_roofline(vector_add_inputs()).sm_throughput);
   EXPECT_EQ(json.at("schema"), "kopt.roofline/1");
   EXPECT_EQ(json.at("degraded"), false);
   EXPECT_TRUE(json.at("reason").is_null());
