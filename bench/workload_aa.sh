@@ -2,7 +2,8 @@
 # bench/workload_aa.sh OUT [N]: the example workload (examples/workload_mlp, PyTorch's own
 # activation) as N A/A experiments in one session: N candidates identical to the original, each
 # its own paired comparison against fresh runs of the original; none may be called better or
-# worse (issue 55). Writes OUT/workload_session and prints each verdict.
+# worse (issue 55). Writes OUT/workload_session and prints each verdict. AA_MINUTES bounds the
+# session's runs (those not reached are not_run).
 set -uo pipefail
 kopt=$(realpath "${KOPT:-build/cli/kopt}")
 out=$(realpath -m "$1"); n=${2:-10}; mkdir -p "$out"
@@ -26,6 +27,7 @@ resolution_runs = 5
 min_rounds = 5
 max_rounds = 10
 TOML
+  [ -n "${AA_MINUTES:-}" ] && echo "budget_minutes = $AA_MINUTES"
   for i in $(seq 1 "$n"); do printf '[[candidates]]\nname = "aa%d"\nenv = { AA_COPY = "%d" }\n' "$i" "$i"; done
 } > "$work/workload.toml"
 start=$(date +%s)
@@ -38,9 +40,13 @@ doc = json.load(open(sys.argv[1]))
 false = 0
 for c in doc["candidates"]:
     p = c.get("primary", {})
+    if not p:
+        print(f"{c['name']}: {c['status']}")
+        continue
     print(f"{c['name']}: {c['status']} {p.get('verdict')} ratio {p.get('median_ratio', 0):.4f} "
           f"[{p.get('low', 0):.4f}, {p.get('high', 0):.4f}] in {c.get('rounds')} rounds")
     false += p.get("verdict") in ("better", "worse")
-print(f"false verdicts: {false} of {len(doc['candidates'])}; resolution ±{100 * doc['resolution']['half_width']:.2f} %; "
+done = sum("primary" in c for c in doc["candidates"])
+print(f"false verdicts: {false} of {done} A/A experiments completed; resolution ±{100 * doc['resolution']['half_width']:.2f} %; "
       f"drift {100 * doc['drift']['session_change']:+.2f} % (p={doc['drift']['p_value']:.3f}); runs {doc['runs']}, {doc['run_seconds']:.0f} s")
 PY
