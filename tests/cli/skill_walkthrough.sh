@@ -29,6 +29,26 @@ done
 test -f "$RUN/iter1/iteration.json" || { echo "no iteration.json: the iteration did not close"; exit 1; }
 test -f "$RUN/summary.md" || { echo "no summary.md"; exit 1; }
 
+# The skill's path from kernel to workload names workload.json's fields: a session on the
+# synthetic workload (tests/fixtures/workload) writes them for the field check below.
+mkdir -p "$work/workload/state"
+cat > "$work/workload/workload.toml" <<TOML
+command = ["python3", "$repo/tests/fixtures/workload/synthetic_workload.py"]
+[metric]
+name = "step_ms"
+json_key = "step_ms"
+[prediction]
+trace = "$repo/tests/fixtures/evidence/handmade_torch_trace.json"
+kernels = ["softmax"]
+kernel_speedup = 2
+[original]
+env = { SYN_STATE = "state" }
+[[candidates]]
+name = "fast"
+env = { SYN_STATE = "state", SYN_SPEEDUP = "1.1" }
+TOML
+kopt workload "$work/workload" >/dev/null
+
 # The handoff a second agent would start from, after the walkthrough's iteration and finalize:
 # every section, the champion among what worked with its record, the losers among what did
 # not with the reason, the audited speedup, and the next command.
@@ -98,7 +118,8 @@ def walk(node):
     elif isinstance(node, str):
         known.add(node)
 # The rehearsal model kopt skill rehearsal wrote is one of them: the skill names its keys.
-for path in glob.glob(f"{run}/**/*.json", recursive=True) + glob.glob(f"{work}/*.json") + glob.glob(f"{work}/rehearsal/*.json"):
+for path in glob.glob(f"{run}/**/*.json", recursive=True) + glob.glob(f"{work}/*.json") + glob.glob(f"{work}/rehearsal/*.json") + \
+        glob.glob(f"{work}/workload/workload_session/*.json"):
     walk(json.load(open(path)))
 # Field-like words in backticks: `gaps`, `branches[].outcome.failure`, `axes.<axis>.chosen[]`.
 for token in re.findall(r"`([a-z_][a-z_0-9.\[\]<>]*)`", text):
