@@ -55,6 +55,8 @@ PY
 echo "kernel speedup over the kernels it replaces: $speedup"
 cp "$out/trace_original.json" trace.json
 sed -i "s/^kernel_speedup = .*/kernel_speedup = $speedup      # measured: bench\/workload_example.sh/" workload.toml
+# SHORT=1: fewer resolution runs and a shorter audit, for a call with little device time left.
+[ -n "${SHORT:-}" ] && sed -i 's/^resolution_runs = 5/resolution_runs = 3/; s/^audit_rounds = 10/audit_rounds = 6/' workload.toml
 
 step "kopt workload"
 rm -rf workload_session
