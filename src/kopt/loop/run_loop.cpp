@@ -132,6 +132,27 @@ RunState init_run(Lab& lab, const InitRequest& request, const LoopContext& hooks
   return state;
 }
 
+namespace {
+
+// The iteration's champion becomes the best (with its harmful methods switched off where the
+// ablation found any); its profile, where it has one, is the next iteration's evidence.
+void adopt_champion(const RunFolder& run, int i, const json& verdict, RunState& state, fs::path& next_evidence,
+                    bool& near_peak) {
+  state.best = read_json(run.champion(i) / "variant.json").get<Variant>();
+  state.best_iteration = i;
+  state.best_median_s = verdict.at("champion_median_s");
+  if (verdict.contains("best_after")) {  // the champion with its harmful methods switched off
+    state.best = verdict["best_after"].at("variant").get<Variant>();
+    state.best_median_s = verdict["best_after"].at("median_s");
+  }
+  if (has_evidence(run.champion(i) / "profile")) {
+    next_evidence = run.champion(i) / "profile";
+    near_peak = read_json(next_evidence / "roofline.json").value("near_peak", false);
+  }
+}
+
+}  // namespace
+
 json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteration, const LoopContext& hooks) {
   RunLock lock(run);
   require_frozen_inputs(run);
@@ -187,19 +208,7 @@ json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteratio
   record.champion = champion_name.value_or("");
   bool near_peak = false;
   fs::path next_evidence = dir;
-  if (champion_name) {
-    state.best = read_json(run.champion(i) / "variant.json").get<Variant>();
-    state.best_iteration = i;
-    state.best_median_s = verdict.at("champion_median_s");
-    if (verdict.contains("best_after")) {  // the champion with its harmful methods switched off
-      state.best = verdict["best_after"].at("variant").get<Variant>();
-      state.best_median_s = verdict["best_after"].at("median_s");
-    }
-    if (has_evidence(run.champion(i) / "profile")) {
-      next_evidence = run.champion(i) / "profile";
-      near_peak = read_json(next_evidence / "roofline.json").value("near_peak", false);
-    }
-  }
+  if (champion_name) adopt_champion(run, i, verdict, state, next_evidence, near_peak);
   record.best_median_s = state.best_median_s;
   if (i >= state.settings.iterations) {
     state.finished = true;
