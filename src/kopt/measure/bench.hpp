@@ -68,6 +68,7 @@ struct VariantReport {
   bool below_floor = false;          // faster than possible: a wrong spec or a cheating kernel
   double median_host_gap_seconds = 0;  // median over samples of host time - event time
   bool escapes_events = false;       // work ran outside the events (a non-blocking stream)
+  double median_batch_call_spread = 0;  // longest ÷ shortest call of a batch, median over batches (0: none)
   double median_sm_clock_mhz = 0;
   std::string recheck_failure;       // non-empty: wrong after the timing loop (cached results?)
   bool timed_calls_unverified = false;  // its outputs vary run to run: no digest to compare

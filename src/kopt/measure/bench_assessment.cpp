@@ -7,6 +7,7 @@
 #include <map>
 
 #include "kopt/core/parallel_for.hpp"
+#include "kopt/measure/call_batch.hpp"
 #include "kopt/measure/timed_call_audit.hpp"
 #include "kopt/measure/tolerance_audit.hpp"
 #include "kopt/measure/witness_file.hpp"
@@ -66,6 +67,7 @@ void assess_variant(VariantReport& v, const std::optional<DevicePeaks>& peaks, c
   const double floor_per_call = escape_rule().floor_seconds / std::max(1, v.samples.calls_per_sample);
   v.escapes_events = v.median_host_gap_seconds > std::max(floor_per_call, escape_rule().fraction * median_time);
   if (!v.samples.sm_clock_mhz.empty()) v.median_sm_clock_mhz = median(v.samples.sm_clock_mhz);
+  if (!v.samples.batch_call_spread.empty()) v.median_batch_call_spread = median(v.samples.batch_call_spread);
   // With the L2 warm, data can legitimately come faster than DRAM allows: no floor then.
   if (peaks && mode == TimingMode::cold) {
     v.floor_seconds = roofline_floor_seconds(*peaks, precision, v.flops, v.bytes);
@@ -124,6 +126,35 @@ void flag_what_was_found(BenchReport& report, const VariantReport& v, const std:
                          std::string_view what, std::string_view why) {
   if (found.empty()) return;
   report.flags.push_back(fmt::format("{} (case {}): {} ({}): {}", v.label, v.case_name, what, fmt::join(found, ", "), why));
+}
+
+// Where solve's work went, by stream (run/stream_watch.hpp; docs/integrity.md, "Streams").
+// Work left running outside the default stream's order when solve returned is work no clock of
+// the sample need see; calls of a batch that launch other work than an unbatched call, or take
+// unlike times, are calls that did each other's work, with inputs no real caller would have
+// had yet. All three are the variant's own doing: FLAGs. A worker that could not watch says so.
+void add_streams_finding(BenchReport& report, const VariantReport& v) {
+  flag_what_was_found(report, v, v.samples.work_unjoined,
+                      "solve left work running outside the default stream's order when it returned",
+                      "no clock of the sample need see it; join it into the default stream (cudaStreamWaitEvent) "
+                      "before solve returns (docs/integrity.md, \"Streams\")");
+  flag_what_was_found(report, v, v.samples.batch_calls_unlike,
+                      "calls of a batch launched other work than an unbatched call",
+                      "a call may have done another call's work, whose inputs no real caller would have had yet "
+                      "(docs/integrity.md, \"Streams\")");
+  const double limit = batch_rule().call_spread_limit;
+  if (v.median_batch_call_spread > limit) {
+    report.flags.push_back(fmt::format(
+        "{} (case {}): the calls of its batches took unlike times (the longest {:.2f}x the shortest, median over "
+        "batches; at most {:.2f}x is let pass): a call may have done another call's work, whose inputs no real caller "
+        "would have had yet (docs/integrity.md, \"Streams\")",
+        v.label, v.case_name, v.median_batch_call_spread, limit));
+  }
+  const std::string unwatched = "solve's streams not watched (" + v.samples.streams_unwatched +
+                                "): work outside the default stream is judged by the clocks alone";
+  if (!v.samples.streams_unwatched.empty() && std::ranges::find(report.warnings, unwatched) == report.warnings.end()) {
+    report.warnings.push_back(unwatched);
+  }
 }
 
 // A seccomp filter, a SIGSYS handler or a tracer that a variant's library or calls installed
@@ -195,6 +226,7 @@ void add_variants(BenchReport& report, const spec::Problem& problem, std::vector
     add_agents_finding(report, v, variants_of_case[v.case_name]);
     add_interceptors_finding(report, v);
     add_redirection_finding(report, v);
+    add_streams_finding(report, v);
     add_settings_finding(report, v, variants_of_case[v.case_name]);
     if (v.timed_calls_unverified) {
       std::string unverified = fmt::format(

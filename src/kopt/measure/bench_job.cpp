@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <deque>
 #include <memory>
 
 #include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
+#include "kopt/core/secret.hpp"
 #include "kopt/measure/batch_arguments.hpp"
 #include "kopt/measure/call_batch.hpp"
 #include "kopt/measure/captured_calls.hpp"
@@ -19,6 +22,7 @@
 #include "kopt/measure/round_order.hpp"
 #include "kopt/measure/sample_witness.hpp"
 #include "kopt/measure/sample_progress.hpp"
+#include "kopt/measure/stream_judgement.hpp"
 #include "kopt/measure/timed_call_inputs.hpp"
 #include "kopt/run/code_pointers.hpp"
 #include "kopt/run/device_info.hpp"
@@ -26,6 +30,7 @@
 #include "kopt/run/host_agents.hpp"
 #include "kopt/run/kernel_arguments.hpp"
 #include "kopt/run/kernel_library.hpp"
+#include "kopt/run/stream_watch.hpp"
 #include "kopt/run/worker_launcher.hpp"
 
 namespace kopt::measure {
@@ -55,6 +60,9 @@ struct VariantState {
   std::vector<std::string> redirected;    // pointers of kopt's data its calls led into its own code (take_sample, take_census)
   int readbacks = 0;                      // samples of this case whose outputs kopt read back (output_readback.hpp)
   double readback_bytes = 0;              // and their bytes
+  // What an unbatched call (the last warm-up call) launched in the timed stream's order: every
+  // call of a batch must launch the same (run/stream_ledger.hpp).
+  std::vector<run::TimedLaunch> unbatched_launches;
 };
 
 // The times of one sample, all its calls together.
@@ -66,7 +74,29 @@ struct Sample {
   double held_seconds = 0;       // the host's time from the blocker in place to its release
   std::uint32_t witness_id = 0;  // under which kopt's parent saw it (0: not signalled)
   std::vector<std::string> redirected;  // run/code_pointers.hpp, read before the end signal
+  std::vector<run::CallWork> work;      // what each call sent, by stream (empty: streams not watched)
+  std::vector<double> call_seconds;     // each call's own event time: from the previous call's end to its end
 };
+
+// The events of one sample: its start, the end of every call but the last, and its stop (the
+// last call's end). One more per call is enough to tell the calls of a batch apart; CUDA
+// records them between the calls, where they wait for nothing but the call before.
+struct SampleEvents {
+  Event start;
+  Event stop;
+  std::deque<Event> call_ends;  // a deque: an Event does not move
+  Event& end_of(std::size_t call, std::size_t calls) {
+    if (call + 1 == calls) return stop;
+    while (call_ends.size() <= call) call_ends.emplace_back();
+    return call_ends[call];
+  }
+};
+
+double elapsed_seconds(const Event& from, const Event& to) {
+  float milliseconds = 0;
+  run::check_cuda(cudaEventElapsedTime(&milliseconds, from.get(), to.get()), "cudaEventElapsedTime");
+  return milliseconds * 1e-3;
+}
 
 // Appends `note` to the variant's timing note.
 void add_note(VariantSamples& samples, const std::string& note) {
@@ -87,10 +117,12 @@ double probe_and_flush(const run::KernelLibrary& library, ClockProbe& clock, con
 // blocker's release, when the GPU starts on the calls: before it the host only queues them (a
 // few µs a call, which in a batch of 64 would look like work escaping the events); unblocked,
 // the GPU runs each call as it is queued, so the clock starts before the first.
+// Each call is watched apart (`streams`, when on); with `call_events`, each ends at an event
+// of its own (a probe batch: call_batch.hpp, BatchRule).
 Sample take_sample(const run::KernelLibrary& library, const std::vector<run::KernelArguments*>& calls,
-                   const L2Flusher* flusher, ClockProbe& clock, Event& start, Event& stop, int flush_round,
-                   StreamBlocker* blocker, run::CodePointers& code_pointers, SampleSignals* witness = nullptr,
-                   std::uint32_t witness_id = 0) {
+                   const L2Flusher* flusher, ClockProbe& clock, SampleEvents& events, int flush_round,
+                   StreamBlocker* blocker, run::CodePointers& code_pointers, run::StreamWatch* streams,
+                   bool call_events = false, SampleSignals* witness = nullptr, std::uint32_t witness_id = 0) {
   Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, flusher, flush_round)};
   const bool blocked = blocker != nullptr && blocker->hold(library);
   Stopwatch host;
@@ -102,9 +134,15 @@ Sample take_sample(const run::KernelLibrary& library, const std::vector<run::Ker
     if (blocked) witness->hold(witness_id);
     else witness->begin(witness_id);
   }
-  run::check_cuda(cudaEventRecord(start.get(), nullptr), "cudaEventRecord");
-  for (const run::KernelArguments* arguments : calls) library.call(arguments->call());
-  run::check_cuda(cudaEventRecord(stop.get(), nullptr), "cudaEventRecord");
+  run::check_cuda(cudaEventRecord(events.start.get(), nullptr), "cudaEventRecord");
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    if (streams != nullptr) streams->begin_call();
+    library.call(calls[i]->call());
+    if (streams != nullptr) sample.work.push_back(streams->end_call());
+    if (call_events || i + 1 == calls.size()) {
+      run::check_cuda(cudaEventRecord(events.end_of(i, calls.size()).get(), nullptr), "cudaEventRecord");
+    }
+  }
   if (blocked) {
     if (witness != nullptr) witness->begin(sample.witness_id);
     sample.held_seconds = host.lap();  // from here on, the host's time of the sample itself
@@ -122,9 +160,13 @@ Sample take_sample(const run::KernelLibrary& library, const std::vector<run::Ker
   if (launch_error) throw run::CudaFailure{"a launch in solve", *launch_error};
 
   sample.blocker_timed_out = blocked && blocker->timed_out();
-  float milliseconds = 0;
-  run::check_cuda(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
-  sample.gpu_seconds = milliseconds * 1e-3;
+  sample.gpu_seconds = elapsed_seconds(events.start, events.stop);
+  if (call_events && calls.size() > 1) {
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      const Event& from = i == 0 ? events.start : events.end_of(i - 1, calls.size());
+      sample.call_seconds.push_back(elapsed_seconds(from, events.end_of(i, calls.size())));
+    }
+  }
   return sample;
 }
 
@@ -133,15 +175,15 @@ Sample take_sample(const run::KernelLibrary& library, const std::vector<run::Ker
 // code runs inside it, so the parent's span of it is kopt's own overhead on this host as it is
 // now, which the parent allows each timed sample beyond its reported time (sample_witness.hpp).
 // The device is idle first, so that the span waits for nothing queued before it.
-void take_empty_sample(Event& start, Event& stop, run::CodePointers& code_pointers, SampleSignals& witness,
+void take_empty_sample(SampleEvents& events, run::CodePointers& code_pointers, SampleSignals& witness,
                        std::vector<std::string>& redirected) {
   if (!witness.on()) return;
   run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   const std::uint32_t id = witness.reserve();
   witness.record('S', id, {});  // no seeds: how the parent tells an empty sample from a timed one
   witness.begin(id);
-  run::check_cuda(cudaEventRecord(start.get(), nullptr), "cudaEventRecord");
-  run::check_cuda(cudaEventRecord(stop.get(), nullptr), "cudaEventRecord");
+  run::check_cuda(cudaEventRecord(events.start.get(), nullptr), "cudaEventRecord");
+  run::check_cuda(cudaEventRecord(events.stop.get(), nullptr), "cudaEventRecord");
   run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   for (std::string& line : code_pointers.redirected_now()) redirected.push_back(std::move(line));
   witness.end(id);
@@ -156,8 +198,10 @@ int calls_per_graph(double one_call_seconds) {
 }
 
 Sample take_graph_sample(const run::KernelLibrary& library, const CapturedCalls& graph, ClockProbe& clock,
-                         Event& start, Event& stop, run::CodePointers& code_pointers, SampleSignals& witness,
+                         SampleEvents& events, run::CodePointers& code_pointers, SampleSignals& witness,
                          std::uint32_t witness_id) {
+  const Event& start = events.start;
+  const Event& stop = events.stop;
   Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, nullptr, 0), .witness_id = witness_id};
   witness.begin(witness_id);
   const Stopwatch host;
@@ -222,8 +266,9 @@ void time_alike(std::vector<VariantState>& variants) {
 struct SampleKit {
   const L2Flusher* flush;
   ClockProbe& probe;
-  Event& start;
-  Event& stop;
+  SampleEvents& events;
+  run::StreamWatch* streams;  // null: solve's streams are not watched (run/stream_watch.hpp)
+  const std::string& streams_unwatched;  // and why
   StreamBlocker& blocker;
   CallInputs& inputs;
   BatchDigests& digests;
@@ -273,33 +318,62 @@ void watch_settings(std::vector<std::string>& named, run::DeviceSettings* baseli
   *baseline = std::move(after);
 }
 
+// solve sent work outside the default stream's order: held, that work could start as the
+// blocker lets go, before the start event fires (issue 56), so the variant is timed unheld from
+// now on: the GPU idle at the start event, everything solve sends comes after it.
+void time_unheld_for_streams(VariantState& v) {
+  if (!v.blocked) return;
+  v.blocked = false;
+  add_note(v.samples, "solve sends work outside the default stream's order: timed unheld, so that none of it can "
+                      "start before the window opens");
+}
+
+// What the calls of a sample sent, by stream, into the variant's record; whether the sample
+// may be kept (not when it was held while solve sent work outside the order).
+bool judge_streams(VariantState& v, const Sample& sample, const SampleKit& kit, bool held) {
+  if (kit.streams == nullptr) return true;
+  if (!kit.streams->intact() && v.samples.work_unjoined.size() < kStreamFindingsKept) {
+    v.samples.work_unjoined.push_back("kopt's watch of the streams (CUPTI's callbacks), switched off while solve ran");
+  }
+  if (!record_call_work(v.samples, sample.work, v.unbatched_launches)) return true;
+  time_unheld_for_streams(v);
+  return !held;
+}
+
 // One sample as the timing loop takes it: fresh inputs from a seed of their own for every
 // argument set, the calls (one per set; a graph replay on the first), every set's digest;
 // `last`: the variant's last sample on the case (its outputs always read back).
 TimedBatch timed_batch(VariantState& v, const std::vector<run::KernelArguments*>& sets, SampleKit& kit, int round,
                        bool last = false) {
   TimedBatch batch{.calls = v.graph ? v.graph->calls() : static_cast<int>(sets.size())};
+  // A probe batch, drawn in secret as the batch is queued: its calls are told apart by events
+  // between them, which cost each call about a microsecond, so it is not kept as a sample.
+  batch.probe = !last && !v.graph && sets.size() > 1 && fresh_secret_64() % batch_rule().probe_one_in == 0;
   Stopwatch mark;  // each lap, one phase of the worker's time
   for (run::KernelArguments* set : sets) {
     batch.seeds.push_back(kit.inputs.next_seed());
     kit.inputs.prepare(*v.library, *set, batch.seeds.back());
   }
   kit.phases.sampling_inputs += mark.lap();
-  take_empty_sample(kit.start, kit.stop, kit.code_pointers, kit.witness, v.redirected);
+  take_empty_sample(kit.events, kit.code_pointers, kit.witness, v.redirected);
   // kopt's parent hears the seeds before solve runs, and the digests below as soon as they are
   // taken: a later call cannot rewrite what it heard (sample_witness.hpp).
   const std::uint32_t id = kit.witness.reserve();
   kit.witness.record('S', id, batch.seeds);
+  const bool held = v.blocked && !v.graph;
   const Sample sample =
-      v.graph ? take_graph_sample(*v.library, *v.graph, kit.probe, kit.start, kit.stop, kit.code_pointers, kit.witness, id)
-              : take_sample(*v.library, sets, kit.flush, kit.probe, kit.start, kit.stop, round,
-                            v.blocked ? &kit.blocker : nullptr, kit.code_pointers, &kit.witness, id);
+      v.graph ? take_graph_sample(*v.library, *v.graph, kit.probe, kit.events, kit.code_pointers, kit.witness, id)
+              : take_sample(*v.library, sets, kit.flush, kit.probe, kit.events, round,
+                            v.blocked ? &kit.blocker : nullptr, kit.code_pointers, kit.streams, batch.probe,
+                            &kit.witness, id);
   v.redirected.insert(v.redirected.end(), sample.redirected.begin(), sample.redirected.end());
   if (sample.blocker_timed_out) stop_blocking(v);
   batch.gpu_seconds = sample.gpu_seconds;
   batch.host_seconds = sample.host_seconds;
   batch.sm_clock_mhz = sample.sm_clock_mhz;
   batch.witness_id = sample.witness_id;
+  batch.call_seconds = sample.call_seconds;
+  batch.discarded = !judge_streams(v, sample, kit, held);
   kit.phases.sampling_timed += mark.lap();
   // Between the sample's end and here only kopt's code ran: what the outputs hold now is what the
   // sample left, before any call into the kernel's library (whose runtime launches the digests).
@@ -321,8 +395,11 @@ void warm_up(const BenchJob& job, VariantState& v, run::KernelArguments& argumen
   for (int i = 0; i < std::max(2, job.settings.warmup_calls); ++i) {
     kit.inputs.prepare(*v.library, arguments, kit.inputs.next_seed());
     StreamBlocker* hold = i > 0 && v.blocked ? &kit.blocker : nullptr;
-    Sample s = take_sample(*v.library, {&arguments}, kit.flush, kit.probe, kit.start, kit.stop, i, hold, kit.code_pointers);
+    Sample s = take_sample(*v.library, {&arguments}, kit.flush, kit.probe, kit.events, i, hold, kit.code_pointers,
+                           kit.streams);
     v.redirected.insert(v.redirected.end(), s.redirected.begin(), s.redirected.end());
+    if (!s.work.empty()) v.unbatched_launches = s.work.front().timed;
+    judge_streams(v, s, kit, hold != nullptr);
     if (i == 0) v.samples.first_call_seconds = s.host_seconds;
     v.one_call_seconds = s.gpu_seconds;
     if (s.blocker_timed_out) stop_blocking(v);
@@ -330,13 +407,16 @@ void warm_up(const BenchJob& job, VariantState& v, run::KernelArguments& argumen
       stop_holding_slow_host(v, s);
     }
   }
+  v.samples.unbatched_launches = describe_each(v.unbatched_launches);
+  v.samples.streams_unwatched = kit.streams_unwatched;
   if (job.settings.mode == TimingMode::graph) prepare_graph(v, arguments, v.one_call_seconds);
   take_census(v, kit.agents, kit.code_pointers, kit.agents_counted);
   watch_settings(v.samples.settings_set_in_warmup, kit.settings);
 }
 
 void keep_batch(const BenchJob& job, VariantState& v, const TimedBatch& batch, double max_clock_mhz) {
-  if (auto per_call = record_batch(v.samples, batch, job.settings.throttle_fraction * max_clock_mhz)) {
+  if (auto per_call = record_batch(v.samples, batch, job.settings.throttle_fraction * max_clock_mhz,
+                                   batch_rule().spread_min_ticks)) {
     v.criterion.add_sample(*per_call, batch.calls);
   }
 }
@@ -479,6 +559,20 @@ std::int64_t l2_flush_bytes(L2Flush flush, std::int64_t l2_bytes) {
   return flush == L2Flush::read ? 2 * l2_bytes : l2_bytes;
 }
 
+namespace {
+
+// KOPT_STREAM_WATCH=off leaves CUPTI alone (a driver where its callbacks misbehave); the
+// verdict then says the streams were not watched.
+std::unique_ptr<run::StreamWatch> watch_streams(std::string& why_not) {
+  if (const char* setting = std::getenv("KOPT_STREAM_WATCH"); setting != nullptr && std::string_view(setting) == "off") {
+    why_not = "KOPT_STREAM_WATCH=off";
+    return nullptr;
+  }
+  return run::StreamWatch::start(why_not);
+}
+
+}  // namespace
+
 BenchJobResult execute_bench_job(const BenchJob& job) {
   const Stopwatch began;
   BenchJobResult result;
@@ -486,6 +580,9 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   result.device = device;
   result.mode = timing_mode_name(job.settings.mode);
   run::check_cuda(cudaSetDevice(job.device), "cudaSetDevice");
+  // Before the census of agents and code pointers below: CUPTI is kopt's, not a library's.
+  std::string streams_unwatched;
+  std::unique_ptr<run::StreamWatch> streams = watch_streams(streams_unwatched);
 
   // A Python-hosted worker's interpreter and libraries start threads (and set the device up)
   // as they please: its census counts no agents and its settings are not watched
@@ -515,13 +612,14 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   result.event_tick_seconds = timing.tick_seconds;
   StreamBlocker blocker{sample_witness_rule(solve_host(job)).blocker_timeout_seconds};
   ClockProbe probe;
-  Event start, stop;
+  SampleEvents events;
   CallInputs inputs(job.sample_key, 4 * std::max(device.sm_count, 1));
   BatchDigests digests(4 * std::max(device.sm_count, 1));
   SampleSignals witness(job.witness_fd);
   OutputRetention retention(job);
   ReadbackChoice readback(readback_rule());
-  SampleKit kit{.flush = flush ? &*flush : nullptr, .probe = probe, .start = start, .stop = stop, .blocker = blocker,
+  SampleKit kit{.flush = flush ? &*flush : nullptr, .probe = probe, .events = events, .streams = streams.get(),
+                .streams_unwatched = streams_unwatched, .blocker = blocker,
                 .inputs = inputs, .digests = digests, .witness = witness, .retention = retention,
                 .phases = result.phases, .agents = agents, .code_pointers = code_pointers, .agents_counted = agents_counted,
                 .settings = settings ? &*settings : nullptr, .readback = readback};

@@ -164,6 +164,17 @@ struct VariantSamples {
   // warm-up changed are named apart (put back as well, but where CUDA refuses).
   std::vector<std::string> settings_changed;
   std::vector<std::string> settings_set_in_warmup;
+  // Which streams solve's work went to (run/stream_watch.hpp; docs/integrity.md, "Streams"):
+  // work sent outside the default stream's order, and of it what solve had not joined back
+  // when it returned; what one unbatched call launches; calls of a batch that launched
+  // something else; each kept batch's longest call time ÷ its shortest (call_batch.hpp,
+  // call_spread). streams_unwatched: why the worker could not watch (empty: it did).
+  std::vector<std::string> streams_outside;
+  std::vector<std::string> work_unjoined;
+  std::vector<std::string> unbatched_launches;
+  std::vector<std::string> batch_calls_unlike;
+  std::vector<double> batch_call_spread;
+  std::string streams_unwatched;
 };
 
 // Where the timing worker's wall time went, in seconds, summed over cases: what a bench costs

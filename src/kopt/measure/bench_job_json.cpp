@@ -125,6 +125,12 @@ json bench_result_to_json(const BenchJobResult& result) {
                        {"code_pointers_redirected", s.code_pointers_redirected},
                        {"settings_changed", s.settings_changed},
                        {"settings_set_in_warmup", s.settings_set_in_warmup},
+                       {"streams_outside", s.streams_outside},
+                       {"work_unjoined", s.work_unjoined},
+                       {"unbatched_launches", s.unbatched_launches},
+                       {"batch_calls_unlike", s.batch_calls_unlike},
+                       {"batch_call_spread", s.batch_call_spread},
+                       {"streams_unwatched", s.streams_unwatched},
                        {"recheck", s.recheck ? verify::run_record_to_json(*s.recheck) : json(nullptr)}});
   }
   return {{"kind", "bench"}, {"device", result.device}, {"mode", result.mode}, {"samples", samples},
@@ -167,6 +173,12 @@ BenchJobResult bench_result_from_json(const json& in) {
     v.code_pointers_redirected = s.value("code_pointers_redirected", std::vector<std::string>{});
     v.settings_changed = s.value("settings_changed", std::vector<std::string>{});
     v.settings_set_in_warmup = s.value("settings_set_in_warmup", std::vector<std::string>{});
+    v.streams_outside = s.value("streams_outside", std::vector<std::string>{});
+    v.work_unjoined = s.value("work_unjoined", std::vector<std::string>{});
+    v.unbatched_launches = s.value("unbatched_launches", std::vector<std::string>{});
+    v.batch_calls_unlike = s.value("batch_calls_unlike", std::vector<std::string>{});
+    v.batch_call_spread = s.value("batch_call_spread", std::vector<double>{});
+    v.streams_unwatched = s.value("streams_unwatched", "");
     if (!s.at("recheck").is_null()) v.recheck = verify::run_record_from_json(s.at("recheck"));
     result.samples.push_back(std::move(v));
   }

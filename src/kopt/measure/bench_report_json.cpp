@@ -40,6 +40,12 @@ json variant_to_json(const VariantReport& v) {
           {"code_pointers_redirected", v.samples.code_pointers_redirected},
           {"settings_changed", v.samples.settings_changed},
           {"settings_set_in_warmup", v.samples.settings_set_in_warmup},
+          {"streams", {{"outside", v.samples.streams_outside},
+                       {"unjoined", v.samples.work_unjoined},
+                       {"unbatched_launches", v.samples.unbatched_launches},
+                       {"batch_calls_unlike", v.samples.batch_calls_unlike},
+                       {"median_batch_call_spread", v.median_batch_call_spread},
+                       {"unwatched", v.samples.streams_unwatched}}},
           {"witness", v.witness ? variant_witness_to_json(*v.witness) : json(nullptr)},
           {"interleaved", v.interleaved}};
 }

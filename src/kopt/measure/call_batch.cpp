@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kopt/measure/witness_file.hpp"
 #include "kopt/run/device_buffer.hpp"
 
 namespace kopt::measure {
@@ -49,7 +50,36 @@ std::string batch_note(TimingMode mode, int calls, int wanted) {
   return note;
 }
 
-std::optional<double> record_batch(VariantSamples& samples, const TimedBatch& batch, double min_clock_mhz) {
+const BatchRule& batch_rule() {
+  static const BatchRule rule = [] {
+    const toml::table batch = witness_section("batch");
+    return BatchRule{.call_spread_limit = positive_witness_number(batch, "batch", "call_spread_limit"),
+                     .spread_min_ticks = positive_witness_number(batch, "batch", "spread_min_ticks"),
+                     .probe_one_in = positive_witness_count(batch, "batch", "probe_one_in")};
+  }();
+  return rule;
+}
+
+std::optional<double> call_spread(const std::vector<double>& call_seconds, double tick_seconds, double min_ticks) {
+  if (call_seconds.size() < 2 || !(tick_seconds > 0)) return std::nullopt;
+  // The mean, not the median: in a batch whose first call did every call's work, the median
+  // call is one that did nothing.
+  double total = 0;
+  for (double seconds : call_seconds) total += seconds;
+  if (total / static_cast<double>(call_seconds.size()) < min_ticks * tick_seconds) return std::nullopt;
+  const auto [shortest, longest] = std::ranges::minmax(call_seconds);
+  return longest / std::max(shortest, tick_seconds);
+}
+
+std::optional<double> record_batch(VariantSamples& samples, const TimedBatch& batch, double min_clock_mhz,
+                                   double spread_min_ticks) {
+  if (batch.probe) {
+    // resolution_seconds is the tick shared by the sample's calls (tick / calls_per_sample).
+    const double tick = samples.resolution_seconds * std::max(1, samples.calls_per_sample);
+    if (auto spread = call_spread(batch.call_seconds, tick, spread_min_ticks)) samples.batch_call_spread.push_back(*spread);
+    return std::nullopt;
+  }
+  if (batch.discarded) return std::nullopt;
   if (batch.sm_clock_mhz > 0 && batch.sm_clock_mhz < min_clock_mhz) {
     ++samples.throttled_discarded;
     return std::nullopt;

@@ -75,13 +75,39 @@ struct TimedBatch {
   std::uint32_t witness_id = 0;  // under which kopt's parent saw the sample (0: not signalled)
   std::vector<std::uint64_t> seeds;
   std::vector<std::optional<std::uint64_t>> digests;  // nullopt: the library cannot digest
+  // A probe batch (BatchRule): each call ended at an event of its own, and call_seconds holds
+  // each call's event time, from the end of the call before it to its own end. Not kept as a
+  // sample: the events between the calls cost each about a microsecond (H100, 2026-12-07).
+  bool probe = false;
+  std::vector<double> call_seconds;
+  // Not to be kept: held while solve sent work outside the default stream's order, which may
+  // have started before the start event (bench_job.cpp, note_outside_work).
+  bool discarded = false;
 };
 
+// data/witness.toml [batch]: how unlike the calls of a batch may take (call_spread).
+struct BatchRule {
+  double call_spread_limit = 0;
+  double spread_min_ticks = 0;
+  std::uint64_t probe_one_in = 0;  // about one batch in this many is a probe
+};
+const BatchRule& batch_rule();
+
+// How unlike the calls of one batch took: the longest call's event time over the shortest's
+// (honest calls of one kernel on inputs alike take alike times; a call that did another's work
+// takes longer, the other shorter). nullopt when it cannot be told: fewer than two calls, or a
+// mean call under `min_ticks` ticks of the event timer, where the tick alone makes them differ.
+// A call under one tick counts as one tick.
+std::optional<double> call_spread(const std::vector<double>& call_seconds, double tick_seconds, double min_ticks);
+
 // Adds one sample to `samples`: the per-call times (the batch's ÷ calls) to gpu_seconds and
-// host_seconds, the clock, and every call's seed and digest to sample_seeds and
-// sample_digests. A sample taken below `min_clock_mhz` is not kept, its calls with it, and
-// is counted in throttled_discarded. Returns the per-call time of a kept sample.
-std::optional<double> record_batch(VariantSamples& samples, const TimedBatch& batch, double min_clock_mhz);
+// host_seconds, the clock, every call's seed and digest to sample_seeds and sample_digests.
+// A probe adds only the spread of its calls' times to batch_call_spread (where call_spread
+// tells one). A sample taken below `min_clock_mhz` is not kept, its calls with it, and is
+// counted in throttled_discarded; nor is a discarded one. Returns the per-call time of a kept
+// sample.
+std::optional<double> record_batch(VariantSamples& samples, const TimedBatch& batch, double min_clock_mhz,
+                                   double spread_min_ticks = 8);
 
 // Every call's digest as sample_digests keeps it: one per seed, 0 where none was taken.
 std::vector<std::uint64_t> recorded_digests(const TimedBatch& batch);

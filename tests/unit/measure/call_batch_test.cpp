@@ -221,5 +221,41 @@ TEST(BenchJob, CarriesTheMostCallsPerSample) {
       << "a job of a kopt before batches gets the default";
 }
 
+// Each call of a batch ends at an event of its own: honest calls take alike times; a call that
+// did the others' work takes far longer than those left with nothing to do.
+TEST(CallSpread, IsTheLongestCallOverTheShortest) {
+  EXPECT_DOUBLE_EQ(*call_spread({2.0e-6, 2.1e-6, 2.2e-6}, 32e-9, 8), 1.1);
+  EXPECT_NEAR(*call_spread({50e-6, 0.1e-6, 0.1e-6, 0.1e-6}, 32e-9, 8), 500, 1e-9)
+      << "judged though its median call is under 8 ticks: the mean is what the tick is held against";
+}
+
+TEST(CallSpread, IsNotToldWhereTheTickAloneWouldPartTheCalls) {
+  EXPECT_FALSE(call_spread({2e-6}, 32e-9, 8).has_value()) << "one call";
+  EXPECT_FALSE(call_spread({0.2e-6, 0.2e-6, 0.3e-6}, 32e-9, 8).has_value()) << "mean 0.23 µs: under 8 ticks of 32 ns";
+  EXPECT_FALSE(call_spread({2e-6, 2e-6}, 0, 8).has_value()) << "no tick known";
+  EXPECT_DOUBLE_EQ(*call_spread({0, 2e-6, 2e-6}, 32e-9, 8), 2e-6 / 32e-9) << "a call under one tick counts as one";
+}
+
+TEST(RecordBatch, AProbeGivesTheSpreadOfItsCallsAndIsNotKept) {
+  VariantSamples samples{.calls_per_sample = 3, .resolution_seconds = 32e-9 / 3};
+  TimedBatch batch{.gpu_seconds = 6.3e-6, .host_seconds = 7e-6, .calls = 3, .seeds = {1, 2, 3},
+                   .digests = {10, 20, 30}, .probe = true, .call_seconds = {2e-6, 2.1e-6, 2.2e-6}};
+  EXPECT_FALSE(record_batch(samples, batch, 0).has_value()) << "its events between calls slowed them";
+  EXPECT_THAT(samples.batch_call_spread, ::testing::ElementsAre(::testing::DoubleNear(1.1, 1e-12)));
+  EXPECT_TRUE(samples.gpu_seconds.empty());
+  EXPECT_TRUE(samples.sample_seeds.empty());
+
+  batch.probe = false;
+  batch.call_seconds.clear();
+  ASSERT_TRUE(record_batch(samples, batch, 0).has_value());
+  EXPECT_EQ(samples.batch_call_spread.size(), 1u);
+  batch.discarded = true;
+  EXPECT_FALSE(record_batch(samples, batch, 0).has_value());
+  EXPECT_EQ(samples.gpu_seconds.size(), 1u);
+  EXPECT_EQ(samples.sample_seeds.size(), 3u) << "a discarded sample's calls are not in the record";
+  EXPECT_EQ(samples.throttled_discarded, 0u);
+}
+
+
 }  // namespace
 }  // namespace kopt::measure
