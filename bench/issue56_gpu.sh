@@ -30,7 +30,7 @@ except Exception as e:
     print("  (no bench.json:", e, ")"); sys.exit()
 for v in doc.get("variants", []):
     s = v.get("streams", {})
-    print(f"  {v['label']}: median {v['summary']['median']*1e6:.3f} us, {v['calls_per_sample']} calls/sample; "
+    print(f"  {v['label']}: probes {v.get('streams', {}).get('probes_judged')}; median {v['summary']['median']*1e6:.3f} us, {v['calls_per_sample']} calls/sample; "
           f"spread {s.get('median_batch_call_spread')}; outside {s.get('outside')}; unjoined {s.get('unjoined')}; "
           f"unlike {s.get('batch_calls_unlike', [])[:1]}; launches {s.get('unbatched_launches')}; unwatched '{s.get('unwatched')}'")
 PY

@@ -45,6 +45,7 @@ json variant_to_json(const VariantReport& v) {
                        {"unbatched_launches", v.samples.unbatched_launches},
                        {"batch_calls_unlike", v.samples.batch_calls_unlike},
                        {"median_batch_call_spread", v.median_batch_call_spread},
+                       {"probes_judged", v.samples.batch_call_spread.size()},
                        {"unwatched", v.samples.streams_unwatched}}},
           {"witness", v.witness ? variant_witness_to_json(*v.witness) : json(nullptr)},
           {"interleaved", v.interleaved}};

@@ -1,5 +1,6 @@
 #include "kopt/run/stream_watch.hpp"
 
+#include <cxxabi.h>
 #include <dlfcn.h>
 #include <fmt/format.h>
 
@@ -86,6 +87,17 @@ thread_local int runtime_depth = 0;
 // The calling thread is kopt's callback, asking CUDA about a stream: not solve's work.
 thread_local bool inside_watch = false;
 
+// "vector_add" for "_Z10vector_addPKfS0_Pfi": the name a FLAG can be read by (the parameters
+// would make a template's line unreadable; the grid and block follow it anyway).
+std::string readable_kernel_name(const char* symbol) {
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(symbol, nullptr, nullptr, &status);
+  std::string name = status == 0 && demangled != nullptr ? demangled : symbol;
+  std::free(demangled);
+  if (const auto paren = name.find('('); paren != std::string::npos && paren > 0) name.resize(paren);
+  return name;
+}
+
 template <typename Params>
 const Params& params_of(const CUpti_CallbackData* call) {
   return *static_cast<const Params*>(call->functionParams);
@@ -126,7 +138,7 @@ struct StreamWatch::Impl {
             std::array<unsigned, 3> block) {
     const bool same_context = call->contextUid == timed_context;
     const bool ordered = same_context && in_order(stream);
-    const std::string name = call->symbolName != nullptr ? call->symbolName : call->functionName;
+    const std::string name = call->symbolName != nullptr ? readable_kernel_name(call->symbolName) : call->functionName;
     const std::lock_guard lock(mutex);
     if (ordered) {
       ledger.launched_in_order({.kernel = name, .grid = grid, .block = block});
