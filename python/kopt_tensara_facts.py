@@ -741,11 +741,57 @@ def pooled_shape(function, kopt_of, shapes):
     return None
 
 
+def matmul_shape(left, right):
+    """torch.matmul's result shape: a 1-D operand is a vector (its axis is contracted and gone),
+    else rows of the left by columns of the right."""
+    if len(right) == 1:
+        return left[:-1] or ["1"]
+    if len(left) == 1:
+        return right[:-2] + right[-1:]
+    return left[:-1] + right[-1:]
+
+
+def indexed_shape(function, kopt_of, shapes):
+    """(input, shape) where reference_solution indexes an input by a number on some axes and
+    whole slices on the others (rgb[:, :, 0]): the input's shape less the numbered axes; None
+    where it does not, or indexes one input in more than one layout."""
+    found = {}
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+                and kopt_of.get(node.value.id) in shapes):
+            continue
+        index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        shape = shapes[kopt_of[node.value.id]]
+        if len(index) != len(shape):
+            return None
+        kept = []
+        for axis, element in zip(shape, index):
+            if isinstance(element, ast.Slice) and element.lower is None and element.upper is None and element.step is None:
+                kept.append(axis)
+            elif not (isinstance(element, ast.Constant) and isinstance(element.value, int)):
+                return None
+        if len(kept) == len(shape):
+            continue
+        name = kopt_of[node.value.id]
+        if found.setdefault(name, kept) != kept:
+            return None
+    if len(found) != 1:
+        return None
+    (name, kept), = found.items()
+    return name, kept or ["1"]
+
+
 def output_shape(cls, path, input_names, shapes, notes, output):
-    """The output's shape from reference_solution: a matmul's rows by columns, a bincount's
-    minlength, else the shape of the first input tensor it uses (noted: check it)."""
+    """The output's shape from reference_solution: one element for a whole-tensor reduction, a
+    matmul's rows by columns (a vector's axis contracted), a bincount's minlength, an einsum's or
+    a pool's, an input's less a reduced or numbered axis, else the shape of the first input
+    tensor it uses (noted: check it)."""
     function = method(cls, "reference_solution", path)
     kopt_of = dict(zip([a.arg for a in function.args.args[1:]], input_names))
+    # A whole-tensor reduction last wins over what came before it (sum(sigmoid(A @ B)) is one value).
+    if reduces_to_one_value(function):
+        notes.append("%s is one element (reference_solution reduces to a scalar)" % output)
+        return ["1"]
     for node in ast.walk(function):
         operands = None
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
@@ -754,7 +800,7 @@ def output_shape(cls, path, input_names, shapes, notes, output):
             operands = node.args[:2]
         shapes_of = [operand_shape(o, kopt_of, shapes) for o in operands or []]
         if len(shapes_of) == 2 and all(shapes_of):
-            return shapes_of[0][:-1] + shapes_of[1][-1:]
+            return matmul_shape(*shapes_of)
     for node in ast.walk(function):
         if isinstance(node, ast.keyword) and node.arg == "minlength" and isinstance(node.value, ast.Name) \
                 and node.value.id in kopt_of and kopt_of[node.value.id] not in shapes:
@@ -769,9 +815,10 @@ def output_shape(cls, path, input_names, shapes, notes, output):
     if reduced is not None:
         notes.append("%s is %s's shape less the axis reference_solution reduces" % (output, reduced[0]))
         return reduced[1]
-    if reduces_to_one_value(function):
-        notes.append("%s is one element (reference_solution reduces to a scalar)" % output)
-        return ["1"]
+    indexed = indexed_shape(function, kopt_of, shapes)
+    if indexed is not None:
+        notes.append("%s is %s's shape less the axes reference_solution indexes by a number" % (output, indexed[0]))
+        return indexed[1]
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and kopt_of.get(node.id) in shapes:
             notes.append("%s's shape taken to be %s's (reference_solution is no matmul or bincount): check it"

@@ -196,3 +196,36 @@ def test_an_einsums_output_takes_each_letters_axis(tmp_path):
     assert code == 0, facts
     assert facts["buffers"]["output"]["shape"] == ["m", "n"]
     assert not any("taken to be" in note for note in facts["notes"])
+
+
+def test_a_matmul_with_a_vector_contracts_its_axis():
+    # matrix-vector: (m, k) @ (k,) is (m,), not m by k; torch.matmul's rules, shape by shape.
+    sys.path.insert(0, os.path.dirname(READER))
+    import kopt_tensara_facts as facts
+    assert facts.matmul_shape(["m", "k"], ["k"]) == ["m"]
+    assert facts.matmul_shape(["k"], ["k", "n"]) == ["n"]
+    assert facts.matmul_shape(["k"], ["k"]) == ["1"]
+    assert facts.matmul_shape(["b", "m", "k"], ["k", "n"]) == ["b", "m", "n"]
+
+
+def test_a_whole_reduction_after_a_matmul_is_one_value(tmp_path):
+    # matmul-sigmoid-sum: sum(sigmoid(A @ B)) is one element, whatever the matmul's shape.
+    text = fixture("tensara_leaky_relu").replace(
+        "return torch.nn.functional.leaky_relu(input_matrix, alpha)",
+        "product = torch.matmul(input_matrix, input_matrix.T)\n"
+        "            return torch.sum(torch.sigmoid(product))")
+    code, facts = read(written(tmp_path, text))
+    assert code == 0, facts
+    assert facts["buffers"]["output"]["shape"] == ["1"]
+
+
+def test_indexing_an_axis_by_a_number_drops_it(tmp_path):
+    # grayscale: r, g, b = rgb[:, :, 0], rgb[:, :, 1], rgb[:, :, 2] is height by width.
+    text = fixture("tensara_leaky_relu").replace(
+        "return torch.nn.functional.leaky_relu(input_matrix, alpha)",
+        "first, second = input_matrix[:, 0], input_matrix[:, 1]\n"
+        "            return 0.5 * first + alpha * second")
+    code, facts = read(written(tmp_path, text))
+    assert code == 0, facts
+    assert facts["buffers"]["output"]["shape"] == ["n"]
+    assert "output is input's shape less the axes reference_solution indexes by a number" in facts["notes"]
