@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <map>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
@@ -113,20 +114,27 @@ struct StreamWatch::Impl {
   std::uint32_t timed_context = 0;  // the contextUid of kopt's own calls
   std::mutex mutex;
   StreamLedger ledger;
+  std::map<const void*, bool> order_of_streams;  // in_order's answers within the current call
 
   // The legacy default stream, the per-thread one and blocking streams are ordered with the
   // events kopt records on the legacy one; a stream CUDA cannot describe is assumed not to be.
   bool in_order(const void* stream) {
     if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return true;
+    {
+      // Asked once per stream and call: a solve that launches many times on its own stream pays
+      // for one query (a stream destroyed and made again within a call may reuse its handle).
+      const std::lock_guard lock(mutex);
+      if (const auto known = order_of_streams.find(stream); known != order_of_streams.end()) return known->second;
+    }
     unsigned flags = 0;
     inside_watch = true;
     const cudaError_t status = cudaStreamGetFlags(static_cast<cudaStream_t>(const_cast<void*>(stream)), &flags);
     inside_watch = false;
-    if (status != cudaSuccess) {
-      cudaGetLastError();
-      return false;
-    }
-    return (flags & cudaStreamNonBlocking) == 0;
+    if (status != cudaSuccess) cudaGetLastError();
+    const bool ordered = status == cudaSuccess && (flags & cudaStreamNonBlocking) == 0;
+    const std::lock_guard lock(mutex);
+    order_of_streams[stream] = ordered;
+    return ordered;
   }
 
   const void* key(const CUpti_CallbackData* call, const void* stream) const {
@@ -421,6 +429,7 @@ StreamWatch::~StreamWatch() {
 void StreamWatch::begin_call() {
   const std::lock_guard lock(impl_->mutex);
   impl_->ledger = StreamLedger{};
+  impl_->order_of_streams.clear();
   impl_->armed.store(true, std::memory_order_release);
 }
 
