@@ -15,7 +15,7 @@ constexpr std::string_view kFile = "data/methods.toml";
 const std::vector<std::string> kPlannerFacts = {
     "gap.compute", "gap.memory", "gap.latency", "bound", "high_throughput", "near_peak",
     "arithmetic_intensity", "ridge_point", "compute_utilization", "memory_utilization",
-    "spec.fp32_exact", "spec.dtype", "arch", "tail_idle_share"};
+    "spec.fp32_exact", "spec.dtype", "arch"};
 
 std::optional<roofline::Axis> axis_named(std::string_view name) {
   for (roofline::Axis axis : roofline::kAxes) {
