@@ -1,7 +1,8 @@
 // Confirms every sm_90 signature of data/sass_signatures.toml on real machine code: the
 // kernels of sm90.cu (sm_90) and sm90a.cu (sm_90a) are compiled with nvcc, disassembled with
-// cuobjdump and parsed; each signature must match its own kernel sig_<id> and no control
-// kernel. sm90.cu compiled for sm_100 checks the same spellings there. Exit 77 (skipped)
+// cuobjdump and parsed; each signature must match its own kernels sig_<id>[__<variant>], miss
+// its kernel without the method (without_<id>, required for an absence or ratio check) and,
+// unless it checks an absence or a ratio, miss every control kernel. sm90.cu compiled for sm_100 checks the same spellings there. Exit 77 (skipped)
 // only when nvcc or cuobjdump is absent. The bundled CUTLASS BF16 GEMM (examples/) is compiled
 // as its kopt.toml says, with the headers kopt finds, and must show the Hopper signatures.
 #include <gtest/gtest.h>
@@ -56,25 +57,51 @@ const std::map<std::string, sass::SassFunctionProfile>& kernels_for(int arch) {
   return compiled.at(arch);
 }
 
+// A signature that checks an absence or a count ratio: plain code may carry it (a control has
+// no LDL and fuses its multiply-add), so it is held against its method's absence instead.
+bool structural(const ArchSignature& signature) { return !signature.none.empty() || signature.ratio.has_value(); }
+
+// Every kernel that shows the method: sig_<id> and its variants sig_<id>__<what>.
+std::vector<const sass::SassFunctionProfile*> kernels_with(const std::map<std::string, sass::SassFunctionProfile>& kernels,
+                                                           const std::string& id) {
+  std::vector<const sass::SassFunctionProfile*> with;
+  for (const auto& [name, profile] : kernels) {
+    if (name == "sig_" + id || name.starts_with("sig_" + id + "__")) with.push_back(&profile);
+  }
+  return with;
+}
+
+void expect_missing_in(const SignatureTable& table, const std::string& id, const sass::SassFunctionProfile& kernel,
+                       int arch) {
+  EXPECT_EQ(match_signature(table, id, {kernel}, arch).status, SignatureStatus::missing)
+      << "sm_" << arch << " " << id << " matches " << kernel.name;
+}
+
 void check_every_signature(int arch) {
   const SignatureTable table = load_sass_signatures();
   const auto& kernels = kernels_for(arch);
   int confirmed = 0;
   for (const auto& [id, signature] : table.signatures) {
     if (signature.for_arch(arch) == nullptr) continue;
-    const auto own = kernels.find("sig_" + id);
-    if (own == kernels.end()) {
+    const std::vector<const sass::SassFunctionProfile*> with = kernels_with(kernels, id);
+    if (with.empty()) {
       // Every sm_90 signature has a kernel; on sm_100 only those sm90.cu can build (not sm_90a's).
       EXPECT_NE(arch, 90) << "no kernel sig_" << id << " in tests/sass_signatures/";
       continue;
     }
-    const SignatureMatch match = match_signature(table, id, {own->second}, arch);
-    EXPECT_EQ(match.status, SignatureStatus::found) << "sm_" << arch << " " << id << ": " << match.reason;
-    for (const char* control : {"control_plain", "reduce_red_kernel", "control_plain_90a"}) {
-      const auto plain = kernels.find(control);
-      if (plain == kernels.end()) continue;
-      EXPECT_EQ(match_signature(table, id, {plain->second}, arch).status, SignatureStatus::missing)
-          << "sm_" << arch << " " << id << " matches the control kernel " << control;
+    for (const sass::SassFunctionProfile* own : with) {
+      const SignatureMatch match = match_signature(table, id, {*own}, arch);
+      EXPECT_EQ(match.status, SignatureStatus::found) << "sm_" << arch << " " << own->name << ": " << match.reason;
+    }
+    const auto without = kernels.find("without_" + id);
+    if (without != kernels.end()) expect_missing_in(table, id, without->second, arch);
+    if (structural(*signature.for_arch(arch))) {
+      EXPECT_NE(without, kernels.end()) << id << " checks an absence or a ratio: it needs a kernel without_" << id;
+    } else {
+      for (const char* control : {"control_plain", "reduce_red_kernel", "control_plain_90a"}) {
+        const auto plain = kernels.find(control);
+        if (plain != kernels.end()) expect_missing_in(table, id, plain->second, arch);
+      }
     }
     ++confirmed;
   }

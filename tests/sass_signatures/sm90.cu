@@ -1,6 +1,8 @@
 // One small kernel per sm_90 SASS signature of data/sass_signatures.toml, named
-// sig_<signature id>; compiled with `nvcc -cubin -arch=sm_90` by signature_kernels_test.cpp,
-// which checks that each signature matches its own kernel and not the controls.
+// sig_<signature id> (variants sig_<id>__<what>), and for a signature that checks a
+// structure or an absence a kernel without the method, without_<id>; compiled with
+// `nvcc -cubin -arch=sm_90` by signature_kernels_test.cpp, which checks that each signature
+// matches its own kernels, misses its without_ kernel and, unless structural, the controls.
 #include <cstdint>
 
 #include <cooperative_groups.h>
@@ -38,7 +40,7 @@ extern "C" __global__ void sig_stg_streaming(const float* a, float* b, int n) {
   if (i < n) __stcs(b + i, a[i] * 2.0f);
 }
 
-extern "C" __global__ void sig_vector_load_128(const float4* a, float* b, int n) {
+extern "C" __global__ void sig_vector_access_128(const float4* a, float* b, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) { float4 v = a[i]; b[i] = v.x + v.y + v.z + v.w; }
 }
@@ -259,4 +261,288 @@ extern "C" __global__ void sig_mma_int8(const signed char* a, const signed char*
   wmma::load_matrix_sync(fb, b, 16);
   wmma::mma_sync(fc, fa, fb, fc);
   wmma::store_matrix_sync(c, fc, 16, wmma::mem_row_major);
+}
+
+// Signatures that check a structure or an absence, each beside a kernel without the method
+// (without_<id>), where the signature must be missing. Plain code may satisfy an absence
+// (no LDL, no DFMA), so for these the controls above prove nothing and the pair does.
+
+// Register tiling: a 4x4 micro-tile per thread (16 FFMA per 8 shared loads) against one
+// output per thread from the same shared-memory tiles (1 FFMA per 2 loads).
+#define SIG_TILE 16
+#define SIG_BLOCK 64
+#define SIG_MICRO 4
+extern "C" __global__ void sig_register_tile(const float* A, const float* B, float* C, int n) {
+  __shared__ float As[SIG_TILE][SIG_BLOCK], Bs[SIG_TILE][SIG_BLOCK];
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  float acc[SIG_MICRO][SIG_MICRO] = {};
+  for (int k0 = 0; k0 < n; k0 += SIG_TILE) {
+    // 256 threads stage the 16x64 tiles, four elements each.
+    const int col = threadIdx.x % SIG_BLOCK, row = threadIdx.x / SIG_BLOCK;
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      As[row * 4 + q][col] = A[(blockIdx.y * SIG_BLOCK + col) * n + k0 + row * 4 + q];
+      Bs[row * 4 + q][col] = B[(k0 + row * 4 + q) * n + blockIdx.x * SIG_BLOCK + col];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < SIG_TILE; ++k) {
+      float a[SIG_MICRO], b[SIG_MICRO];
+#pragma unroll
+      for (int m = 0; m < SIG_MICRO; ++m) {
+        a[m] = As[k][ty * SIG_MICRO + m];
+        b[m] = Bs[k][tx * SIG_MICRO + m];
+      }
+#pragma unroll
+      for (int m = 0; m < SIG_MICRO; ++m)
+#pragma unroll
+        for (int q = 0; q < SIG_MICRO; ++q) acc[m][q] += a[m] * b[q];
+    }
+    __syncthreads();
+  }
+  for (int m = 0; m < SIG_MICRO; ++m)
+    for (int q = 0; q < SIG_MICRO; ++q)
+      C[(blockIdx.y * SIG_BLOCK + ty * SIG_MICRO + m) * n + blockIdx.x * SIG_BLOCK + tx * SIG_MICRO + q] = acc[m][q];
+}
+
+extern "C" __global__ void without_register_tile(const float* A, const float* B, float* C, int n) {
+  __shared__ float As[SIG_TILE][SIG_TILE], Bs[SIG_TILE][SIG_TILE];
+  const int r = blockIdx.y * SIG_TILE + threadIdx.y, c = blockIdx.x * SIG_TILE + threadIdx.x;
+  float acc = 0;
+  for (int k0 = 0; k0 < n; k0 += SIG_TILE) {
+    As[threadIdx.y][threadIdx.x] = A[r * n + k0 + threadIdx.x];
+    Bs[threadIdx.y][threadIdx.x] = B[(k0 + threadIdx.y) * n + c];
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < SIG_TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+    __syncthreads();
+  }
+  C[r * n + c] = acc;
+}
+
+extern "C" __global__ void sig_approximate_math(const float* a, float* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = __expf(a[i]) * __logf(a[i] + 2.0f) + __fdividef(a[i + 1], a[i]);
+}
+
+extern "C" __global__ void without_approximate_math(const float* a, float* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = expf(a[i]) * logf(a[i] + 2.0f) + a[i + 1] / a[i];
+}
+
+extern "C" __global__ void sig_fp32_not_fp64(const float* a, float* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = a[i] * 0.5f + a[i + 1];
+}
+
+extern "C" __global__ void without_fp32_not_fp64(const float* a, float* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = static_cast<float>(static_cast<double>(a[i]) * 0.5 + static_cast<double>(a[i + 1]));
+}
+
+extern "C" __global__ void sig_fused_multiply_add(const float* a, float* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = a[i] * a[i + 1] + a[i + 2];
+}
+
+// The un-fused form the method replaces: explicit round-to-nearest multiply, then add.
+extern "C" __global__ void without_fused_multiply_add(const float* a, float* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = __fadd_rn(__fmul_rn(a[i], a[i + 1]), a[i + 2]);
+}
+
+extern "C" __global__ void sig_no_local_memory(float* a, int n, int j) {
+  float sum = 0;
+  for (int q = 0; q < 8; ++q) sum += a[q * n + threadIdx.x];
+  a[threadIdx.x] = sum;
+}
+
+// A thread-local array indexed at run time lives in local memory (LDL, STL).
+extern "C" __global__ void without_no_local_memory(float* a, int n, int j) {
+  float local[8];
+  for (int q = 0; q < 8; ++q) local[q] = a[q * n + threadIdx.x];
+  for (int q = 0; q < 8; ++q) local[(q * j) & 7] += local[q];
+  a[threadIdx.x] = local[j & 7];
+}
+
+// Division and modulo by a power of two given as its logarithm: shifts and masks.
+extern "C" __global__ void sig_no_integer_division(const int* a, int* b, int n, int log2_d) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = (a[i] >> log2_d) + (a[i] & ((1 << log2_d) - 1));
+}
+
+extern "C" __global__ void without_no_integer_division(const int* a, int* b, int n, int d) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = a[i] / d + a[i] % d;
+}
+
+extern "C" __global__ void sig_half_storage(const __half* a, __half* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = __float2half(__half2float(a[i]) * 2.0f + 1.0f);
+}
+
+extern "C" __global__ void without_half_storage(const float* a, float* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = a[i] * 2.0f + 1.0f;
+}
+
+// Split-K: each block sums one K chunk and adds its partial result atomically.
+extern "C" __global__ void sig_atomic_partial_sums(const float* a, const float* x, float* y, int k, int chunk) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0;
+  for (int kk = blockIdx.y * chunk; kk < (blockIdx.y + 1) * chunk && kk < k; ++kk) acc += a[row * k + kk] * x[kk];
+  atomicAdd(&y[row], acc);
+}
+
+extern "C" __global__ void without_atomic_partial_sums(const float* a, const float* x, float* y, int k, int chunk) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0;
+  for (int kk = 0; kk < k; ++kk) acc += a[row * k + kk] * x[kk];
+  y[row] = acc;
+}
+
+// 128-bit shared-memory reads and 16-byte asynchronous copies count as vector accesses, not
+// only LDG.128: here the global side stays 32-bit.
+extern "C" __global__ void sig_vector_access_128__shared(const float* a, float* b, int n) {
+  __shared__ float4 tile[256];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  __pipeline_memcpy_async(&tile[threadIdx.x], reinterpret_cast<const float4*>(a) + i, 16);
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  __syncthreads();
+  float4 v = tile[255 - threadIdx.x];
+  b[i] = v.x + v.y + v.z + v.w;
+}
+
+extern "C" __global__ void without_vector_access_128(const float* a, float* b, int n) {
+  __shared__ float tile[256];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x] = a[i];
+  __syncthreads();
+  b[i] = tile[255 - threadIdx.x] + tile[threadIdx.x ^ 1];
+}
+
+// A half converted to float (HADD2.F32) is storage, not packed-half arithmetic.
+extern "C" __global__ void without_half2_math(const __half* a, float* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = __half2float(a[i]) * 2.0f;
+}
+
+// A histogram whose lanes meet on the same bins: one atomic per distinct key per warp.
+extern "C" __global__ void sig_match_aggregated_atomic(const int* keys, int* histogram, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    const int key = keys[i];
+    const unsigned peers = __match_any_sync(__activemask(), key);
+    if ((threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&histogram[key], __popc(peers));
+  }
+}
+
+extern "C" __global__ void without_match_aggregated_atomic(const int* keys, int* histogram, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&histogram[keys[i]], 1);
+}
+
+// Both sides computed and one selected, against an if/else whose sides diverge.
+extern "C" __global__ void sig_select_not_branch(const float* a, float* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    const float x = a[i];
+    float r = 0;
+    for (int k = 0; k < 8; ++k) {
+      const float positive = __sinf(x * k) * a[i + k];
+      const float negative = -__cosf(x + k) * a[i + k + 1];
+      r += x > 0 ? positive : negative;
+    }
+    b[i] = r;
+  }
+}
+
+extern "C" __global__ void without_select_not_branch(const float* a, float* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    const float x = a[i];
+    float r = 0;
+    if (x > 0) {
+      for (int k = 0; k < 8; ++k) r += __sinf(x * k) * a[i + k];
+    } else {
+      for (int k = 0; k < 8; ++k) r -= __cosf(x + k) * a[i + k + 1];
+    }
+    b[i] = r;
+  }
+}
+
+// Filter weights in __constant__ memory: FFMA reads them as operands, without a load.
+__constant__ float sig_weights[16];
+extern "C" __global__ void sig_user_constant_operands(const float* a, float* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float sum = 0;
+  for (int k = 0; k < 16; ++k) sum += sig_weights[k] * a[i + k];
+  b[i] = sum;
+}
+
+extern "C" __global__ void without_user_constant_operands(const float* a, const float* weights, float* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float sum = 0;
+  for (int k = 0; k < 16; ++k) sum += weights[k] * a[i + k];
+  b[i] = sum;
+}
+
+// FMA density (compute.instruction_overhead): an 8x8 micro-tile read with 128-bit shared
+// loads and compile-time strides, against a 4x4 one with scalar reads and a run-time stride.
+#define SIG_DENSE_BLOCK 128
+extern "C" __global__ void sig_fma_dense(const float* A, const float* B, float* C, int n) {
+  __shared__ __align__(16) float As[SIG_TILE][SIG_DENSE_BLOCK], Bs[SIG_TILE][SIG_DENSE_BLOCK];
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  float acc[8][8] = {};
+  for (int k0 = 0; k0 < n; k0 += SIG_TILE) {
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {
+      const int e = threadIdx.x + 256 * q;
+      As[e / SIG_DENSE_BLOCK][e % SIG_DENSE_BLOCK] = A[(blockIdx.y * SIG_DENSE_BLOCK + e % SIG_DENSE_BLOCK) * n + k0 + e / SIG_DENSE_BLOCK];
+      Bs[e / SIG_DENSE_BLOCK][e % SIG_DENSE_BLOCK] = B[(k0 + e / SIG_DENSE_BLOCK) * n + blockIdx.x * SIG_DENSE_BLOCK + e % SIG_DENSE_BLOCK];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < SIG_TILE; ++k) {
+      float a[8], b[8];
+      *reinterpret_cast<float4*>(&a[0]) = *reinterpret_cast<const float4*>(&As[k][ty * 8]);
+      *reinterpret_cast<float4*>(&a[4]) = *reinterpret_cast<const float4*>(&As[k][ty * 8 + 4]);
+      *reinterpret_cast<float4*>(&b[0]) = *reinterpret_cast<const float4*>(&Bs[k][tx * 8]);
+      *reinterpret_cast<float4*>(&b[4]) = *reinterpret_cast<const float4*>(&Bs[k][tx * 8 + 4]);
+#pragma unroll
+      for (int m = 0; m < 8; ++m)
+#pragma unroll
+        for (int q = 0; q < 8; ++q) acc[m][q] += a[m] * b[q];
+    }
+    __syncthreads();
+  }
+  for (int m = 0; m < 8; ++m)
+    for (int q = 0; q < 8; ++q) C[(blockIdx.y * SIG_DENSE_BLOCK + ty * 8 + m) * n + blockIdx.x * SIG_DENSE_BLOCK + tx * 8 + q] = acc[m][q];
+}
+
+extern "C" __global__ void without_fma_dense(const float* A, const float* B, float* C, int n, int stride) {
+  __shared__ float As[SIG_TILE][SIG_BLOCK + 1], Bs[SIG_TILE][SIG_BLOCK + 1];
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  float acc[4][4] = {};
+  for (int k0 = 0; k0 < n; k0 += SIG_TILE) {
+    const int col = threadIdx.x % SIG_BLOCK, row = threadIdx.x / SIG_BLOCK;
+    for (int q = 0; q < 4; ++q) {
+      As[row * 4 + q][col] = A[(blockIdx.y * SIG_BLOCK + col) * stride + k0 + row * 4 + q];
+      Bs[row * 4 + q][col] = B[(k0 + row * 4 + q) * stride + blockIdx.x * SIG_BLOCK + col];
+    }
+    __syncthreads();
+    for (int k = 0; k < SIG_TILE; ++k) {
+      float a[4], b[4];
+      for (int m = 0; m < 4; ++m) {
+        a[m] = As[k][ty + 16 * m];
+        b[m] = Bs[k][tx + 16 * m];
+      }
+      for (int m = 0; m < 4; ++m)
+        for (int q = 0; q < 4; ++q) acc[m][q] += a[m] * b[q];
+    }
+    __syncthreads();
+  }
+  for (int m = 0; m < 4; ++m)
+    for (int q = 0; q < 4; ++q) C[(blockIdx.y * SIG_BLOCK + ty + 16 * m) * stride + blockIdx.x * SIG_BLOCK + tx + 16 * q] = acc[m][q];
 }

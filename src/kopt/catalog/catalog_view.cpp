@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "kopt/core/error.hpp"
@@ -29,19 +31,40 @@ const Method& method_or_throw(const MethodCatalog& catalog, std::string_view id)
 
 std::string gain_text(const Method& method) { return fmt::format("{}-{}x", method.gain_low, method.gain_high); }
 
-// "LDG.CONSTANT (any)" for the method's target table at sm_90, or "none".
+std::string arch_check_text(const ArchSignature& check) {
+  auto texts = [](const std::vector<OpcodePattern>& patterns) {
+    std::vector<std::string> out;
+    for (const OpcodePattern& p : patterns) out.push_back(p.text);
+    return fmt::format("{}", fmt::join(out, ", "));
+  };
+  std::string text;
+  if (!check.any.empty()) text += " any of " + texts(check.any);
+  if (!check.all.empty()) text += " all of " + texts(check.all);
+  if (check.ratio) {
+    text += fmt::format(" {} at least {:g} per {}", texts(check.ratio->of), check.ratio->at_least, texts(check.ratio->to));
+  }
+  if (check.constant_bank) text += fmt::format(" an operand in constant bank {}", *check.constant_bank);
+  if (!check.none.empty()) text += " none of " + texts(check.none);
+  return text;
+}
+
+// The signature's description and its per-architecture checks, or why there is none.
 std::string signature_text(const Method& method, const SignatureTable& signatures) {
   const SassSignature* signature = signatures.find(method.signature);
   if (signature == nullptr) return "none (not verifiable in SASS)";
   std::string text = fmt::format("{}: {}", signature->id, signature->description);
-  for (const auto& [arch, table] : signature->by_arch) {
-    std::vector<std::string> any, all;
-    for (const OpcodePattern& p : table.any) any.push_back(p.text);
-    for (const OpcodePattern& p : table.all) all.push_back(p.text);
-    text += fmt::format("\n    sm_{}:{}{}", arch, any.empty() ? "" : fmt::format(" any of {}", fmt::join(any, ", ")),
-                        all.empty() ? "" : fmt::format(" all of {}", fmt::join(all, ", ")));
+  if (!method.not_distinguishable_from.empty()) {
+    text += fmt::format("\n    not distinguishable from {} (the same trace)", method.not_distinguishable_from);
   }
+  for (const auto& [arch, check] : signature->by_arch) text += fmt::format("\n    sm_{}:{}", arch, arch_check_text(check));
   return text;
+}
+
+// Methods per sass_check_of value, every value present (0 when none).
+std::map<std::string, int> sass_check_counts(const MethodCatalog& catalog) {
+  std::map<std::string, int> counts = {{"verifiable", 0}, {"not_distinguishable", 0}, {"not_verifiable", 0}};
+  for (const Method& m : catalog.methods) ++counts[std::string(sass_check_of(m))];
+  return counts;
 }
 
 std::vector<std::string> skip_texts(const Method& method) {
@@ -61,9 +84,13 @@ std::string format_catalog_list(const MethodCatalog& catalog) {
       axis = roofline::to_string(method.axis);
       text += fmt::format("\n{}\n", axis);
     }
-    text += fmt::format("  {:4} {:42} {:>11}  sm_{}+  {}\n", method.priority, method.id, gain_text(method),
-                        method.min_arch, method.signature);
+    text += fmt::format("  {:4} {:42} {:>11}  sm_{}+  {}{}\n", method.priority, method.id, gain_text(method),
+                        method.min_arch, method.signature,
+                        method.not_distinguishable_from.empty() ? "" : " (not distinguishable)");
   }
+  const std::map<std::string, int> checks = sass_check_counts(catalog);
+  text += fmt::format("\nSASS checks: {} verifiable, {} not distinguishable, {} not verifiable\n",
+                      checks.at("verifiable"), checks.at("not_distinguishable"), checks.at("not_verifiable"));
   return text;
 }
 
@@ -72,9 +99,9 @@ nlohmann::json catalog_list_json(const MethodCatalog& catalog) {
   for (const Method& m : catalog.methods) {
     methods.push_back({{"id", m.id}, {"axis", roofline::to_string(m.axis)}, {"priority", m.priority},
                        {"min_arch", m.min_arch}, {"gain", {m.gain_low, m.gain_high}}, {"signature", m.signature},
-                       {"trigger", m.trigger.text()}});
+                       {"sass_check", std::string(sass_check_of(m))}, {"trigger", m.trigger.text()}});
   }
-  return {{"schema", "kopt.catalog/1"}, {"methods", methods}};
+  return {{"schema", "kopt.catalog/1"}, {"methods", methods}, {"sass_checks", sass_check_counts(catalog)}};
 }
 
 std::string format_method(const MethodCatalog& catalog, const SignatureTable& signatures, std::string_view id) {
@@ -102,6 +129,7 @@ nlohmann::json method_json(const MethodCatalog& catalog, const SignatureTable& s
             {"features", m.features}, {"trigger", m.trigger.text()}, {"skip", skip_texts(m)},
             {"conflicts", m.conflicts}, {"gain", {m.gain_low, m.gain_high}}, {"change", m.change},
             {"risks", m.risks}, {"example", m.example}, {"macro", m.macro}, {"signature", m.signature},
+            {"sass_check", std::string(sass_check_of(m))}, {"not_distinguishable_from", m.not_distinguishable_from},
             {"signature_description", signatures.find(m.signature) ? signatures.find(m.signature)->description : ""}}}};
 }
 

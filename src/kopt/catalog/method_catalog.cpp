@@ -15,7 +15,7 @@ constexpr std::string_view kFile = "data/methods.toml";
 const std::vector<std::string> kPlannerFacts = {
     "gap.compute", "gap.memory", "gap.latency", "bound", "high_throughput", "near_peak",
     "arithmetic_intensity", "ridge_point", "compute_utilization", "memory_utilization",
-    "spec.fp32_exact", "spec.dtype", "arch", "tail_idle_share"};
+    "spec.fp32_exact", "spec.dtype", "arch"};
 
 std::optional<roofline::Axis> axis_named(std::string_view name) {
   for (roofline::Axis axis : roofline::kAxes) {
@@ -60,7 +60,7 @@ void read_guidance(const spec::DataEntry& entry, Method& method) {
 Method method_of(const spec::DataEntry& entry, const std::map<std::string, Feature>& features,
                  const SignatureTable& signatures, const std::set<std::string>& known_names) {
   entry.reject_unknown_keys({"axis", "priority", "min_arch", "features", "trigger", "skip", "conflicts",
-                             "signature", "macro", "change", "gain", "risks", "example"});
+                             "signature", "not_distinguishable_from", "macro", "change", "gain", "risks", "example"});
   Method method{.id = entry.name()};
   const std::string axis = entry.string("axis");
   if (!axis_named(axis)) throw entry.failure(fmt::format("unknown axis \"{}\" (compute, memory, latency)", axis));
@@ -82,6 +82,10 @@ Method method_of(const spec::DataEntry& entry, const std::map<std::string, Featu
     throw entry.failure(fmt::format("unknown SASS signature \"{}\" (data/sass_signatures.toml, or \"none\")",
                                     method.signature));
   }
+  method.not_distinguishable_from = entry.optional_string("not_distinguishable_from").value_or("");
+  if (!method.not_distinguishable_from.empty() && method.signature == kNotVerifiable) {
+    throw entry.failure("not_distinguishable_from needs the shared signature, not \"none\"");
+  }
   method.macro = entry.string("macro");
   if (!std::regex_match(method.macro, std::regex("KOPT_USE_[A-Z0-9_]+"))) {
     throw entry.failure(fmt::format("macro \"{}\" must be KOPT_USE_[A-Z0-9_]+", method.macro));
@@ -90,6 +94,39 @@ Method method_of(const spec::DataEntry& entry, const std::map<std::string, Featu
   if (method.change.size() != 2) throw entry.failure("change must be two lines");
   read_guidance(entry, method);
   return method;
+}
+
+// Every architecture's check of a signature, as one text: equal texts cannot tell apart.
+std::string signature_content(const SassSignature& signature) {
+  std::string text;
+  for (const auto& [arch, check] : signature.by_arch) text += fmt::format("sm_{}: {}; ", arch, check.canonical());
+  return text;
+}
+
+// No two methods with the same SASS check, unless the second says it cannot be told apart
+// from the first (not_distinguishable_from): a shared signature would "find" both wherever one is.
+void check_distinct_signatures(const MethodCatalog& catalog, const SignatureTable& signatures,
+                               std::string_view file_name, const toml::table& methods) {
+  std::map<std::string, std::string> owner;  // signature content -> the method that owns it
+  for (const Method& method : catalog.methods) {
+    const SassSignature* signature = signatures.find(method.signature);
+    if (signature == nullptr || !method.not_distinguishable_from.empty()) continue;
+    auto [it, inserted] = owner.emplace(signature_content(*signature), method.id);
+    if (!inserted) {
+      throw spec::DataEntry(file_name, "methods." + method.id, *methods.get(method.id))
+          .failure(fmt::format("its SASS signature \"{}\" checks what {}'s does; give it a signature of its own "
+                               "or say not_distinguishable_from = \"{}\"", method.signature, it->second, it->second));
+    }
+  }
+  for (const Method& method : catalog.methods) {
+    if (method.not_distinguishable_from.empty()) continue;
+    const Method* other = catalog.find(method.not_distinguishable_from);
+    if (other == nullptr || other->signature != method.signature || !other->not_distinguishable_from.empty()) {
+      throw spec::DataEntry(file_name, "methods." + method.id, *methods.get(method.id))
+          .failure(fmt::format("not_distinguishable_from \"{}\" must name a method whose own signature is \"{}\"",
+                               method.not_distinguishable_from, method.signature));
+    }
+  }
 }
 
 // Across entries: one priority per axis, conflicts that name known methods.
@@ -107,6 +144,11 @@ void check_catalog(const MethodCatalog& catalog, std::string_view file_name, con
 }
 
 }  // namespace
+
+std::string_view sass_check_of(const Method& method) {
+  if (method.signature == kNotVerifiable) return "not_verifiable";
+  return method.not_distinguishable_from.empty() ? "verifiable" : "not_distinguishable";
+}
 
 const Method* MethodCatalog::find(std::string_view id) const {
   for (const Method& method : methods) {
@@ -168,6 +210,7 @@ MethodCatalog parse_method_catalog(std::string_view toml_text, std::string_view 
   }
   std::ranges::sort(catalog.methods, {}, [](const Method& m) { return std::tuple(m.axis, m.priority, m.id); });
   check_catalog(catalog, file_name, *methods);
+  check_distinct_signatures(catalog, signatures, file_name, *methods);
   return catalog;
 }
 

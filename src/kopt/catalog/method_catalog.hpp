@@ -34,12 +34,20 @@ struct Method {
   std::vector<Condition> skip;
   std::vector<std::string> conflicts;
   std::string signature;  // an id of data/sass_signatures.toml, or "none"
+  // The method whose signature this one shares because no SASS tells them apart: its check
+  // reports not_distinguishable instead of found. Empty for a signature of its own.
+  std::string not_distinguishable_from;
   std::string macro;      // KOPT_USE_...
   std::vector<std::string> change;  // two lines
   double gain_low = 1, gain_high = 1;  // the speed-up it usually brings where it applies
   std::string risks;    // what it can break or cost
   std::string example;  // a worked example: symptom, change, effect
 };
+
+// What a method's SASS check can prove: "verifiable" (a signature of its own),
+// "not_distinguishable" (a signature shared with a method it cannot be told apart from) or
+// "not_verifiable" (it leaves no reliable trace in machine code).
+std::string_view sass_check_of(const Method& method);
 
 struct MethodCatalog {
   std::map<std::string, Feature> features;

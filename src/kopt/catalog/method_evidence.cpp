@@ -28,7 +28,9 @@ MethodEvidence evidence_for(const MethodCatalog& catalog, const SignatureTable& 
   const Method& method = known_method(catalog, id);
   MethodEvidence evidence{.method = id, .macro = method.macro, .switched_on = on, .source = std::move(source)};
   if (on) {
-    evidence.match = match_signature(signatures, method.signature, functions, arch);
+    evidence.match = method.not_distinguishable_from.empty()
+                         ? match_signature(signatures, method.signature, functions, arch)
+                         : match_shared_trace(signatures, method.signature, method.not_distinguishable_from, functions, arch);
   } else {
     evidence.match = {.signature = method.signature, .reason = method.macro + " is 0 in this build"};
   }

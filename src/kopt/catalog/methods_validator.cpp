@@ -60,9 +60,19 @@ void check_method(const Method& method, const MethodCatalog& catalog, const Plan
   }
 }
 
+// Where the evidence puts a claim: its trigger true (0) before unknown (1) before false (2),
+// then the catalog's priority. Budget slots go in this order, so that listing a method first
+// does not buy it a slot that a method the profile calls for would have had.
+std::pair<int, int> evidence_rank(const Method& method, const Facts& facts) {
+  const Truth truth = method.trigger.evaluate(facts).truth;
+  const int rank = truth == Truth::yes ? 0 : truth == Truth::unknown ? 1 : 2;
+  return {rank, method.priority};
+}
+
 // Names each claim past its axis's budget, and who spent what it could have borrowed.
-void check_budget(const std::vector<const Method*>& methods, const PlanInputs& inputs,
+void check_budget(std::vector<const Method*> methods, const PlanInputs& inputs, const Facts& facts,
                   std::vector<Violation>& violations) {
+  std::ranges::stable_sort(methods, {}, [&](const Method* m) { return evidence_rank(*m, facts); });
   std::array<std::vector<std::string>, 3> claims;
   for (const Method* method : methods) claims[static_cast<size_t>(method->axis)].push_back(method->id);
   for (BudgetBreach& breach : budget_breaches(claims, inputs.roofline)) {
@@ -121,7 +131,7 @@ std::vector<Violation> validate_methods(const MethodCatalog& catalog, const std:
     check_method(*method, catalog, inputs, facts, retries, violations);
     methods.push_back(method);
   }
-  check_budget(methods, inputs, violations);
+  check_budget(methods, inputs, facts, violations);
   return violations;
 }
 

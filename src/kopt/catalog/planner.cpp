@@ -204,17 +204,6 @@ std::string ceiling_sentence(const PlanInputs& inputs) {
   return ceiling_text(inputs) + issue_saturation_text(inputs.profile);
 }
 
-// The share of SM time the last, partial wave leaves idle: (ceil(w) - w) / ceil(w) for w waves
-// (0 for whole waves; 0.45 for 1.1 waves; nearly 0 for 62.06).
-std::optional<FactValue> tail_idle_share(const PlanInputs& inputs) {
-  auto waves = inputs.profile.concepts.find("waves_per_sm");
-  if (inputs.profile.degraded || waves == inputs.profile.concepts.end() || !waves->second || !(*waves->second > 0)) {
-    return std::nullopt;
-  }
-  const double whole = std::ceil(*waves->second);
-  return (whole - *waves->second) / whole;
-}
-
 }  // namespace
 
 Facts plan_facts(const PlanInputs& inputs) {
@@ -238,7 +227,6 @@ Facts plan_facts(const PlanInputs& inputs) {
   facts.set("arch", static_cast<double>(inputs.arch));
   facts.set("spec.fp32_exact", inputs.fp32_exact ? std::optional<FactValue>(*inputs.fp32_exact) : std::nullopt);
   facts.set("spec.dtype", inputs.dtype.empty() ? std::nullopt : std::optional<FactValue>(inputs.dtype));
-  facts.set("tail_idle_share", tail_idle_share(inputs));
   return facts;
 }
 

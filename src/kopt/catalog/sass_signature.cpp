@@ -1,6 +1,9 @@
 #include "kopt/catalog/sass_signature.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "kopt/core/embedded_files.hpp"
@@ -45,10 +48,28 @@ std::vector<OpcodePattern> patterns(const spec::DataEntry& entry, std::string_vi
   return result;
 }
 
+CountRatio count_ratio(const spec::DataEntry& entry) {
+  entry.reject_unknown_keys({"of", "to", "at_least"});
+  CountRatio ratio{.of = patterns(entry, "of"), .to = patterns(entry, "to"), .at_least = entry.number("at_least")};
+  if (ratio.of.empty() || ratio.to.empty()) throw entry.failure("a ratio needs `of` and `to` opcode patterns");
+  if (!(ratio.at_least > 0)) throw entry.failure("a ratio's at_least must be above 0");
+  return ratio;
+}
+
 ArchSignature arch_signature(const spec::DataEntry& entry) {
-  entry.reject_unknown_keys({"any", "all"});
-  ArchSignature signature{.any = patterns(entry, "any"), .all = patterns(entry, "all")};
-  if (signature.any.empty() && signature.all.empty()) throw entry.failure("needs `any` or `all` opcode patterns");
+  entry.reject_unknown_keys({"any", "all", "none", "ratio", "constant_bank"});
+  ArchSignature signature{.any = patterns(entry, "any"), .all = patterns(entry, "all"), .none = patterns(entry, "none")};
+  if (const toml::node* ratio = entry.table().get("ratio")) {
+    signature.ratio = count_ratio(spec::DataEntry(entry.file(), entry.name() + ".ratio", *ratio));
+  }
+  if (const std::optional<long long> bank = entry.optional_integer("constant_bank")) {
+    if (*bank < 0 || *bank > 17) throw entry.failure("constant_bank must be a bank number, 0 to 17");
+    signature.constant_bank = static_cast<int>(*bank);
+  }
+  if (signature.any.empty() && signature.all.empty() && signature.none.empty() && !signature.ratio &&
+      !signature.constant_bank) {
+    throw entry.failure("needs `any`, `all`, `none` opcode patterns, a `ratio` or a `constant_bank`");
+  }
   return signature;
 }
 
@@ -75,8 +96,35 @@ std::vector<std::string> matching(const OpcodePattern& pattern, const sass::Sass
   return found;
 }
 
+// Instructions of `function` matching any of `patterns`.
+int count_matching(const std::vector<OpcodePattern>& patterns, const sass::SassFunctionProfile& function) {
+  int count = 0;
+  for (const auto& [opcode, n] : function.opcodes_with_modifiers) {
+    if (std::ranges::any_of(patterns, [&](const OpcodePattern& p) { return p.matches(opcode); })) count += n;
+  }
+  return count;
+}
+
+std::string pattern_list(const std::vector<OpcodePattern>& patterns, std::string_view joint) {
+  std::string text;
+  for (const OpcodePattern& p : patterns) text += (text.empty() ? "" : std::string(joint)) + p.text;
+  return text;
+}
+
+// "FFMA ×256 per LDS+LDG ×46 (at least 2)" when the ratio holds in `function`, else nothing.
+std::optional<std::string> ratio_evidence(const CountRatio& ratio, const sass::SassFunctionProfile& function) {
+  const int of = count_matching(ratio.of, function);
+  const int to = count_matching(ratio.to, function);
+  if (of == 0 || static_cast<double>(of) < ratio.at_least * to) return std::nullopt;
+  return fmt::format("{} ×{} per {} ×{} (at least {:g})", pattern_list(ratio.of, "+"), of,
+                     pattern_list(ratio.to, "+"), to, ratio.at_least);
+}
+
 // The evidence in `function`, or nothing when the signature is not there.
 std::vector<std::string> evidence_in(const ArchSignature& signature, const sass::SassFunctionProfile& function) {
+  for (const OpcodePattern& pattern : signature.none) {
+    if (!matching(pattern, function).empty()) return {};
+  }
   std::vector<std::string> evidence;
   for (const OpcodePattern& pattern : signature.all) {
     std::vector<std::string> found = matching(pattern, function);
@@ -90,18 +138,37 @@ std::vector<std::string> evidence_in(const ArchSignature& signature, const sass:
     evidence.insert(evidence.end(), found.begin(), found.end());
   }
   if (!any_found) return {};
+  // The structural findings lead: they, not the opcodes they count, tell this method apart.
+  if (signature.constant_bank) {
+    const auto reads = function.constant_bank_reads.find(*signature.constant_bank);
+    if (reads == function.constant_bank_reads.end()) return {};
+    evidence.insert(evidence.begin(),
+                    fmt::format("{} instructions read constant bank {}", reads->second, *signature.constant_bank));
+  }
+  if (signature.ratio) {
+    std::optional<std::string> ratio = ratio_evidence(*signature.ratio, function);
+    if (!ratio) return {};
+    evidence.insert(evidence.begin(), *ratio);
+  }
+  if (!signature.none.empty()) evidence.push_back("no " + pattern_list(signature.none, ", no "));
   for (std::string& item : evidence) item = function.name + ": " + item;
   return evidence;
 }
 
 std::string looked_for(const ArchSignature& signature) {
-  std::string text;
-  for (const OpcodePattern& p : signature.all) text += (text.empty() ? "" : " and ") + p.text;
+  std::string text = pattern_list(signature.all, " and ");
   if (!signature.any.empty()) {
-    std::string any;
-    for (const OpcodePattern& p : signature.any) any += (any.empty() ? "" : " or ") + p.text;
-    text += (text.empty() ? "" : " and (") + any + (signature.all.empty() ? "" : ")");
+    const std::string any = pattern_list(signature.any, " or ");
+    text += text.empty() ? any : " and (" + any + ")";
   }
+  if (signature.ratio) {
+    text += fmt::format("{}{} at least {:g} per {}", text.empty() ? "" : " with ", pattern_list(signature.ratio->of, "+"),
+                        signature.ratio->at_least, pattern_list(signature.ratio->to, "+"));
+  }
+  if (signature.constant_bank) {
+    text += fmt::format("{}an operand in constant bank {}", text.empty() ? "" : " with ", *signature.constant_bank);
+  }
+  if (!signature.none.empty()) text += (text.empty() ? "a function without " : " without ") + pattern_list(signature.none, " or ");
   return text;
 }
 
@@ -110,22 +177,39 @@ std::string looked_for(const ArchSignature& signature) {
 OpcodePattern OpcodePattern::parse(std::string_view text) {
   OpcodePattern pattern{.text = std::string(text)};
   std::vector<std::string> parts = split_dots(text);
-  for (const std::string& part : parts) {
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const bool absent = i > 0 && parts[i].starts_with('!');
+    const std::string part = absent ? parts[i].substr(1) : parts[i];
     if (!is_pattern_part(part)) {
-      throw input_error("opcode pattern \"{}\" must be OPCODE or OPCODE.MODIFIER... in capitals", text);
+      throw input_error("opcode pattern \"{}\" must be OPCODE or OPCODE.MODIFIER... in capitals (!MODIFIER: absent)", text);
+    }
+    if (i == 0) {
+      pattern.opcode = part;
+    } else {
+      (absent ? pattern.absent_modifiers : pattern.modifiers).push_back(part);
     }
   }
-  pattern.opcode = parts.front();
-  pattern.modifiers.assign(parts.begin() + 1, parts.end());
   return pattern;
 }
 
 bool OpcodePattern::matches(std::string_view opcode_with_modifiers) const {
   const std::vector<std::string> parts = split_dots(opcode_with_modifiers);
   if (parts.front() != opcode) return false;
-  return std::ranges::all_of(modifiers, [&](const std::string& m) {
-    return std::find(parts.begin() + 1, parts.end(), m) != parts.end();
-  });
+  auto has = [&](const std::string& m) { return std::find(parts.begin() + 1, parts.end(), m) != parts.end(); };
+  return std::ranges::all_of(modifiers, has) && std::ranges::none_of(absent_modifiers, has);
+}
+
+std::string ArchSignature::canonical() const {
+  auto sorted = [](const std::vector<OpcodePattern>& patterns) {
+    std::vector<std::string> texts;
+    for (const OpcodePattern& p : patterns) texts.push_back(p.text);
+    std::ranges::sort(texts);
+    return fmt::format("{}", fmt::join(texts, ","));
+  };
+  std::string text = fmt::format("any[{}] all[{}] none[{}]", sorted(any), sorted(all), sorted(none));
+  if (ratio) text += fmt::format(" ratio[{}/{}>={:g}]", sorted(ratio->of), sorted(ratio->to), ratio->at_least);
+  if (constant_bank) text += fmt::format(" bank[{}]", *constant_bank);
+  return text;
 }
 
 const ArchSignature* SassSignature::for_arch(int arch) const {
@@ -189,11 +273,22 @@ SignatureMatch match_signature(const SignatureTable& table, std::string_view sig
   return match;
 }
 
+SignatureMatch match_shared_trace(const SignatureTable& table, std::string_view signature_id,
+                                  std::string_view other_method,
+                                  const std::vector<sass::SassFunctionProfile>& functions, int arch) {
+  SignatureMatch match = match_signature(table, signature_id, functions, arch);
+  if (match.status != SignatureStatus::found) return match;
+  match.status = SignatureStatus::not_distinguishable;
+  match.reason = fmt::format("its trace ({}) is also {}'s: found, but it proves neither", signature_id, other_method);
+  return match;
+}
+
 std::string_view to_string(SignatureStatus status) {
   switch (status) {
     case SignatureStatus::found: return "found";
     case SignatureStatus::missing: return "missing";
     case SignatureStatus::not_verifiable: return "not_verifiable";
+    case SignatureStatus::not_distinguishable: return "not_distinguishable";
   }
   return "?";
 }

@@ -7,6 +7,7 @@
 // and is reported as not verifiable rather than as present.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,21 +21,42 @@ namespace kopt::catalog {
 inline constexpr std::string_view kNotVerifiable = "none";
 
 // "LDG.CONSTANT": an instruction matches when its opcode is LDG and its modifiers include
-// CONSTANT, in any order and among any others (LDG.E.128.CONSTANT matches too).
+// CONSTANT, in any order and among any others (LDG.E.128.CONSTANT matches too). A modifier
+// written !F32 must be absent: HADD2.!F32 is packed-half arithmetic, not the HADD2.F32 that
+// converts a half to float.
 struct OpcodePattern {
   std::string text;
   std::string opcode;
   std::vector<std::string> modifiers;
+  std::vector<std::string> absent_modifiers;
 
   static OpcodePattern parse(std::string_view text);
   bool matches(std::string_view opcode_with_modifiers) const;
 };
 
-// For one architecture: every `all` pattern and at least one `any` pattern (when listed) must
-// match some instruction of one function.
+// A structural check on instruction counts in one function: the instructions matching `of`
+// are at least `at_least` times those matching `to` (register tiling: FFMA per shared or
+// global load). With no `to` instruction at all, any `of` instruction satisfies it.
+struct CountRatio {
+  std::vector<OpcodePattern> of;
+  std::vector<OpcodePattern> to;
+  double at_least = 1;
+};
+
+// For one architecture, in one function: every `all` pattern and at least one `any` pattern
+// (when listed) match some instruction, no `none` pattern matches any (a method that removes
+// something: spills, fp64 math, integer division), the ratio, when listed, holds, and some
+// operand reads `constant_bank`, when listed (3: __constant__ data).
 struct ArchSignature {
   std::vector<OpcodePattern> any;
   std::vector<OpcodePattern> all;
+  std::vector<OpcodePattern> none;
+  std::optional<CountRatio> ratio;
+  std::optional<int> constant_bank;
+
+  // A canonical text of the whole check: two signatures with the same one cannot tell their
+  // methods apart, and the catalog refuses that (see methods_validator).
+  std::string canonical() const;
 };
 
 struct SassSignature {
@@ -59,7 +81,9 @@ SignatureTable load_sass_signatures();
 // 90 for "sm_90", "sm_90a", "compute_90"; throws Error(bad_input) for anything else.
 int arch_number(std::string_view arch);
 
-enum class SignatureStatus { found, missing, not_verifiable };
+// not_distinguishable: the trace is there, but it is also another method's (a transpose
+// through shared memory leaves what any shared-memory tile leaves), so it proves nothing.
+enum class SignatureStatus { found, missing, not_verifiable, not_distinguishable };
 
 struct SignatureMatch {
   std::string signature;  // the id asked for
@@ -72,7 +96,13 @@ struct SignatureMatch {
 SignatureMatch match_signature(const SignatureTable& table, std::string_view signature_id,
                                const std::vector<sass::SassFunctionProfile>& functions, int arch);
 
-// "found", "missing", "not_verifiable": the status as JSON writes it.
+// The same check for a method whose trace is another method's (`not_distinguishable_from`):
+// `missing` when the shared trace is absent, else not_distinguishable with the evidence.
+SignatureMatch match_shared_trace(const SignatureTable& table, std::string_view signature_id,
+                                  std::string_view other_method,
+                                  const std::vector<sass::SassFunctionProfile>& functions, int arch);
+
+// "found", "missing", "not_verifiable", "not_distinguishable": the status as JSON writes it.
 std::string_view to_string(SignatureStatus status);
 void to_json(nlohmann::json& out, const SignatureMatch& match);
 

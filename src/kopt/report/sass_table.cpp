@@ -50,6 +50,9 @@ std::string format_sass_profile(const sass::SassProfile& profile, const build::P
     }
     out += fmt::format("  opcodes    {}\n", top_opcodes(f.opcodes, 10));
     out += fmt::format("  global     loads {}; stores {}\n", widths(f.global_load_bits), widths(f.global_store_bits));
+    if (!f.shared_load_bits.empty() || !f.async_copy_bits.empty()) {
+      out += fmt::format("  widths     shared loads {}; async copies {}\n", widths(f.shared_load_bits), widths(f.async_copy_bits));
+    }
     out += fmt::format("  shared     {}\n  tensor     {}\n", family(f.shared_memory), family(f.tensor));
   }
   if (profile.unparsed_line_count > 0) {
@@ -83,6 +86,8 @@ std::string format_method_evidence(const std::vector<catalog::MethodEvidence>& m
                            e.size() > shown ? fmt::format(" (and {} more)", e.size() - shown) : "");
     } else if (m.match.status == catalog::SignatureStatus::missing) {
       detail = "MISSING: " + m.match.reason;
+    } else if (m.match.status == catalog::SignatureStatus::not_distinguishable) {
+      detail = "not distinguishable: " + m.match.reason;
     } else {
       detail = "not verifiable: " + m.match.reason;
     }

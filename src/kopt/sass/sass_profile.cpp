@@ -65,6 +65,20 @@ int trailing_padding(const std::vector<Instruction>& instructions) {
   return padding;
 }
 
+// The banks of `instruction`'s constant operands: 3 for "c[0x3][0x10]" (also inside "-c[0x3][R2]").
+std::set<int> constant_banks(const Instruction& instruction) {
+  std::set<int> banks;
+  for (const std::string& operand : instruction.operands) {
+    const size_t at = operand.find("c[0x");
+    if (at == std::string::npos) continue;
+    int bank = 0;
+    const char* first = operand.data() + at + 4;
+    const auto [end, error] = std::from_chars(first, operand.data() + operand.size(), bank, 16);
+    if (error == std::errc() && end != first && *end == ']') banks.insert(bank);
+  }
+  return banks;
+}
+
 nlohmann::json widths_to_json(const WidthHistogram& widths) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [bits, count] : widths) out[std::to_string(bits)] = count;
@@ -96,6 +110,9 @@ SassFunctionProfile profile_function(const SassFunction& function) {
     ++profile.opcodes_with_modifiers[full];
     if (instruction.opcode == "LDG") ++profile.global_load_bits[access_bits(instruction)];
     if (instruction.opcode == "STG") ++profile.global_store_bits[access_bits(instruction)];
+    if (instruction.opcode == "LDS") ++profile.shared_load_bits[access_bits(instruction)];
+    if (instruction.opcode == "LDGSTS") ++profile.async_copy_bits[access_bits(instruction)];
+    for (int bank : constant_banks(instruction)) ++profile.constant_bank_reads[bank];
     if (kSharedMemoryOpcodes.contains(instruction.opcode)) ++profile.shared_memory[full];
     if (kTensorOpcodes.contains(instruction.opcode)) ++profile.tensor[full];
   }
@@ -130,6 +147,9 @@ void to_json(nlohmann::json& out, const SassFunctionProfile& p) {
          {"opcodes_with_modifiers", p.opcodes_with_modifiers},
          {"global_load_bits", widths_to_json(p.global_load_bits)},
          {"global_store_bits", widths_to_json(p.global_store_bits)},
+         {"shared_load_bits", widths_to_json(p.shared_load_bits)},
+         {"async_copy_bits", widths_to_json(p.async_copy_bits)},
+         {"constant_bank_reads", widths_to_json(p.constant_bank_reads)},
          {"shared_memory", p.shared_memory},
          {"tensor", p.tensor}};
 }
@@ -143,6 +163,10 @@ void from_json(const nlohmann::json& in, SassFunctionProfile& p) {
   p.opcodes_with_modifiers = in.at("opcodes_with_modifiers").get<OpcodeHistogram>();
   p.global_load_bits = widths_from_json(in.at("global_load_bits"));
   p.global_store_bits = widths_from_json(in.at("global_store_bits"));
+  // Absent from sass.json files of kopt builds before these were counted.
+  p.shared_load_bits = widths_from_json(in.value("shared_load_bits", nlohmann::json::object()));
+  p.async_copy_bits = widths_from_json(in.value("async_copy_bits", nlohmann::json::object()));
+  p.constant_bank_reads = widths_from_json(in.value("constant_bank_reads", nlohmann::json::object()));
   p.shared_memory = in.at("shared_memory").get<OpcodeHistogram>();
   p.tensor = in.at("tensor").get<OpcodeHistogram>();
 }

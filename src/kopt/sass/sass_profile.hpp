@@ -30,6 +30,11 @@ struct SassFunctionProfile {
   OpcodeHistogram opcodes_with_modifiers;
   WidthHistogram global_load_bits;   // LDG; 32 unless a width modifier says otherwise
   WidthHistogram global_store_bits;  // STG
+  WidthHistogram shared_load_bits;   // LDS (LDS.128 reads a float4 of a tile)
+  WidthHistogram async_copy_bits;    // LDGSTS (cp.async of 4, 8 or 16 bytes)
+  // Constant bank → instructions with an operand in it (c[0x3][...]: nvcc puts __constant__
+  // data in bank 3 and kernel parameters in bank 0).
+  std::map<int, int> constant_bank_reads;
   OpcodeHistogram shared_memory;     // LDS, STS, LDSM, LDGSTS, ... with their modifiers
   OpcodeHistogram tensor;            // HMMA, IMMA, HGMMA, ... with their modifiers
 };

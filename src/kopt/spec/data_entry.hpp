@@ -63,6 +63,15 @@ class DataEntry {
     return *value;
   }
 
+  // A required number (an integer reads as one too).
+  double number(std::string_view key) const {
+    const toml::node* node = table().get(key);
+    if (node == nullptr) throw failure(fmt::format("{} is required", key));
+    std::optional<double> value = node->value<double>();
+    if (!value) throw failure(fmt::format("{} must be a number", key));
+    return *value;
+  }
+
   // A required array of numbers (integers read as numbers too).
   std::vector<double> numbers(std::string_view key) const {
     const toml::node* node = table().get(key);

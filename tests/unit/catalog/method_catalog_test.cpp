@@ -64,6 +64,48 @@ std::string with(std::string_view from, std::string_view to) {
 
 TEST(MethodCatalog, AValidEntryLoads) { EXPECT_EQ(catalog_error_of(kValid), "no error"); }
 
+// kValid with a second method, memory.b, whose signature lines are `b_signature`.
+std::string two_methods(std::string_view a_signature, std::string_view b_signature) {
+  std::string text = with("signature = \"none\"", a_signature);
+  std::string b = text.substr(text.find("[methods.\"memory.a\"]"));
+  b.replace(b.find("memory.a"), 8, "memory.b");
+  b.replace(b.find("priority = 10"), 13, "priority = 20");
+  b.replace(b.find("KOPT_USE_A"), 10, "KOPT_USE_B");
+  b.replace(b.find(a_signature), a_signature.size(), b_signature);
+  return text + b;
+}
+
+TEST(MethodCatalog, TwoMethodsCannotShareASignatureUnlessOneSaysItCannotBeToldApart) {
+  EXPECT_THAT(catalog_error_of(two_methods("signature = \"shared_memory\"", "signature = \"shared_memory\"")),
+              testing::AllOf(testing::HasSubstr("memory.b"), testing::HasSubstr("checks what memory.a's does")));
+  EXPECT_EQ(catalog_error_of(two_methods("signature = \"shared_memory\"",
+                                         "signature = \"shared_memory\"\nnot_distinguishable_from = \"memory.a\"")),
+            "no error");
+  // It must name the owner of that very signature.
+  EXPECT_THAT(catalog_error_of(two_methods("signature = \"shared_memory\"",
+                                           "signature = \"cp_async\"\nnot_distinguishable_from = \"memory.a\"")),
+              testing::HasSubstr("must name a method whose own signature is \"cp_async\""));
+  EXPECT_THAT(catalog_error_of(with("signature = \"none\"", "signature = \"none\"\nnot_distinguishable_from = \"memory.a\"")),
+              testing::HasSubstr("needs the shared signature"));
+  // Both "none": nothing is checked, so nothing is shared.
+  EXPECT_EQ(catalog_error_of(two_methods("signature = \"none\"", "signature = \"none\"")), "no error");
+}
+
+TEST(MethodCatalog, TheShippedCatalogSaysWhatItsSassChecksProve) {
+  const MethodCatalog catalog = load_method_catalog();
+  std::map<std::string, std::vector<std::string>> by_signature;
+  std::map<std::string, int> checks;
+  for (const Method& m : catalog.methods) {
+    ++checks[std::string(sass_check_of(m))];
+    if (m.signature != kNotVerifiable && m.not_distinguishable_from.empty()) by_signature[m.signature].push_back(m.id);
+  }
+  for (const auto& [signature, ids] : by_signature) EXPECT_EQ(ids.size(), 1u) << signature << ": " << ids.front();
+  EXPECT_EQ(sass_check_of(*catalog.find("memory.smem_transpose")), "not_distinguishable");
+  EXPECT_EQ(sass_check_of(*catalog.find("memory.tiling_smem")), "verifiable");
+  EXPECT_EQ(sass_check_of(*catalog.find("latency.cuda_graphs")), "not_verifiable");
+  EXPECT_GE(checks["verifiable"], 34);
+}
+
 TEST(MethodCatalog, MalformedEntriesAreNamedWithFileAndEntry) {
   EXPECT_THAT(catalog_error_of(with("priority = 10", "priority = 10\ncolour = 1")),
               testing::AllOf(testing::HasSubstr("m.toml:"), testing::HasSubstr("memory.a: unknown key \"colour\"")));

@@ -41,12 +41,34 @@ TEST_F(MethodEvidenceTest, AMethodSwitchedOffByADefineIsNotCalledMissing) {
 
 TEST_F(MethodEvidenceTest, AskedMethodsAreAddedOnceAndUnknownOnesRefused) {
   const std::vector<spec::MethodSwitch> declared = {{.macro = "KOPT_USE_SMEM_TILING", .method_id = "memory.tiling_smem"}};
-  const auto evidence = check_methods(catalog, signatures, declared, {"memory.tiling_smem", "compute.register_tiling"},
+  const auto evidence = check_methods(catalog, signatures, declared, {"memory.tiling_smem", "memory.smem_padding"},
                                       {}, naive.functions, 90);
   ASSERT_EQ(evidence.size(), 2u);
   EXPECT_EQ(evidence[1].source, "asked");
   EXPECT_EQ(evidence[1].match.status, SignatureStatus::not_verifiable);  // no opcode proves it
   EXPECT_THROW(check_methods(catalog, signatures, {}, {"memory.teleport"}, {}, naive.functions, 90), Error);
+}
+
+// Register tiling has a structural signature now (FFMA per load): the naive SGEMM, one output
+// per thread from global memory, is told to lack it rather than "not verifiable".
+TEST_F(MethodEvidenceTest, RegisterTilingIsCheckedByItsFmaPerLoadRatio) {
+  const auto evidence = check_methods(catalog, signatures, {}, {"compute.register_tiling"}, {}, naive.functions, 90);
+  ASSERT_EQ(evidence.size(), 1u);
+  EXPECT_EQ(evidence[0].match.status, SignatureStatus::missing);
+  EXPECT_THAT(evidence[0].match.reason, HasSubstr("FFMA at least 2 per LDS+LDG"));
+}
+
+// A method whose trace is another's is not distinguishable where the trace is, and missing
+// where it is not: the naive SGEMM has no shared memory for a transpose to hide in.
+TEST_F(MethodEvidenceTest, ASharedTraceIsReportedAsNotDistinguishable) {
+  const auto evidence = check_methods(catalog, signatures, {}, {"memory.smem_transpose"}, {}, naive.functions, 90);
+  ASSERT_EQ(evidence.size(), 1u);
+  EXPECT_EQ(evidence[0].match.status, SignatureStatus::missing);
+  sass::SassFunctionProfile tiled{.name = "tiled"};
+  tiled.opcodes_with_modifiers = {{"LDS.128", 8}, {"STS", 2}, {"FFMA", 64}};
+  const auto shared = check_methods(catalog, signatures, {}, {"memory.smem_transpose"}, {}, {tiled}, 90);
+  EXPECT_EQ(shared[0].match.status, SignatureStatus::not_distinguishable);
+  EXPECT_THAT(shared[0].match.reason, HasSubstr("memory.tiling_smem"));
 }
 
 }  // namespace

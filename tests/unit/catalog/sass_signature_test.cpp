@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/sass/disassembler.hpp"
@@ -70,6 +72,103 @@ TEST(SassSignatures, TheNaiveSgemmDumpHasNoSharedMemoryTiling) {
   EXPECT_EQ(match_signature(table, "mma_sync", profile.functions, 90).status, SignatureStatus::missing);
 }
 
+TEST(OpcodePattern, AnAbsentModifierMustNotBeThere) {
+  const OpcodePattern packed = OpcodePattern::parse("HADD2.!F32");
+  EXPECT_TRUE(packed.matches("HADD2"));
+  EXPECT_FALSE(packed.matches("HADD2.F32"));  // a half widened to float, not half2 arithmetic
+  EXPECT_THROW(OpcodePattern::parse("!HADD2"), Error);
+}
+
+// Real machine code (tests/fixtures/README.md): nvcc 13 kernels with and without each method
+// whose signature checks a structure or an absence, as the `sass.signatures` test compiles them.
+std::map<std::string, sass::SassFunctionProfile> signature_pairs() {
+  const sass::SassDump dump = sass::parse_cuobjdump_sass(
+      read_file(std::string(KOPT_FIXTURES_DIR) + "/sass/cuobjdump13.5_sm90_signature_pairs.txt"));
+  EXPECT_TRUE(dump.unparsed.empty());
+  std::map<std::string, sass::SassFunctionProfile> by_name;
+  for (const sass::SassFunctionProfile& f : sass::kernel_profile(dump).functions) by_name[f.name] = f;
+  return by_name;
+}
+
+TEST(SassSignatures, EachPairIsFoundWithTheMethodAndMissingWithout) {
+  const auto kernels = signature_pairs();
+  const SignatureTable table = load_sass_signatures();
+  int pairs = 0;
+  for (const auto& [name, kernel] : kernels) {
+    if (!name.starts_with("without_")) continue;
+    const std::string id = name.substr(std::string("without_").size());
+    ASSERT_TRUE(kernels.contains("sig_" + id)) << name;
+    EXPECT_EQ(match_signature(table, id, {kernels.at("sig_" + id)}, 90).status, SignatureStatus::found) << id;
+    EXPECT_EQ(match_signature(table, id, {kernel}, 90).status, SignatureStatus::missing) << id;
+    ++pairs;
+  }
+  EXPECT_GE(pairs, 13);
+}
+
+TEST(SassSignatures, RegisterTilingIsARatioNotAnyFfma) {
+  const auto kernels = signature_pairs();
+  const SignatureTable table = load_sass_signatures();
+  // The one-output-per-thread tile has FFMA and LDS too: only the ratio tells them apart.
+  const auto& naive = kernels.at("without_register_tile");
+  EXPECT_GT(naive.opcodes.at("FFMA"), 0);
+  EXPECT_GT(naive.opcodes.at("LDS"), 0);
+  const SignatureMatch tiled = match_signature(table, "register_tile", {kernels.at("sig_register_tile")}, 90);
+  EXPECT_THAT(tiled.evidence, testing::Contains(testing::HasSubstr("FFMA ×256 per LDS+LDG ×40 (at least 2)")));
+  const SignatureMatch missing = match_signature(table, "register_tile", {naive}, 90);
+  EXPECT_THAT(missing.reason, testing::HasSubstr("FFMA at least 2 per LDS+LDG"));
+}
+
+TEST(SassSignatures, SharedAndAsyncCopyWidthsCountAsVectorAccess) {
+  const auto kernels = signature_pairs();
+  const SignatureTable table = load_sass_signatures();
+  // Only 32-bit global accesses here: the vector widths are LDS.128 and a 16-byte LDGSTS.
+  const auto& shared = kernels.at("sig_vector_access_128__shared");
+  EXPECT_FALSE(shared.global_load_bits.contains(128));
+  EXPECT_EQ(shared.shared_load_bits.at(128), 1);  // the profile counts the widths too
+  EXPECT_EQ(shared.async_copy_bits.at(128), 1);
+  const SignatureMatch match = match_signature(table, "vector_access_128", {shared}, 90);
+  EXPECT_EQ(match.status, SignatureStatus::found);
+  EXPECT_THAT(match.evidence, testing::Contains(testing::HasSubstr("LDGSTS.E.BYPASS.128")));
+  EXPECT_THAT(match.evidence, testing::Contains(testing::HasSubstr("LDS.128")));
+}
+
+TEST(SassSignatures, ConstantMemoryIsSeenInTheOperands) {
+  const auto kernels = signature_pairs();
+  const SignatureTable table = load_sass_signatures();
+  // __constant__ weights are read as c[0x3][...] operands; weights passed by pointer are LDGs,
+  // and the pointer itself is a kernel parameter in bank 0, not 3.
+  const auto& with = kernels.at("sig_user_constant_operands");
+  const auto& without = kernels.at("without_user_constant_operands");
+  EXPECT_GT(with.constant_bank_reads.at(3), 0);
+  EXPECT_FALSE(without.constant_bank_reads.contains(3));
+  EXPECT_GT(without.constant_bank_reads.at(0), 0);
+  EXPECT_THAT(match_signature(table, "user_constant_operands", {with}, 90).evidence,
+              testing::Contains(testing::HasSubstr("read constant bank 3")));
+}
+
+TEST(SassSignatures, AnAbsenceIsFoundOnlyWithSomethingElseThere) {
+  const SignatureTable table = load_sass_signatures();
+  // fp32_not_fp64: FP32 math and no DFMA; a function with neither proves nothing.
+  EXPECT_EQ(match_signature(table, "fp32_not_fp64", {function_with("k", {"LDG.E", "STG.E"})}, 90).status,
+            SignatureStatus::missing);
+  EXPECT_EQ(match_signature(table, "fp32_not_fp64", {function_with("k", {"FFMA", "DFMA"})}, 90).status,
+            SignatureStatus::missing);
+  const SignatureMatch fp32 = match_signature(table, "fp32_not_fp64", {function_with("k", {"FFMA"})}, 90);
+  EXPECT_EQ(fp32.status, SignatureStatus::found);
+  EXPECT_THAT(fp32.evidence, testing::Contains("k: no DFMA, no DMUL, no DADD"));
+}
+
+TEST(SassSignatures, ASharedTraceIsNotDistinguishableAndItsAbsenceStillMissing) {
+  const SignatureTable table = load_sass_signatures();
+  const SignatureMatch there =
+      match_shared_trace(table, "shared_memory", "memory.tiling_smem", {function_with("k", {"LDS", "STS"})}, 90);
+  EXPECT_EQ(there.status, SignatureStatus::not_distinguishable);
+  EXPECT_THAT(there.reason, testing::HasSubstr("memory.tiling_smem"));
+  EXPECT_EQ(to_string(there.status), "not_distinguishable");
+  EXPECT_EQ(match_shared_trace(table, "shared_memory", "memory.tiling_smem", {function_with("k", {"LDG.E"})}, 90).status,
+            SignatureStatus::missing);
+}
+
 TEST(SassSignatures, MalformedEntriesNameTheFileAndTheEntry) {
   auto message = [](std::string_view text) {
     try {
@@ -83,6 +182,10 @@ TEST(SassSignatures, MalformedEntriesNameTheFileAndTheEntry) {
   EXPECT_THAT(message("[x]\ndescription = \"d\"\nsm_90 = { most = [\"LDG\"] }\n"), testing::HasSubstr("unknown key \"most\""));
   EXPECT_THAT(message("[x]\ndescription = \"d\"\n"), testing::HasSubstr("x: lists no architecture"));
   EXPECT_THAT(message("[none]\ndescription = \"d\"\n"), testing::HasSubstr("reserved"));
+  EXPECT_THAT(message("[x]\ndescription = \"d\"\nsm_90 = { ratio = { of = [\"FFMA\"], at_least = 2 } }\n"),
+              testing::HasSubstr("x.sm_90.ratio: a ratio needs `of` and `to`"));
+  EXPECT_THAT(message("[x]\ndescription = \"d\"\nsm_90 = { ratio = { of = [\"FFMA\"], to = [\"LDS\"], at_least = 0 } }\n"),
+              testing::HasSubstr("above 0"));
   EXPECT_THAT(message("[x]\nsm_90 = { any = [\"LDG\"] }\n"), testing::HasSubstr("x: description is required"));
   // Read as every data file is: without its schema_version it is refused.
   EXPECT_THROW(parse_sass_signatures("[x]\ndescription = \"d\"\nsm_90 = { any = [\"LDG\"] }\n", "sigs.toml"), Error);
