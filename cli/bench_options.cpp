@@ -22,7 +22,7 @@ void add_bench_options(CLI::App& app, BenchConfig& c) {
       ->check(CLI::Range(1, measure::kCallsPerSampleLimit));
   app.add_option("--precision", c.precision_percent,
                  "Stop when the 95% interval of each median is within this many percent of it (default: a "
-                 "quarter of --min-effect)")
+                 "quarter of --min-effect); a statistical target, not the spec's precision (the arithmetic)")
       ->check(positive_number());
   app.add_option("--min-samples", c.min_samples, "Take at least this many samples")->check(CLI::Range(2, 1000000));
   app.add_option("--min-time", c.min_time, "Accumulate at least this many seconds of GPU time")

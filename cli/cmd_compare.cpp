@@ -33,11 +33,12 @@ std::string verdict_line(const measure::BenchReport& report, const measure::Pair
 Command compare_command() {
   return {"compare", "Time A and B interleaved and say which is faster, with a confidence interval", [](CLI::App& app) {
             auto config = std::make_shared<BenchConfig>();
-            app.add_option("A", config->targets, "The baseline and the candidate (A A measures the noise floor)")
-                ->required()
-                ->expected(2);
+            auto pair = std::make_shared<std::pair<std::string, std::string>>();
+            app.add_option("A", pair->first, "The baseline: a .cu file, a folder with kopt.toml, or a kopt.toml")->required();
+            app.add_option("B", pair->second, "The candidate (A again measures the noise floor)")->required();
             add_bench_options(app, *config);
-            return [config] {
+            return [config, pair] {
+              config->targets = {pair->first, pair->second};
               config->no_reference = true;
               measure::BenchReport report = run_bench_from_config(*config);
               if (config->common.json) {

@@ -43,7 +43,7 @@ Command lab_job_command() {
             app.add_option("--device", *device, "The GPU to measure on (--devices: one per task)")->check(CLI::Range(0, 255));
             app.group("");  // internal: hidden from --help
             return [files, device] { return run_lab_job(files->first, files->second, *device); };
-          }};
+          }, true};
 }
 
 }  // namespace kopt::cli

@@ -1,5 +1,7 @@
 // kopt optimize KERNEL: the whole loop unattended — branches from the built-in tuner (declared
 // parameters) or from --generator CMD — then the final audit and summary.md. An existing --run is resumed.
+#include <fmt/format.h>
+
 #include "command.hpp"
 #include "loop_options.hpp"
 #include "kopt/loop/builtin_generators.hpp"
@@ -28,7 +30,9 @@ Command optimize_command() {
                            "A command that writes each iteration's branches; it gets the context file's path "
                            "(kopt.generator_context/1) as its last argument. kopt:http, kopt:claude, kopt:codex: "
                            "kopt's LLM adapters (docs/guide.md)");
-            app.add_option("--budget", config->budget_minutes, "Stop starting iterations after this many minutes of search (counted after init's baseline)")
+            app.add_option("--budget", config->budget_minutes,
+                           fmt::format("Stop starting iterations after this many minutes of search (counted after "
+                                       "init's baseline; default: {:g})", config->budget_minutes))
                 ->check(positive_number());
             app.add_option("--tuner-seed", config->seed, "The tuner's random seed (--seed, elsewhere, is the inputs')")->check(unsigned_integer());
             app.add_option("--strategy", config->strategy, "The tuner's search: auto (by the budget), random, local, model, annealing")
@@ -37,13 +41,13 @@ Command optimize_command() {
                          "When --run holds a run whose spec or reference changed since its init, start a new run "
                          "beside it (DIR-2, ...) instead of refusing");
             add_loop_options(app, config->loop);
-            return [config] {
+            return [config, &app] {
               loop::OptimizeRequest request{.init = init_request(config->target),
                                             .time_budget_s = config->budget_minutes * 60,
                                             .seed = config->seed,
                                             .strategy = config->strategy};
               if (!config->generator.empty()) request.generator = loop::checked_generator(config->generator);
-              return run_unattended(config->loop, std::move(request), config->new_run_on_change);
+              return run_unattended(config->loop, std::move(request), config->new_run_on_change, app);
             };
           }};
 }

@@ -58,7 +58,7 @@ Command report_command() {
                 app.add_option("--compare", config->compare,
                                "Compare two runs instead: write compare.html, compare.md and compare.json (kopt.compare/1)")
                     ->expected(2)
-                    ->type_name("RUN_A RUN_B")
+                    ->type_name("RUN")
                     ->excludes(run);
             app.add_option("--out", config->out_dir,
                            "The folder report.html (with --compare: the comparison) is written in (default: the run; "

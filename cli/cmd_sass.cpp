@@ -60,7 +60,7 @@ Command sass_command() {
             app.add_option("--vs", config->vs, "Another kernel to compare opcode counts with");
             app.add_option("--out", config->out, "Where to write sass.json (default: beside the kernel)")->check(output_file());
             app.add_option("--method", config->methods, "Also look for this catalog method's SASS signature (repeatable)");
-            add_problem_options(app, config->problem);
+            add_build_options(app, config->problem);
             add_common_options(app, config->common);
             return [config] { return run_sass_command(*config); };
           }};

@@ -26,9 +26,12 @@ Command status_command() {
             return [run_dir, json] {
               const loop::RunFolder run(*run_dir);
               const loop::RunState state = run.load();
-              const nlohmann::json next = loop::next_step(run, state);
+              // The next step on the lab the run was measured on: a simulated run's close needs its model.
+              LoopOptions recorded = recorded_loop_options(run);
+              recorded.common.json = *json;
+              const nlohmann::json next = with_loop_flags(loop::next_step(run, state), recorded);
               if (*json) {
-                std::cout << nlohmann::json{{"state", state}, {"next", with_json_flag(next)}}.dump(2) << "\n";
+                std::cout << nlohmann::json{{"state", state}, {"next", next}}.dump(2) << "\n";
                 return 0;
               }
               std::cout << fmt::format("{}: {}\n  baseline {:.2f} µs, best {:.2f} µs ({:.2f}×, iteration {}: {})\n",

@@ -26,23 +26,12 @@ struct TuneSpaceConfig {
   bool save = false;
 };
 
-// Without @triton.autotune lists, the constants kernel.py passes where it launches its kernels
-// (discover/triton_launch.hpp), which the tuner searches in copies of kernel.py.
-std::string triton_launch_listing(const fs::path& kernel) {
-  const discover::TritonLaunchSpace space = discover::triton_launch_space(kernel);
-  if (space.params.empty()) return "";
-  std::string out = fmt::format("{}: {} launch constant(s), one parameter each (-D NAME=VALUE){}\n",
-                                kernel.filename().string(), space.params.size(),
-                                space.rewritten_source.empty() ? ""
-                                                               : "; kopt optimize makes the literals (KOPT_...) "
-                                                                 "module-level variables in its copies of kernel.py");
-  for (const std::string& line : space.found) out += "  " + line + "\n";
-  return out;
-}
-
 int run_triton_tune_space(const spec::ProblemSpec& problem, const TuneSpaceConfig& config) {
   const std::vector<discover::AutotunedKernel> kernels = discover::triton_autotuned_kernels(problem.kernel);
-  std::string out = kernels.empty() ? triton_launch_listing(problem.kernel) : "";
+  std::string out =
+      kernels.empty()
+          ? report::format_triton_launch_space(problem.kernel.filename().string(), discover::triton_launch_space(problem.kernel))
+          : "";
   if (out.empty()) out = discover::format_autotune_space(problem.kernel.filename().string(), kernels);
   if (config.save) {
     if (kernels.empty()) {

@@ -15,7 +15,7 @@ Command worker_command() {
                            "Set CUDA up on this device, then wait for the job file to appear");
             app.group("");  // internal: hidden from --help
             return [files]() -> int { worker::run_job_file_and_exit(*files); };
-          }};
+          }, true};
 }
 
 }  // namespace kopt::cli

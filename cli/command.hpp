@@ -16,6 +16,7 @@ struct Command {
   std::string description;
   // Registers the options on `app` (the subcommand) and returns the function that runs it.
   std::function<std::function<int()>(CLI::App& app)> setup;
+  bool internal = false;  // started by kopt itself (worker, lab-job): never listed to a user
 };
 
 Command check_command();

@@ -86,7 +86,9 @@ void add_common_options(CLI::App& app, CommonOptions& options) {
   app.add_option("--cache-dir", options.cache_dir, "Compile and reference cache (default: $KOPT_CACHE_DIR or ~/.cache/kopt)")
       ->check(output_folder());
   app.add_option("--device", options.device, "CUDA device ordinal")->check(non_negative_number());
-  app.add_option("--timeout", options.timeout_seconds, "Seconds a worker may run before it is killed")
+  app.add_option("--timeout", options.timeout_seconds,
+                 fmt::format("Seconds a worker may run before it is killed (default: {:g}; a Python reference, which "
+                             "runs every case and seed in one process, may take 4 times that)", options.timeout_seconds))
       ->check(positive_number());
 }
 

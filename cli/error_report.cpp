@@ -1,5 +1,7 @@
 #include "error_report.hpp"
 
+#include "suggest.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
@@ -55,10 +57,21 @@ int report_error(ExitCode code, std::string_view message, bool json) {
 }
 
 int report_usage_error(const CLI::App& app, const CLI::ParseError& error, bool json) {
-  // The subcommand that was being parsed, for the help hint.
+  // The subcommand that was being parsed, for the help hint and the options it has.
   std::string command = "kopt";
-  for (const CLI::App* sub : app.get_subcommands()) command += " " + sub->get_name();
-  return report_error(ExitCode::bad_input, fmt::format("{} (see {} --help)", error.what(), command), json);
+  const CLI::App* parsed = &app;
+  for (const CLI::App* sub : app.get_subcommands()) {
+    command += " " + sub->get_name();
+    parsed = sub;
+  }
+  std::string cause = error.what();
+  // Arguments no option took: the subcommand's own, else those it handed back to kopt's.
+  std::vector<std::string> extras = parsed->remaining();
+  if (extras.empty()) extras = app.remaining();
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr && !extras.empty()) {
+    cause = unexpected_argument(*parsed, extras.front());
+  }
+  return report_error(ExitCode::bad_input, fmt::format("{} (see {} --help)", cause, command), json);
 }
 
 int report_filesystem_error(const std::filesystem::filesystem_error& error, bool json) {

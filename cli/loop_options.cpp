@@ -1,12 +1,14 @@
 #include "loop_options.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <ctime>
 #include <iostream>
 
 #include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
+#include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/loop/final_audit.hpp"
 #include "kopt/loop/frozen_inputs.hpp"
@@ -65,7 +67,7 @@ namespace {
 
 // How a task makes its lab: the same model, or the run's state with this cache folder.
 nlohmann::json task_lab(const LoopOptions& options, const loop::RunState& run) {
-  if (!options.simulate.empty()) return {{"simulate", fs::absolute(options.simulate).string()}};
+  if (!options.simulate.empty()) return {{"simulate", fs::absolute(options.simulate).string()}, {"state", run}};
   return {{"state", run}, {"cache_dir", fs::absolute(cache_dir_of(options.common)).string()}};
 }
 
@@ -118,8 +120,20 @@ std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunS
 
 namespace {
 
+// The model's lab, held to the roofline of the run's spec where the spec declares its work. A
+// model gives the times of the spec's own dims, so other dims cannot be simulated.
+std::unique_ptr<loop::Lab> simulated_lab(const fs::path& model, const loop::RunState& run) {
+  if (!run.dims.empty()) {
+    throw input_error("--dim {} with --simulate: a lab model answers for the spec's own dims only; drop --dim, or "
+                      "measure on a GPU", run.dims.front());
+  }
+  auto lab = std::make_unique<loop::SimulatedLab>(model);
+  if (const std::optional<spec::CaseWork> work = loop::timed_case_work(run)) lab->hold_to_roofline(*work);
+  return lab;
+}
+
 std::unique_ptr<loop::Lab> local_lab(const LoopOptions& options, const loop::RunState& run, Context& context) {
-  if (!options.simulate.empty()) return std::make_unique<loop::SimulatedLab>(options.simulate);
+  if (!options.simulate.empty()) return simulated_lab(options.simulate, run);
   loop::require_inputs(run);
   loop::GpuLabSettings settings{.spec = run.spec,
                                 .dims = parse_dims(run.dims),
@@ -187,6 +201,15 @@ nlohmann::json with_loop_flags(nlohmann::json next, const LoopOptions& options) 
   return next;
 }
 
+LoopOptions recorded_loop_options(const loop::RunFolder& run) {
+  LoopOptions options;
+  const fs::path env = run.root() / "env.json";
+  if (!path_exists(env)) return options;
+  const nlohmann::json recorded = loop::read_json(env);
+  if (recorded.is_object() && recorded.value("simulated", false)) options.simulate = recorded.value("lab_model", "");
+  return options;
+}
+
 std::string format_next_step(const nlohmann::json& next) {
   if (next.at("finished").get<bool>()) {
     return fmt::format("The run is finished ({}). Next: {}\n", next.at("stop_reason").get<std::string>(),
@@ -211,9 +234,10 @@ void add_run_target_options(CLI::App& app, RunTarget& t) {
   app.add_option("-D,--define", t.defines, "The baseline's -DNAME=VALUE (repeatable)");
   app.add_option("--run", t.run, "The run folder (default: run_<UTC time> here)")->check(output_folder());
   loop::RunSettings& settings = t.settings;
-  app.add_option("--iterations", settings.iterations, "At most this many iterations")->check(CLI::Range(1, 1000));
-  app.add_option("--branches", settings.branches, "K: branches per iteration")->check(CLI::Range(1, 256));
-  app.add_option("--finalists", settings.finalists, "Re-measure this many of the best branches interleaved")
+  app.add_option("--iterations", settings.iterations, fmt::format("At most this many iterations (default: {})", settings.iterations))->check(CLI::Range(1, 1000));
+  app.add_option("--branches", settings.branches, fmt::format("K: branches per iteration (default: {})", settings.branches))->check(CLI::Range(1, 256));
+  app.add_option("--finalists", settings.finalists,
+                 fmt::format("Re-measure this many of the best branches interleaved (default: {})", settings.finalists))
       ->check(CLI::Range(1, 16));
   // In percent, as bench and compare take it (one meaning per flag); the run keeps a fraction.
   app.add_option_function<double>(
@@ -223,7 +247,8 @@ void add_run_target_options(CLI::App& app, RunTarget& t) {
   // Not --case: elsewhere --case narrows what runs; here every case is still checked.
   app.add_option("--timed-case", settings.timed_case,
                  "The case timed and profiled (default: the first); every case is checked");
-  app.add_option("--seeds", settings.seeds, "How many seeds of fresh random inputs per case in each check")
+  app.add_option("--seeds", settings.seeds,
+                 fmt::format("How many seeds of fresh random inputs per case in each check (default: {})", settings.seeds))
       ->check(CLI::Range(1, 1000));
   app.add_option("--retries", settings.retries,
                  "How many times one method may be claimed again in the run, each time saying what changed "
@@ -274,10 +299,56 @@ int finalize_run(const LoopOptions& options, const std::string& run_dir, bool au
   return write_summary(run_dir, options.common.json);
 }
 
-int run_unattended(const LoopOptions& options, loop::OptimizeRequest request, bool new_run_on_change) {
+namespace {
+
+bool same_file(const fs::path& a, const fs::path& b) {
+  return resolved_path(fs::absolute(a)) == resolved_path(fs::absolute(b));
+}
+
+// A setting given on the command line that the run was started with another value of.
+template <typename T>
+void require_same_setting(const CLI::App& app, const char* flag, const T& asked, const T& recorded) {
+  if (app.count(flag) == 0 || asked == recorded) return;
+  throw input_error("{} {}: the run was started with {} {}, and a resumed run keeps its settings (drop {}, or start a "
+                    "new --run)", flag, fmt::to_string(asked), flag, fmt::to_string(recorded), flag);
+}
+
+}  // namespace
+
+void require_resumed_as_asked(const CLI::App& app, const loop::InitRequest& asked, const loop::RunState& state) {
+  const std::string run = asked.run_dir.string();
+  if (app.count("KERNEL") > 0 && !same_file(spec::locate_problem(asked.kernel, asked.spec).kernel, state.kernel)) {
+    throw input_error("{} holds a run of {}, not of {}: name that kernel to resume it, or start a new --run", run,
+                      state.kernel.string(), asked.kernel.string());
+  }
+  if (app.count("--spec") > 0 && (!state.spec || !same_file(*asked.spec, *state.spec))) {
+    throw input_error("--spec {}: the run in {} was started with {}; start a new --run for another spec",
+                      asked.spec->string(), run, state.spec ? state.spec->string() : "no kopt.toml");
+  }
+  if (app.count("--dim") > 0 && asked.dims != state.dims) {
+    throw input_error("--dim: the run in {} was started with {}; start a new --run for other dims", run,
+                      state.dims.empty() ? "the spec's dims" : fmt::format("--dim {}", fmt::join(state.dims, " --dim ")));
+  }
+  if (app.count("--define") > 0 && asked.defines != state.baseline.defines) {
+    throw input_error("-D: the run in {} was started from the baseline {}; start a new --run for another", run,
+                      loop::describe_defines(state.baseline.defines));
+  }
+  const loop::RunSettings &a = asked.settings, &r = state.settings;
+  require_same_setting(app, "--iterations", a.iterations, r.iterations);
+  require_same_setting(app, "--branches", a.branches, r.branches);
+  require_same_setting(app, "--finalists", a.finalists, r.finalists);
+  require_same_setting(app, "--min-effect", 100 * a.min_effect, 100 * r.min_effect);
+  require_same_setting(app, "--timed-case", a.timed_case, r.timed_case);
+  require_same_setting(app, "--seeds", a.seeds, r.seeds);
+  require_same_setting(app, "--retries", a.retries, r.retries);
+}
+
+int run_unattended(const LoopOptions& options, loop::OptimizeRequest request, bool new_run_on_change,
+                   const CLI::App& app) {
   request.init.run_dir = loop::run_folder_to_use(request.init.run_dir, new_run_on_change);
   Context kopt_context = context_of(options.common);
   const loop::RunFolder run(request.init.run_dir);
+  if (run.exists()) require_resumed_as_asked(app, request.init, run.load());
   const loop::RunState start = run.exists() ? run.load() : provisional_state(request.init);
   // The tuner's question is asked before any run folder exists.
   if (!request.generator && !run.exists()) loop::tunable_space(start.kernel, start.spec);

@@ -49,6 +49,9 @@ std::unique_ptr<loop::Lab> make_lab(const LoopOptions& options, const loop::RunS
 // lab is closed on the same lab (without --simulate, close would ask for a GPU), and with the
 // same --cache-dir; so is a finished run's final audit (finalize). With --json, the command has it too.
 nlohmann::json with_loop_flags(nlohmann::json next, const LoopOptions& options);
+// The flags a run was measured with, as far as the run recorded them (env.json's lab model),
+// for a command such as status that prints the next step without taking them itself.
+LoopOptions recorded_loop_options(const loop::RunFolder& run);
 // next.json's command as a --json driver runs it: with --json (the skill asks for it on every
 // command), so that the command printed is the command to run.
 nlohmann::json with_json_flag(nlohmann::json next);
@@ -90,9 +93,16 @@ int write_summary(const std::string& run_dir, bool json);
 // baseline, interleaved, on every case; skipped with `audit` false), then summary.md.
 int finalize_run(const LoopOptions& options, const std::string& run_dir, bool audit);
 
-// `optimize` after its options: the run folder chosen (resumed, refused, or a new one beside it with
-// `new_run_on_change`), the tuner's space checked before any folder exists, the loop run, then finalize.
-int run_unattended(const LoopOptions& options, loop::OptimizeRequest request, bool new_run_on_change);
+// An existing run is resumed as it was started: input_error naming the first of the kernel,
+// --spec, --dim, -D or a setting that `app`'s command line gives otherwise than the run has
+// (never ignored in silence). What the command line leaves out is the run's.
+void require_resumed_as_asked(const CLI::App& app, const loop::InitRequest& asked, const loop::RunState& state);
+
+// `optimize` after its options: the run folder chosen (resumed as asked, refused, or a new one
+// beside it with `new_run_on_change`), the tuner's space checked before any folder exists, the
+// loop run, then finalize.
+int run_unattended(const LoopOptions& options, loop::OptimizeRequest request, bool new_run_on_change,
+                   const CLI::App& app);
 
 // The next step, for people.
 std::string format_next_step(const nlohmann::json& next);

@@ -22,8 +22,12 @@ struct ProblemOptions {
   int seeds = 3;
   std::uint64_t first_seed = 0;  // 0: secret random seeds
   bool strict = false;
+  const CLI::App* command = nullptr;  // the command they were given to: it names a mistyped option
 };
 
+// --spec, --dim, -D, --arch (and the seed's --NAME=VALUE sizes): what compiling needs.
+void add_build_options(CLI::App& app, ProblemOptions& options);
+// add_build_options, and what running and checking need: --case, --seeds, --seed, --strict.
 void add_problem_options(CLI::App& app, ProblemOptions& options);
 
 // Loads KERNEL (a .cu, a folder with kopt.toml, or a kopt.toml) with the options applied.

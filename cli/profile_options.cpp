@@ -1,5 +1,7 @@
 #include "profile_options.hpp"
 
+#include <fmt/format.h>
+
 namespace kopt::cli {
 
 void add_profile_options(CLI::App& app, ProfileConfig& config) {
@@ -10,7 +12,8 @@ void add_profile_options(CLI::App& app, ProfileConfig& config) {
   app.add_option("--clock-control", config.clock_control,
                  "ncu --clock-control: none (the clocks a normal run sees) or base (locked to base clocks)")
       ->check(CLI::IsMember({"none", "base"}));
-  app.add_option("--set", config.section_set, "ncu --set: the sections collected")->capture_default_str();
+  app.add_option("--set", config.section_set, fmt::format("ncu --set: the sections collected (default: {})", config.section_set))
+      ->type_name("SET");
   app.add_option("--top", config.top_k, "Metrics ranked per axis in ncu_top.json")->check(CLI::Range(1, 50));
   add_common_options(app, config.common);
 }

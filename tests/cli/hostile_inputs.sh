@@ -128,6 +128,11 @@ expect 2 "huge.cu is 300 MiB, more than the 256 MiB kopt reads" -- "$kopt" check
 expect 2 "/dev/null is a character device" -- "$kopt" check "$good/kernel.cu" --spec /dev/null
 expect 2 "is a folder, not a regular file" -- "$kopt" check "$good/kernel.cu" --spec "$work"
 expect 2 "fifo.cu is a FIFO" -- "$kopt" check "$good/kernel.cu" --spec "$work/fifo.cu"
+# A kopt.toml that is a FIFO, in the folder given or beside the kernel: refused, never passed over.
+fifo_spec=$(spec_with)
+rm "$fifo_spec/kopt.toml" && mkfifo "$fifo_spec/kopt.toml"
+expect 2 "kopt.toml is a FIFO, not a regular file" -- "$kopt" check "$fifo_spec"
+expect 2 "kopt.toml is a FIFO, not a regular file" -- "$kopt" check "$fifo_spec/kernel.cu"
 folder_kernel=$(spec_with)
 rm "$folder_kernel/kernel.cu" && mkdir "$folder_kernel/kernel.cu"
 expect 2 "kernel.cu is a folder, not a regular file" -- "$kopt" check "$folder_kernel"

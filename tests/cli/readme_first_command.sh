@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # readme_first_command.sh KOPT_DIR REPO: the README's first command, as written (less its
 # ./setup, which built KOPT_DIR), passes on a machine without a GPU: it runs the loop on the
-# bundled example with the simulated lab, exits 0, says Simulated before its first figure, and
+# bundled example with the simulated lab, exits 0, says Simulated before its first figure (in
+# summary.md and in report.html), and
 # leaves its run folder git-ignored. The run folder is removed afterwards.
 set -u
 kopt_dir=$1 repo=$2
@@ -20,6 +21,18 @@ failed=0
 grep -q '^\*\*Simulated:\*\*' "$out" || { echo "FAIL: the output does not say Simulated"; failed=1; }
 if [ -z "$run" ]; then echo "FAIL: no run folder named in the output"; failed=1
 else
+  # report.html says so too, before its first chart.
+  if "$kopt_dir/kopt" report "$run" > /dev/null 2>&1; then
+    python3 - "$run/report.html" <<'PY' || failed=1
+import sys
+page = open(sys.argv[1], encoding="utf-8").read()
+said, chart = page.find("Simulated"), page.find("<svg")
+if said < 0 or said > chart >= 0:
+    print("FAIL: report.html does not say Simulated before its first chart"); sys.exit(1)
+PY
+  else
+    echo "FAIL: kopt report $run failed"; failed=1
+  fi
   if git rev-parse --is-inside-work-tree > /dev/null 2>&1 && ! git check-ignore -q --no-index "$run"; then
     echo "FAIL: the run folder $run is not git-ignored"; failed=1
   fi

@@ -238,6 +238,10 @@ fs::path Compiler::shim_object(const std::string& arch) {
   argv.insert(argv.end(), {"-o", (work.path() / "shim.o").string(), (work.path() / "kopt_shim.cu").string()});
   ProcessResult result = runner_.run({.argv = argv, .time_limit = std::chrono::seconds(300)});
   if (!result.ok()) {
+    // The first thing compiled for a target: an arch this nvcc does not know is the input's fault.
+    if ((result.err + result.out).find("Unsupported gpu architecture") != std::string::npos) {
+      throw input_error("target architecture {}: this nvcc cannot compile for it ({})", arch, result.output_tail(1));
+    }
     throw environment_error("nvcc could not compile kopt's runtime shim ({}): {}", result.outcome(),
                             result.output_tail(3));
   }

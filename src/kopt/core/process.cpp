@@ -189,6 +189,142 @@ std::mutex& spawn_mutex() {
 }
 }  // namespace
 
+namespace {
+
+// The child's environment, prepared before fork (setenv is not safe after): this process's,
+// with the spec's variables replacing any of the same name.
+std::vector<std::string> child_environment(const ProcessSpec& spec) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string_view entry(*e);
+    const bool overridden =
+        std::ranges::any_of(spec.env, [&](const auto& variable) { return entry.starts_with(variable.first + "="); });
+    if (!overridden) env.emplace_back(entry);
+  }
+  for (const auto& [key, value] : spec.env) env.push_back(key + "=" + value);
+  return env;
+}
+
+// execve's form of `strings`: pointers into them, null-terminated.
+std::vector<char*> null_terminated(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  for (std::string& s : strings) pointers.push_back(s.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+// The run's time limit. While the program waits (ProcessSpec::waiting), the limit is pushed
+// on; it starts anew when the wait is seen over (up to a poll's second late: generous, never
+// short).
+class RunDeadline {
+ public:
+  RunDeadline(const ProcessSpec& spec, Monotonic::time_point start)
+      : waiting_(spec.waiting), limit_(std::chrono::duration_cast<Monotonic::duration>(spec.time_limit)),
+        deadline_(start + limit_), was_waiting_(waiting_ && waiting_->load()) {}
+
+  bool passed() {
+    const bool waiting = waiting_ && waiting_->load();
+    if (waiting || was_waiting_) deadline_ = std::max(deadline_, Monotonic::now() + limit_);
+    was_waiting_ = waiting;
+    return Monotonic::now() >= deadline_;
+  }
+  std::chrono::milliseconds left() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Monotonic::now());
+  }
+
+ private:
+  std::shared_ptr<const std::atomic<bool>> waiting_;
+  Monotonic::duration limit_;
+  Monotonic::time_point deadline_;
+  bool was_waiting_;
+};
+
+// The child's standard output and error, read into the result as they come; each complete
+// line of standard error also goes to ProcessSpec::on_error_line.
+class ChildStreams {
+ public:
+  ChildStreams(const ProcessSpec& spec, ProcessResult& result, int out_fd, int err_fd)
+      : spec_(spec), result_(result), fds_{pollfd{out_fd, POLLIN, 0}, pollfd{err_fd, POLLIN, 0}},
+        sinks_{&result.out, &result.err} {}
+
+  bool open() const { return open_streams_ > 0; }
+
+  // Reads what is ready on the open streams within `wait_ms`; false when nothing was.
+  bool read_ready(int wait_ms) {
+    int ready = ::poll(fds_.data(), fds_.size(), wait_ms);
+    if (ready <= 0) return false;
+    for (std::size_t i = 0; i < fds_.size(); ++i) {
+      if (fds_[i].fd < 0 || !(fds_[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t n = ::read(fds_[i].fd, buffer_.data(), buffer_.size());
+      if (n > 0) {
+        sinks_[i]->append(buffer_.data(), static_cast<std::size_t>(n));
+        if (sinks_[i] == &result_.err && spec_.on_error_line) pass_on_lines(result_.err, lines_passed_, spec_.on_error_line);
+      } else if (n == 0 || errno != EINTR) {
+        fds_[i].fd = -1;
+        --open_streams_;
+      }
+    }
+    return true;
+  }
+
+  // What the child wrote before it ended is still in the pipes (64 KiB each at most): read
+  // it, for a bounded time, since a holder outside the group may keep on writing.
+  void drain() {
+    const auto drain_until = Monotonic::now() + std::chrono::milliseconds(200);
+    while (open() && Monotonic::now() < drain_until && read_ready(0)) {
+    }
+  }
+
+ private:
+  const ProcessSpec& spec_;
+  ProcessResult& result_;
+  std::array<pollfd, 2> fds_;
+  std::array<std::string*, 2> sinks_;
+  std::size_t lines_passed_ = 0;  // bytes of result.err already handed to on_error_line
+  int open_streams_ = 2;
+  std::array<char, 65536> buffer_{};
+};
+
+// Reads the child's output until it ends (reaped: true) or its streams close; kills its group
+// when the deadline passes.
+bool read_until_exit(pid_t pid, ChildStreams& streams, RunDeadline& deadline, ProcessResult& result, int& status) {
+  while (streams.open()) {
+    const bool over = deadline.passed();
+    const auto left = deadline.left();
+    if (over || left.count() <= 0) {
+      result.timed_out = true;
+      ::kill(-pid, SIGKILL);
+      return false;
+    }
+    // A short poll: a daemon the child left behind (setsid, so outside its group) can hold the
+    // streams open for ever; the child's own end is what ends the wait, not theirs.
+    streams.read_ready(static_cast<int>(std::min<long>(left.count(), 100)));
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      // Its group goes with it now, before the drain: what it started can no longer write
+      // (a result file the parent is about to read, say) while kopt reads the pipes.
+      ::kill(-pid, SIGKILL);
+      streams.drain();
+      return true;
+    }
+  }
+  return false;
+}
+
+// The streams can close before the process ends; the limit is enforced while it runs.
+void await_exit(pid_t pid, RunDeadline& deadline, ProcessResult& result, int& status) {
+  for (;;) {
+    pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) return;
+    if (deadline.passed() && !result.timed_out) {
+      result.timed_out = true;
+      ::kill(-pid, SIGKILL);
+    }
+    ::usleep(2000);
+  }
+}
+
+}  // namespace
+
 ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   ProcessResult result;
   if (spec.argv.empty()) {
@@ -204,26 +340,10 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   Fd out_read(out_pipe[0]), out_write(out_pipe[1]);
   Fd err_read(err_pipe[0]), err_write(err_pipe[1]);
   Fd report_read(report_pipe[0]), report_write(report_pipe[1]);
-
-  // Environment changes are applied to a copy prepared before fork (setenv is not safe after).
-  std::vector<std::string> env_storage;
-  for (char** e = environ; *e; ++e) {
-    std::string_view entry(*e);
-    bool overridden = false;
-    for (const auto& [key, value] : spec.env) {
-      if (entry.starts_with(key + "=")) overridden = true;
-    }
-    if (!overridden) env_storage.emplace_back(entry);
-  }
-  for (const auto& [key, value] : spec.env) env_storage.push_back(key + "=" + value);
-  std::vector<char*> envp;
-  for (std::string& e : env_storage) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
+  std::vector<std::string> env_storage = child_environment(spec);
+  std::vector<char*> envp = null_terminated(env_storage);
   std::vector<std::string> args = spec.argv;
-  std::vector<char*> argv;
-  for (std::string& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
+  std::vector<char*> argv = null_terminated(args);
 
   adopt_orphans();
   const auto start = Monotonic::now();
@@ -265,75 +385,10 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   }
   result.started = true;
 
-  const auto limit = std::chrono::duration_cast<Monotonic::duration>(spec.time_limit);
-  auto deadline = start + limit;
-  // While the program waits, the limit is pushed on; it starts anew when the wait is seen over
-  // (up to a poll's second late: generous, never short).
-  bool was_waiting = spec.waiting && spec.waiting->load();
-  auto past_deadline = [&] {
-    const bool waiting = spec.waiting && spec.waiting->load();
-    if (waiting || was_waiting) deadline = std::max(deadline, Monotonic::now() + limit);
-    was_waiting = waiting;
-    return Monotonic::now() >= deadline;
-  };
-  std::array<pollfd, 2> fds{pollfd{out_read.get(), POLLIN, 0}, pollfd{err_read.get(), POLLIN, 0}};
-  std::array<std::string*, 2> sinks{&result.out, &result.err};
-  std::size_t lines_passed = 0;  // bytes of result.err already handed to on_error_line
-  int open_streams = 2;
-  char buffer[65536];
-  // Reads what is ready on the open streams within `wait`; false when nothing was.
-  auto read_ready = [&](int wait_ms) {
-    int ready = ::poll(fds.data(), fds.size(), wait_ms);
-    if (ready <= 0) return false;
-    for (std::size_t i = 0; i < fds.size(); ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
-      if (n > 0) {
-        sinks[i]->append(buffer, static_cast<std::size_t>(n));
-        if (sinks[i] == &result.err && spec.on_error_line) pass_on_lines(result.err, lines_passed, spec.on_error_line);
-      } else if (n == 0 || errno != EINTR) {
-        fds[i].fd = -1;
-        --open_streams;
-      }
-    }
-    return true;
-  };
+  RunDeadline deadline(spec, start);
+  ChildStreams streams(spec, result, out_read.get(), err_read.get());
   int status = 0;
-  bool reaped = false;
-  while (open_streams > 0) {
-    const bool over = past_deadline();
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Monotonic::now());
-    if (over || left.count() <= 0) {
-      result.timed_out = true;
-      ::kill(-pid, SIGKILL);
-      break;
-    }
-    // A short poll: a daemon the child left behind (setsid, so outside its group) can hold the
-    // streams open for ever; the child's own end is what ends the wait, not theirs.
-    read_ready(static_cast<int>(std::min<long>(left.count(), 100)));
-    if (::waitpid(pid, &status, WNOHANG) == pid) {
-      reaped = true;
-      // Its group goes with it now, before the drain: what it started can no longer write
-      // (a result file the parent is about to read, say) while kopt reads the pipes.
-      ::kill(-pid, SIGKILL);
-      // What the child wrote before it ended is still in the pipes (64 KiB each at most): read
-      // it, for a bounded time, since a holder outside the group may keep on writing.
-      const auto drain_until = Monotonic::now() + std::chrono::milliseconds(200);
-      while (open_streams > 0 && Monotonic::now() < drain_until && read_ready(0)) {
-      }
-      break;
-    }
-  }
-  // The streams can close before the process ends; keep enforcing the limit while it runs.
-  while (!reaped) {
-    pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid || (done < 0 && errno != EINTR)) break;
-    if (past_deadline() && !result.timed_out) {
-      result.timed_out = true;
-      ::kill(-pid, SIGKILL);
-    }
-    ::usleep(2000);
-  }
+  if (!read_until_exit(pid, streams, deadline, result, status)) await_exit(pid, deadline, result, status);
   // Grandchildren that kept the pipes open are ended with their group.
   ::kill(-pid, SIGKILL);
   result.seconds = std::chrono::duration<double>(Monotonic::now() - start).count();

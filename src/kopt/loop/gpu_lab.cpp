@@ -197,6 +197,47 @@ void wait_quietly(CompileQueue& compiles, std::size_t index) {
   }
 }
 
+// Each variant's outcome from the bench: the timed case gives its time and its verdict
+// against the first; a failure on any case timed, a FLAG, rewritten code in the timing worker
+// or Nsight Compute's disagreement fails it.
+void judge_outcomes(const measure::BenchReport& bench, const std::string& timed, Measurement& result) {
+  for (const measure::VariantReport& v : bench.variants) {
+    if (v.case_name != timed) continue;
+    if (v.label == "reference") {
+      result.reference_median = v.summary.median;
+      continue;
+    }
+    const auto slot = std::ranges::find(result.outcomes, v.label, &VariantOutcome::label);
+    if (slot != result.outcomes.end()) *slot = timed_outcome(v);
+  }
+  for (const measure::VariantReport& v : bench.variants) {
+    const auto slot = std::ranges::find(result.outcomes, v.label, &VariantOutcome::label);
+    if (v.label == "reference" || slot == result.outcomes.end()) continue;
+    if (std::optional<std::string> failure = timed_failure(v)) *slot = failed_outcome(v.label, *failure);
+  }
+  fail_flagged_outcomes(bench, result.outcomes);
+  // Code rewritten in the timing worker: any of its variants could have done it, and every time
+  // it reported may be forged.
+  if (measure::code_witness_flag(bench.code_witness)) {
+    for (VariantOutcome& outcome : result.outcomes) {
+      if (outcome.passed) {
+        outcome = failed_outcome(outcome.label, "the timing worker's code was rewritten while it ran (a variant patched "
+                                                "CUDA, the C library or kopt: docs/integrity.md)");
+      }
+    }
+  }
+  fail_disagreeing_with_ncu(bench, result.outcomes);
+  for (const measure::PairVerdict& p : bench.verdicts) {
+    if (p.case_name != timed) continue;
+    const auto slot = std::ranges::find(result.outcomes, p.label, &VariantOutcome::label);
+    if (slot == result.outcomes.end() || !slot->passed) continue;
+    slot->versus_first = VersusFirst{.verdict = std::string(measure::verdict_name(p.comparison.verdict)),
+                                     .ratio = p.comparison.ratio.ratio,
+                                     .low = p.comparison.ratio.ci.low,
+                                     .high = p.comparison.ratio.ci.high};
+  }
+}
+
 }  // namespace
 
 Measurement GpuLab::measure(const MeasureRequest& request) {
@@ -278,44 +319,8 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
     throw Error(ExitCode::kernel_failed,
                 fmt::format("timing failed: {}", bench.flags.empty() ? "no samples" : bench.flags.front()));
   }
-  // The timed case gives each variant its outcome; a failure on any case timed fails it. The
-  // first variant passed its check (else it threw above), so `passing` holds it.
-  const std::string timed = timed_case_name(passing.front());
-  for (const measure::VariantReport& v : bench.variants) {
-    if (v.case_name != timed) continue;
-    if (v.label == "reference") {
-      result.reference_median = v.summary.median;
-      continue;
-    }
-    const auto slot = std::ranges::find(result.outcomes, v.label, &VariantOutcome::label);
-    if (slot != result.outcomes.end()) *slot = timed_outcome(v);
-  }
-  for (const measure::VariantReport& v : bench.variants) {
-    const auto slot = std::ranges::find(result.outcomes, v.label, &VariantOutcome::label);
-    if (v.label == "reference" || slot == result.outcomes.end()) continue;
-    if (std::optional<std::string> failure = timed_failure(v)) *slot = failed_outcome(v.label, *failure);
-  }
-  fail_flagged_outcomes(bench, result.outcomes);
-  // Code rewritten in the timing worker: any of its variants could have done it, and every time
-  // it reported may be forged.
-  if (measure::code_witness_flag(bench.code_witness)) {
-    for (VariantOutcome& outcome : result.outcomes) {
-      if (outcome.passed) {
-        outcome = failed_outcome(outcome.label, "the timing worker's code was rewritten while it ran (a variant patched "
-                                                "CUDA, the C library or kopt: docs/integrity.md)");
-      }
-    }
-  }
-  fail_disagreeing_with_ncu(bench, result.outcomes);
-  for (const measure::PairVerdict& p : bench.verdicts) {
-    if (p.case_name != timed) continue;
-    const auto slot = std::ranges::find(result.outcomes, p.label, &VariantOutcome::label);
-    if (slot == result.outcomes.end() || !slot->passed) continue;
-    slot->versus_first = VersusFirst{.verdict = std::string(measure::verdict_name(p.comparison.verdict)),
-                                     .ratio = p.comparison.ratio.ratio,
-                                     .low = p.comparison.ratio.ci.low,
-                                     .high = p.comparison.ratio.ci.high};
-  }
+  // The first variant passed its check (else it threw above), so `passing` holds it.
+  judge_outcomes(bench, timed_case_name(passing.front()), result);
   return result;
 }
 

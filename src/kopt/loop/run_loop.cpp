@@ -15,6 +15,7 @@
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
 #include "kopt/loop/close_steps.hpp"
+#include "kopt/loop/experiment_record.hpp"
 #include "kopt/loop/frozen_inputs.hpp"
 #include "kopt/report/iteration_text.hpp"
 #include "kopt/spec/kernel_signature.hpp"
@@ -201,7 +202,9 @@ json close_iteration(Lab& lab, const RunFolder& run, std::optional<int> iteratio
   });
 
   say(hooks, fmt::format("{}: {}", iter_name(i), verdict.at("verdict").get<std::string>()));
-  if (verdict.at("time").contains("stages")) say(hooks, fmt::format("{}: cost: {}", iter_name(i), report::format_stage_costs(verdict["time"]["stages"])));
+  if (verdict.at("time").contains("stages") && report::stages_ran_processes(verdict["time"]["stages"])) {
+    say(hooks, fmt::format("{}: cost: {}", iter_name(i), report::format_stage_costs(verdict["time"]["stages"])));
+  }
   IterationState& record = state.iterations.at(static_cast<std::size_t>(i - 1));
   record.status = "closed";
   record.verdict = verdict.at("verdict");
@@ -256,9 +259,18 @@ json next_step(const RunFolder& run, const RunState& state) {
     return path_exists(run.branches(state.current) / name / "methods.json");
   });
   if (!path_exists(dir / "methods.json") && !each_claims) write.push_back(it + "/methods.json");
+  // close refuses a branch without its experiment record (experiment_record.hpp): each is listed.
   if (names.empty()) {
     const std::string kernel_file = kernel_file_like(state.kernel);
-    for (int k = 1; k <= state.settings.branches; ++k) write.push_back(fmt::format("{}/branches/b{}/{}", it, k, kernel_file));
+    for (int k = 1; k <= state.settings.branches; ++k) {
+      write.push_back(fmt::format("{}/branches/b{}/{}", it, k, kernel_file));
+      write.push_back(fmt::format("{}/branches/b{}/{}", it, k, kExperimentFile));
+    }
+  }
+  for (const std::string& name : names) {
+    if (!path_exists(run.branches(state.current) / name / kExperimentFile)) {
+      write.push_back(fmt::format("{}/branches/{}/{}", it, name, kExperimentFile));
+    }
   }
   next["write"] = write;
   // K is a maximum: `write` names K branch folders, and 1 to K of them may be written.

@@ -119,6 +119,19 @@ void require_inputs(const RunState& state) {
   }
 }
 
+std::optional<spec::CaseWork> timed_case_work(const RunState& state) {
+  if (!state.dims.empty()) return std::nullopt;
+  try {
+    const spec::Problem problem = spec::load_problem(state.kernel, state.spec, {});
+    const spec::BoundCase* timed = state.settings.timed_case.empty() ? &problem.cases.front()
+                                                                     : problem.find_case(state.settings.timed_case);
+    if (timed == nullptr) return std::nullopt;
+    return spec::case_work(problem.spec, *timed);
+  } catch (const std::exception&) {
+    return std::nullopt;  // a reader of the run goes on without the work
+  }
+}
+
 RunState RunFolder::load() const {
   if (!exists()) throw input_error("{}: not a kopt run (no state.json); start one with kopt init", root_.string());
   const json document = read_json(state_file());

@@ -15,6 +15,7 @@
 #include "kopt/catalog/evidence.hpp"
 #include "kopt/core/file_queries.hpp"
 #include "kopt/loop/variant.hpp"
+#include "kopt/spec/problem_work.hpp"
 
 namespace kopt::loop {
 
@@ -68,6 +69,10 @@ void from_json(const nlohmann::json& in, RunState& state);
 // input_error when the run's spec is gone (a run moved without its kernel's folder): one
 // line naming the path state.json leads to. Measuring needs the spec; reading a run does not.
 void require_inputs(const RunState& state);
+
+// The spec's work per call on the run's timed case; none when the spec lacks [work] formulas,
+// cannot be read, or the run overrides dims (--dim), whose values are not re-applied here.
+std::optional<spec::CaseWork> timed_case_work(const RunState& state);
 
 // The name a run gives its copies of a kernel: "kernel.cu" for a CUDA kernel, "kernel.py" for
 // a Triton one (the kind of `kernel`, any path of the run's kernel or of a copy).

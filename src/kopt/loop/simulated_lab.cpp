@@ -1,6 +1,7 @@
 #include "kopt/loop/simulated_lab.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "kopt/core/embedded_files.hpp"
@@ -12,6 +13,7 @@
 #include "kopt/measure/statistics.hpp"
 #include "kopt/measure/verdict.hpp"
 #include "kopt/loop/screen_settings.hpp"
+#include "kopt/roofline/roofline_json.hpp"
 
 namespace kopt::loop {
 namespace fs = std::filesystem;
@@ -36,6 +38,8 @@ SimulatedLab::SimulatedLab(const fs::path& model_file) {
     environment_ = model.value("environment", json{{"device", {{"name", "simulated GPU"}}}});
     // Whatever the model says of itself: a reader must never take its figures for measured ones.
     if (environment_.is_object()) environment_["simulated"] = true;
+    // So that `kopt status` can print the next step with the same lab (--simulate MODEL).
+    if (environment_.is_object()) environment_["lab_model"] = fs::absolute(model_file).lexically_normal().string();
     base_seconds_ = model.at("base_seconds").get<double>();
     relative_noise_ = model.value("relative_noise", relative_noise_);
     samples_ = model.value("samples", samples_);
@@ -56,6 +60,35 @@ void SimulatedLab::count_call() {
   ++calls_;
 }
 
+namespace {
+
+// The modelled time joined to the roofline's by a 4-norm: a time well above the roof's stays
+// as it is, one that the factors multiply past it (tiles times micro-tiles) approaches it from
+// above. The model keeps its order of variants and never draws one the ceilings forbid.
+double join_roofline(double modelled, double roof) {
+  if (roof <= 0) return modelled;
+  return std::pow(std::pow(modelled, 4) + std::pow(roof, 4), 0.25);
+}
+
+}  // namespace
+
+void SimulatedLab::hold_to_roofline(spec::CaseWork work) {
+  const fs::path file = evidence_dir_ / "roofline.json";
+  evidence_roofline_ = json::parse(read_file(file));
+  const roofline::RooflineDocument evidence = roofline::read_roofline_json(evidence_roofline_);
+  if (evidence.inputs.peak_flop_per_second <= 0 || evidence.inputs.peak_bytes_per_second <= 0) {
+    throw input_error("{}: the lab model's roofline has no ceilings to hold the simulation to", file.string());
+  }
+  work_ = work;
+}
+
+double SimulatedLab::roofline_seconds() const {
+  if (!work_) return 0;
+  const json& peaks = evidence_roofline_.at("peaks");
+  return std::max(work_->flops / peaks.at("flop_per_second").get<double>(),
+                  work_->bytes / peaks.at("bytes_per_second").get<double>());
+}
+
 double SimulatedLab::model_seconds(const Variant& variant) const {
   double seconds = base_seconds_;
   if (auto f = factors_.find(variant.kernel.filename().string()); f != factors_.end()) seconds *= f->second;
@@ -69,7 +102,7 @@ double SimulatedLab::model_seconds(const Variant& variant) const {
   for (const auto& [name, value] : variant.defines) {
     if (auto f = factors_.find(name + "=" + value); f != factors_.end()) seconds *= f->second;
   }
-  return seconds;
+  return join_roofline(seconds, roofline_seconds());
 }
 
 std::optional<std::string> SimulatedLab::model_failure(const Variant& variant) const {
@@ -88,8 +121,10 @@ std::optional<std::string> SimulatedLab::model_failure(const Variant& variant) c
 namespace {
 
 // The same variant always draws the same samples: the seed is its source (name and
-// content: a champion's copy draws as its branch did) and defines.
-std::vector<double> draw_samples(const Variant& variant, double seconds, double noise, std::size_t count) {
+// content: a champion's copy draws as its branch did) and defines. No sample is faster than
+// `least` (the roofline's time; 0 without one): noise cannot carry a draw through a ceiling.
+std::vector<double> draw_samples(const Variant& variant, double seconds, double noise, std::size_t count,
+                                 double least) {
   ContentHasher hasher;
   hasher.add(variant.kernel.filename().string());
   if (path_exists(variant.kernel)) hasher.add(read_file(variant.kernel));
@@ -97,7 +132,7 @@ std::vector<double> draw_samples(const Variant& variant, double seconds, double 
   std::mt19937_64 rng(std::stoull(hasher.hex().substr(0, 15), nullptr, 16));
   std::normal_distribution<double> normal(0.0, 1.0);
   std::vector<double> samples(count);
-  for (double& s : samples) s = seconds * (1 + noise * normal(rng));
+  for (double& s : samples) s = std::max(least, seconds * (1 + noise * normal(rng)));
   return samples;
 }
 
@@ -140,7 +175,8 @@ Measurement SimulatedLab::drawn(const MeasureRequest& request, std::size_t sampl
       result.outcomes.push_back({.label = variant.label, .passed = false, .failure = *failure});
       continue;
     }
-    const std::vector<double> samples = draw_samples(variant, model_seconds(variant), relative_noise_, samples_each);
+    const std::vector<double> samples = draw_samples(variant, model_seconds(variant), relative_noise_, samples_each,
+                                                      roofline_seconds());
     const measure::Summary summary = measure::summarize(samples);
     VariantOutcome outcome{.label = variant.label, .passed = true, .median = summary.median,
                            .median_low = summary.median_ci.low, .median_high = summary.median_ci.high,
@@ -162,13 +198,37 @@ Measurement SimulatedLab::drawn(const MeasureRequest& request, std::size_t sampl
   return result;
 }
 
+// Where the variant's modelled time puts it: the spec's work over that time against the
+// evidence's ceilings, degraded as an analytic roofline is (no counters: no latency reading).
+json SimulatedLab::variant_roofline(const Variant& variant) const {
+  roofline::RooflineDocument evidence = roofline::read_roofline_json(evidence_roofline_);
+  const double seconds = model_seconds(variant);
+  const roofline::RooflineInputs inputs{.achieved_flop_per_second = work_->flops / seconds,
+                                        .achieved_bytes_per_second = work_->bytes / seconds,
+                                        .peak_flop_per_second = evidence.inputs.peak_flop_per_second,
+                                        .peak_bytes_per_second = evidence.inputs.peak_bytes_per_second,
+                                        .waves_per_sm = 1};
+  const roofline::RooflinePoint point = roofline::place_on_roofline(inputs);
+  evidence.sources.achieved = roofline::AchievedSource::work_formulas;
+  json out = roofline::roofline_json(inputs, point, roofline::split_axis_budget(point.gaps), true,
+                                     "simulated: the lab model's time for this variant over the spec's [work]; "
+                                     "no counters, so no latency reading",
+                                     evidence.sources);
+  for (const char* key : {"compute_ceiling", "precision"}) {
+    if (evidence_roofline_.contains(key)) out[key] = evidence_roofline_[key];
+  }
+  return out;
+}
+
 Evidence SimulatedLab::profile(const Variant& variant, const fs::path& dir) {
   count_call();
-  (void)variant;
   for (const char* name : {"profile.json", "ncu_top.json", "roofline.json"}) {
     write_file_atomic(dir / name, read_file(evidence_dir_ / name));
   }
-  return {.ok = true, .roofline = json::parse(read_file(evidence_dir_ / "roofline.json"))};
+  if (!work_) return {.ok = true, .roofline = json::parse(read_file(evidence_dir_ / "roofline.json"))};
+  const json roofline = variant_roofline(variant);
+  write_file_atomic(dir / "roofline.json", roofline.dump(2));
+  return {.ok = true, .roofline = roofline};
 }
 
 std::vector<MethodSass> SimulatedLab::sass(const Variant& variant, const std::vector<std::string>& methods) {

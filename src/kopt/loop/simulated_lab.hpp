@@ -11,6 +11,8 @@
 // folder holds the profile.json, ncu_top.json and roofline.json every profile returns;
 // "sass_missing" names the methods whose signature is absent. Each measurement also gives the
 // bench report a GPU lab gives (screen_bench.json, finals_bench.json), of the drawn samples.
+// Given the spec's work per call (hold_to_roofline), no variant is drawn faster than the
+// evidence's ceilings allow, and each profile places the variant by its own modelled time.
 
 #include <filesystem>
 #include <functional>
@@ -19,6 +21,7 @@
 #include <string>
 
 #include "kopt/loop/lab.hpp"
+#include "kopt/spec/problem_work.hpp"
 
 namespace kopt::loop {
 
@@ -38,6 +41,12 @@ class SimulatedLab final : public Lab {
   Evidence profile(const Variant& variant, const std::filesystem::path& dir) override;
   std::vector<MethodSass> sass(const Variant& variant, const std::vector<std::string>& methods) override;
 
+  // From now on every drawn time stays at or above the time the evidence's roofline allows for
+  // `work`, and profile() writes each variant's own roofline.json (the work over its modelled
+  // time, marked simulated) instead of the evidence's. Throws input_error naming the evidence's
+  // roofline.json when it has no ceilings.
+  void hold_to_roofline(spec::CaseWork work);
+
   // Called before every answer with the number of calls so far: a test throws from it to
   // kill the loop at a chosen point.
   std::function<void(int)> before_call;
@@ -49,6 +58,8 @@ class SimulatedLab final : public Lab {
   void count_call();
   Measurement drawn(const MeasureRequest& request, std::size_t samples_each);
   double model_seconds(const Variant& variant) const;
+  double roofline_seconds() const;  // the least time the ceilings allow; 0 without the work
+  nlohmann::json variant_roofline(const Variant& variant) const;
   std::optional<std::string> model_failure(const Variant& variant) const;
 
   nlohmann::json environment_;
@@ -62,6 +73,8 @@ class SimulatedLab final : public Lab {
   std::optional<double> reference_seconds_;
   std::filesystem::path evidence_dir_;
   std::set<std::string> sass_missing_;
+  std::optional<spec::CaseWork> work_;
+  nlohmann::json evidence_roofline_;  // read by hold_to_roofline
   int calls_ = 0;
   int variants_measured_ = 0;
   int first_looked_ = 0;

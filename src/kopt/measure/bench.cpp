@@ -167,6 +167,119 @@ class StartAfterKernelWorker {
   verify::CheckContext& context_;
 };
 
+// The timing worker's job: every kernel (its library as checked) on the timed cases, in an
+// order and with inputs from secret seeds, and the .cu reference beside them when it is timed.
+BenchJob bench_job_of(const std::vector<spec::Problem>& kernels, const BenchReport& report, const BenchOptions& options,
+                      verify::CheckContext& context) {
+  const spec::Problem& first = kernels.front();
+  BenchJob job{.signature = first.signature, .cases = timed_cases(first, options.timed_cases), .sample_key = secret_seed(),
+               .order_seed = secret_seed(), .settings = options.settings, .device = context.worker.device};
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    job.variants.push_back({kernel_label(kernels, i, options),
+                            timing_library(kernels[i], report.checks[i], options, i, context)});
+    // Kept when the check saw the outputs vary, and also when the source can make them vary
+    // (atomics) though the check's runs agreed: a digest mismatch is then settled within
+    // tolerance (tolerance_audit.hpp). Nothing is kept for a bench that audits nothing (the
+    // loop's first look).
+    job.variants.back().retain_outputs =
+        options.audit_timed_calls &&
+        (varies_between_runs(report.checks[i]) || spec::varying_outputs_hint(kernels[i].spec.kernel).has_value());
+  }
+  const bool cuda_reference = first.spec.reference && !verify::is_python_reference(*first.spec.reference);
+  if (options.time_reference && cuda_reference) {
+    build::Compiler compiler(context.runner, build::find_nvcc(), context.cache_dir);
+    build::BuildOutcome reference = compiler.compile({.source = *first.spec.reference, .arch = report.checks.front().arch,
+                                                      .flags = first.spec.build.flags});
+    if (reference.ok()) job.variants.push_back({"reference", reference.artifact->library, true});
+  }
+  return job;
+}
+
+// Triton kernels' libraries are bridges their Python-hosted worker serves (run/triton_worker.hpp):
+// the timing worker and the audit's workers are that worker; the reference's stays kopt's.
+verify::CheckContext kernel_context_of(const std::vector<spec::Problem>& kernels, BenchJob& job,
+                                       const BenchOptions& options, const verify::CheckContext& context,
+                                       const fs::path& triton_plan_dir) {
+  verify::CheckContext kernel_context = context;
+  std::vector<fs::path> libraries;
+  for (const BenchVariant& variant : job.variants) libraries.push_back(variant.library);
+  std::vector<std::vector<std::pair<std::string, std::string>>> kernel_defines;
+  for (std::size_t i = 0; i < kernels.size(); ++i) kernel_defines.push_back(check_options_for(options, i).defines);
+  const std::vector<run::TritonBridge> bridges = run::triton_bridges(kernels, libraries, kernel_defines);
+  kernel_context.worker = run::triton_worker_settings(context.runner, context.worker, find_python, context.cache_dir,
+                                                      bridges, triton_plan_dir / "triton_plan.json");
+  job.python_hosted = !bridges.empty();
+  return kernel_context;
+}
+
+// What the audits of the timed calls compare with: the first kernel, its arch, and the outputs
+// the timing worker kept.
+struct AuditInputs {
+  const spec::Problem& first;
+  const std::string& arch;
+  fs::path kept_outputs;
+};
+
+// Each timed call's outputs held against its check (and, where they may vary, within tolerance).
+void audit_samples(std::vector<VariantSamples>& samples, const BenchJob& job, const std::vector<verify::CheckReport>& checks,
+                   const AuditInputs& inputs, verify::CheckContext& kernel_context, AuditWorkers& audit_workers) {
+  std::mt19937_64 audit_choice(secret_seed());
+  audit_timed_calls(samples, job, checks, kernel_context, audit_choice, audit_workers);
+  audit_timed_calls_within_tolerance(samples, job, inputs.kept_outputs, inputs.first, inputs.arch, kernel_context,
+                                     audit_choice);
+}
+
+// A .py reference, timed on the bench's cases after the kernels, with the checks' confinement
+// and the bench's limit.
+void time_python_reference(BenchReport& report, const spec::Problem& first, const BenchJob& job,
+                           const BenchOptions& options, verify::CheckContext& context,
+                           std::chrono::duration<double> timing_limit) {
+  spec::Problem timed = first;
+  timed.cases = job.cases;
+  const Stopwatch reference_started;
+  run::WorkerSettings reference_worker = context.worker;
+  reference_worker.time_limit = timing_limit;
+  add_python_reference(report, timed, options, context, reference_worker);
+  report.phase_seconds.python_reference = reference_started.seconds();
+}
+
+// Every kernel checked, in order, until one fails (false: nothing is timed).
+bool checked_every_kernel(BenchReport& report, const std::vector<spec::Problem>& kernels, const BenchOptions& options,
+                          verify::CheckContext& context) {
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    report.checks.push_back(verify::run_check(kernels[i], check_options_for(options, i), context));
+    if (!report.checks.back().passed()) return false;
+  }
+  return true;
+}
+
+// The device the checks ran on, who else held a context on it, and its datasheet's peaks.
+void note_device(BenchReport& report, const run::GpuIdleCheck& contexts) {
+  report.device = report.checks.front().device;
+  report.idle = run::on_gpu(contexts, report.device.value("uuid", ""));
+  if (std::string warning = run::idle_warning(report.idle); !warning.empty()) report.warnings.push_back(std::move(warning));
+  report.peaks = datasheet_peaks(report.device.value("name", ""));
+}
+
+// The timing worker's result, and what the report keeps of it; none when the worker failed
+// (a flag says how).
+std::optional<BenchJobResult> timing_result(BenchReport& report, const TimingOutcome& timing) {
+  const run::WorkerOutcome& outcome = timing.worker;
+  report.code_witness = timing.code;
+  if (auto flag = code_witness_flag(report.code_witness)) report.flags.push_back(std::move(*flag));
+  if (!outcome.result) {
+    report.flags.push_back(fmt::format("timing failed: the worker {}{}", outcome.failure,
+                                       outcome.last_progress.empty() ? "" : " (" + outcome.last_progress + ")"));
+    return std::nullopt;
+  }
+  run::rethrow_worker_error(*outcome.result);
+  BenchJobResult result = bench_result_from_json(*outcome.result);
+  report.wall_seconds = result.wall_seconds;
+  report.worker_phases = result.phases;
+  report.event_tick_seconds = result.event_tick_seconds;
+  return result;
+}
+
 }  // namespace
 
 BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOptions& options,
@@ -200,53 +313,16 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   // (kopt's own workers aside), before anything is timed, and said.
   std::future<run::GpuIdleCheck> contexts =
       std::async(std::launch::async, [&context] { return run::query_gpu_contexts(context.runner, getpid()); });
-  // Correctness before speed.
-  for (std::size_t i = 0; i < kernels.size(); ++i) {
-    report.checks.push_back(verify::run_check(kernels[i], check_options_for(options, i), context));
-    if (!report.checks.back().passed()) return report;
-  }
+  if (!checked_every_kernel(report, kernels, options, context)) return report;  // correctness before speed
   report.phase_seconds.checks = started.seconds();
   const spec::Problem& first = kernels.front();
   const std::string arch = report.checks.front().arch;
-  report.device = report.checks.front().device;
-  report.idle = run::on_gpu(contexts.get(), report.device.value("uuid", ""));
-  if (std::string warning = run::idle_warning(report.idle); !warning.empty()) report.warnings.push_back(std::move(warning));
-  report.peaks = datasheet_peaks(report.device.value("name", ""));
+  note_device(report, contexts.get());
 
-  BenchJob job{.signature = first.signature, .cases = timed_cases(first, options.timed_cases), .sample_key = secret_seed(),
-               .order_seed = secret_seed(), .settings = options.settings, .device = context.worker.device};
+  BenchJob job = bench_job_of(kernels, report, options, context);
   report.order_seed = job.order_seed;
-  for (std::size_t i = 0; i < kernels.size(); ++i) {
-    job.variants.push_back({kernel_label(kernels, i, options),
-                            timing_library(kernels[i], report.checks[i], options, i, context)});
-    // Kept when the check saw the outputs vary, and also when the source can make them vary
-    // (atomics) though the check's runs agreed: a digest mismatch is then settled within
-    // tolerance (tolerance_audit.hpp). Nothing is kept for a bench that audits nothing (the
-    // loop's first look).
-    job.variants.back().retain_outputs =
-        options.audit_timed_calls &&
-        (varies_between_runs(report.checks[i]) || spec::varying_outputs_hint(kernels[i].spec.kernel).has_value());
-  }
-  const bool cuda_reference = first.spec.reference && !verify::is_python_reference(*first.spec.reference);
-  if (options.time_reference && cuda_reference) {
-    build::Compiler compiler(context.runner, build::find_nvcc(), context.cache_dir);
-    build::BuildOutcome reference = compiler.compile({.source = *first.spec.reference, .arch = arch,
-                                                      .flags = first.spec.build.flags});
-    if (reference.ok()) job.variants.push_back({"reference", reference.artifact->library, true});
-  }
-
-  // Triton kernels' libraries are bridges their Python-hosted worker serves (run/triton_worker.hpp):
-  // the timing worker and the audit's workers are that worker; the reference's stays kopt's.
   TempDir triton_plan("check", context.cache_dir / "tmp");  // named as the check's: timed_call_audit.hpp
-  verify::CheckContext kernel_context = context;
-  std::vector<fs::path> libraries;
-  for (const BenchVariant& variant : job.variants) libraries.push_back(variant.library);
-  std::vector<std::vector<std::pair<std::string, std::string>>> kernel_defines;
-  for (std::size_t i = 0; i < kernels.size(); ++i) kernel_defines.push_back(check_options_for(options, i).defines);
-  const std::vector<run::TritonBridge> bridges = run::triton_bridges(kernels, libraries, kernel_defines);
-  kernel_context.worker = run::triton_worker_settings(context.runner, context.worker, find_python, context.cache_dir,
-                                                      bridges, triton_plan.path() / "triton_plan.json");
-  job.python_hosted = !bridges.empty();
+  verify::CheckContext kernel_context = kernel_context_of(kernels, job, options, context, triton_plan.path());
   if (!timing_worker) timing_worker.emplace(kernel_context, timing_limit);
   // The GPU is this process's alone from here to the end: timing, audits, a .py reference.
   const HostLock gpu = run::lock_gpu(report.device, context.worker.device);
@@ -256,28 +332,16 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   // Named as a check's folder (timed_call_audit.hpp); out of every worker's reach once moved here.
   TempDir kept_outputs("check", context.cache_dir / "tmp");
   TimingOutcome timing = timing_worker->run(job, kept_outputs.path() / "kept", context.worker.confine_writes);
-  const run::WorkerOutcome& outcome = timing.worker;
   const WitnessedSpans& spans = timing.spans;
-  report.code_witness = timing.code;
-  if (auto flag = code_witness_flag(report.code_witness)) report.flags.push_back(std::move(*flag));
   report.phase_seconds.timing = timing_started.seconds();
-  if (!outcome.result) {
-    report.flags.push_back(fmt::format("timing failed: the worker {}{}", outcome.failure,
-                                       outcome.last_progress.empty() ? "" : " (" + outcome.last_progress + ")"));
-    return report;
-  }
-  run::rethrow_worker_error(*outcome.result);
-  BenchJobResult result = bench_result_from_json(*outcome.result);
-  report.wall_seconds = result.wall_seconds;
-  report.worker_phases = result.phases;
-  report.event_tick_seconds = result.event_tick_seconds;
+  std::optional<BenchJobResult> timed = timing_result(report, timing);
+  if (!timed) return report;
+  BenchJobResult& result = *timed;
   report.timed_calls_audited = options.audit_timed_calls;
   if (options.audit_timed_calls) {
-    std::mt19937_64 audit_choice(secret_seed());
     const Stopwatch audit_started;
-    audit_timed_calls(result.samples, job, report.checks, kernel_context, audit_choice, audit_workers);
-    audit_timed_calls_within_tolerance(result.samples, job, kept_outputs.path() / "kept", first, arch, kernel_context,
-                                       audit_choice);
+    audit_samples(result.samples, job, report.checks, {first, arch, kept_outputs.path() / "kept"}, kernel_context,
+                  audit_workers);
     report.phase_seconds.audit = audit_started.seconds();
   }
   add_witness_flags(report, result.samples, spans, solve_host(job));
@@ -285,15 +349,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   add_variants(report, first, std::move(result.samples), options.settings.mode, true);
   add_witness_numbers(report, spans, solve_host(job));
   const bool python_reference = first.spec.reference && verify::is_python_reference(*first.spec.reference);
-  if (options.time_reference && python_reference) {
-    spec::Problem timed = first;
-    timed.cases = job.cases;
-    const Stopwatch reference_started;
-    run::WorkerSettings reference_worker = context.worker;  // the checks' confinement, the bench's limit
-    reference_worker.time_limit = timing_limit;
-    add_python_reference(report, timed, options, context, reference_worker);
-    report.phase_seconds.python_reference = reference_started.seconds();
-  }
+  if (options.time_reference && python_reference) time_python_reference(report, first, job, options, context, timing_limit);
   add_verdicts(report, job.variants.front().label, options.comparison);
   if (auto note = between_runs_note(report, between_runs_rule())) report.notes.push_back(std::move(*note));
   report.phase_seconds.total = started.seconds();

@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
-#include <deque>
 #include <memory>
 
 #include "kopt/core/clock.hpp"
@@ -22,7 +20,10 @@
 #include "kopt/measure/round_order.hpp"
 #include "kopt/measure/sample_witness.hpp"
 #include "kopt/measure/sample_progress.hpp"
+#include "kopt/measure/timed_sample.hpp"
+#include "kopt/measure/bench_worker_state.hpp"
 #include "kopt/measure/stream_judgement.hpp"
+#include "kopt/measure/worker_streams.hpp"
 #include "kopt/measure/timed_call_inputs.hpp"
 #include "kopt/run/code_pointers.hpp"
 #include "kopt/run/device_info.hpp"
@@ -38,185 +39,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-// What the device's timing needs to know: its maximum SM clock (throttled samples are
-// discarded) and the event timer's tick.
-struct DeviceTiming {
-  double max_clock_mhz = 0;
-  double tick_seconds = 0;
-};
-
-// What one variant needs while it is being measured.
-struct VariantState {
-  std::string label;  // kept here: each case's samples are moved out when the case ends
-  std::unique_ptr<run::KernelLibrary> library;
-  StoppingCriterion criterion;
-  VariantSamples samples;
-  std::unique_ptr<CapturedCalls> graph;  // graph mode, when capture succeeded
-  bool blocked = true;                    // solve's launches are queued behind the stream blocker
-  double one_call_seconds = 0;            // the last warm-up call's event time: what n is chosen from
-  std::vector<std::string> agents_left;   // what its library and calls left running (take_census)
-  std::vector<std::string> interceptors;  // what its library and calls installed to answer system calls
-  std::vector<std::string> redirected;    // pointers of kopt's data its calls led into its own code (take_sample, take_census)
-  int readbacks = 0;                      // samples of this case whose outputs kopt read back (output_readback.hpp)
-  double readback_bytes = 0;              // and their bytes
-  // What an unbatched call (the last warm-up call) launched in the timed stream's order: every
-  // call of a batch must launch the same (run/stream_ledger.hpp).
-  std::vector<run::TimedLaunch> unbatched_launches;
-};
-
-// The times of one sample, all its calls together.
-struct Sample {
-  double gpu_seconds = 0;
-  double host_seconds = 0;
-  double sm_clock_mhz = 0;  // 0: no probe
-  bool blocker_timed_out = false;
-  double held_seconds = 0;       // the host's time from the blocker in place to its release
-  std::uint32_t witness_id = 0;  // under which kopt's parent saw it (0: not signalled)
-  std::vector<std::string> redirected;  // run/code_pointers.hpp, read before the end signal
-  std::vector<run::CallWork> work;      // what each call sent, by stream (empty: streams not watched)
-  std::vector<double> call_seconds;     // each call's own event time: from the previous call's end to its end
-};
-
-// The events of one sample: its start, the end of every call but the last, and its stop (the
-// last call's end). One more per call is enough to tell the calls of a batch apart; CUDA
-// records them between the calls, where they wait for nothing but the call before.
-struct SampleEvents {
-  Event start;
-  Event stop;
-  std::deque<Event> call_ends;  // a deque: an Event does not move
-  Event& end_of(std::size_t call, std::size_t calls) {
-    if (call + 1 == calls) return stop;
-    while (call_ends.size() <= call) call_ends.emplace_back();
-    return call_ends[call];
-  }
-};
-
-double elapsed_seconds(const Event& from, const Event& to) {
-  float milliseconds = 0;
-  run::check_cuda(cudaEventElapsedTime(&milliseconds, from.get(), to.get()), "cudaEventElapsedTime");
-  return milliseconds * 1e-3;
-}
-
-// Appends `note` to the variant's timing note.
-void add_note(VariantSamples& samples, const std::string& note) {
-  samples.timing_note += (samples.timing_note.empty() ? "" : "; ") + note;
-}
-
-// The clock is probed just before the flush, and one synchronization waits for both: the SM
-// clock of the moment before the timed call, which thermal or power throttling (a matter of
-// milliseconds) shares with the call itself.
-double probe_and_flush(const run::KernelLibrary& library, ClockProbe& clock, const L2Flusher* flusher, int round) {
-  const bool probed = clock.launch(library);
-  if (flusher != nullptr) flusher->launch(library, round);
-  run::check_cuda(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize");
-  return probed ? clock.read_mhz() : 0;
-}
-
-// One call per argument set, back to back between the events. The host clock starts at the
-// blocker's release, when the GPU starts on the calls: before it the host only queues them (a
-// few µs a call, which in a batch of 64 would look like work escaping the events); unblocked,
-// the GPU runs each call as it is queued, so the clock starts before the first.
-// Each call is watched apart (`streams`, when on); with `call_events`, each ends at an event
-// of its own (a probe batch: call_batch.hpp, BatchRule).
-Sample take_sample(const run::KernelLibrary& library, const std::vector<run::KernelArguments*>& calls,
-                   const L2Flusher* flusher, ClockProbe& clock, SampleEvents& events, int flush_round,
-                   StreamBlocker* blocker, run::CodePointers& code_pointers, run::StreamWatch* streams,
-                   bool call_events = false, SampleSignals* witness = nullptr, std::uint32_t witness_id = 0) {
-  Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, flusher, flush_round)};
-  const bool blocked = blocker != nullptr && blocker->hold(library);
-  Stopwatch host;
-  // kopt's parent witnesses the same window as the host clock: from when the GPU may start;
-  // and, for a held sample, how long solve's calls kept the host before that (work the kernel
-  // did then, waited for inside solve, no clock of the sample would see).
-  sample.witness_id = witness_id;
-  if (witness != nullptr) {
-    if (blocked) witness->hold(witness_id);
-    else witness->begin(witness_id);
-  }
-  run::check_cuda(cudaEventRecord(events.start.get(), nullptr), "cudaEventRecord");
-  for (std::size_t i = 0; i < calls.size(); ++i) {
-    if (streams != nullptr) streams->begin_call();
-    library.call(calls[i]->call());
-    if (streams != nullptr) sample.work.push_back(streams->end_call());
-    if (call_events || i + 1 == calls.size()) {
-      run::check_cuda(cudaEventRecord(events.end_of(i, calls.size()).get(), nullptr), "cudaEventRecord");
-    }
-  }
-  if (blocked) {
-    if (witness != nullptr) witness->begin(sample.witness_id);
-    sample.held_seconds = host.lap();  // from here on, the host's time of the sample itself
-    blocker->release();
-  }
-  run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  sample.host_seconds = host.lap();
-  // Before the end signal, when a hook that waits for kopt's next call through a table (to do
-  // there, out of every clock's sight, the work its calls skipped) must still be in place. The
-  // launch error is read before it too: the read runs in the kernel's library (kopt's shim), and
-  // whatever the kernel's code does there stays inside the parent's span.
-  sample.redirected = code_pointers.redirected_now();
-  const std::optional<std::string> launch_error = library.take_launch_error();
-  if (witness != nullptr) witness->end(sample.witness_id);
-  if (launch_error) throw run::CudaFailure{"a launch in solve", *launch_error};
-
-  sample.blocker_timed_out = blocked && blocker->timed_out();
-  sample.gpu_seconds = elapsed_seconds(events.start, events.stop);
-  if (call_events && calls.size() > 1) {
-    for (std::size_t i = 0; i < calls.size(); ++i) {
-      const Event& from = i == 0 ? events.start : events.end_of(i - 1, calls.size());
-      sample.call_seconds.push_back(elapsed_seconds(from, events.end_of(i, calls.size())));
-    }
-  }
-  return sample;
-}
-
-// An empty sample: the signals, event records, synchronization and pointer check of a timed
-// sample around no work at all, right before it (its id the timed one's less one). Only kopt's
-// code runs inside it, so the parent's span of it is kopt's own overhead on this host as it is
-// now, which the parent allows each timed sample beyond its reported time (sample_witness.hpp).
-// The device is idle first, so that the span waits for nothing queued before it.
-void take_empty_sample(SampleEvents& events, run::CodePointers& code_pointers, SampleSignals& witness,
-                       std::vector<std::string>& redirected) {
-  if (!witness.on()) return;
-  run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  const std::uint32_t id = witness.reserve();
-  witness.record('S', id, {});  // no seeds: how the parent tells an empty sample from a timed one
-  witness.begin(id);
-  run::check_cuda(cudaEventRecord(events.start.get(), nullptr), "cudaEventRecord");
-  run::check_cuda(cudaEventRecord(events.stop.get(), nullptr), "cudaEventRecord");
-  run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  for (std::string& line : code_pointers.redirected_now()) redirected.push_back(std::move(line));
-  witness.end(id);
-}
-
-constexpr double kGraphReplaySeconds = 200e-6;
-constexpr int kMaxCallsPerGraph = 1000;
-
-int calls_per_graph(double one_call_seconds) {
-  if (one_call_seconds <= 0) return kMaxCallsPerGraph;
-  return std::clamp(static_cast<int>(std::ceil(kGraphReplaySeconds / one_call_seconds)), 1, kMaxCallsPerGraph);
-}
-
-Sample take_graph_sample(const run::KernelLibrary& library, const CapturedCalls& graph, ClockProbe& clock,
-                         SampleEvents& events, run::CodePointers& code_pointers, SampleSignals& witness,
-                         std::uint32_t witness_id) {
-  const Event& start = events.start;
-  const Event& stop = events.stop;
-  Sample sample{.sm_clock_mhz = probe_and_flush(library, clock, nullptr, 0), .witness_id = witness_id};
-  witness.begin(witness_id);
-  const Stopwatch host;
-  run::check_cuda(cudaEventRecord(start.get(), cudaStreamPerThread), "cudaEventRecord");
-  run::check_cuda(cudaGraphLaunch(graph.exec(), cudaStreamPerThread), "cudaGraphLaunch");
-  run::check_cuda(cudaEventRecord(stop.get(), cudaStreamPerThread), "cudaEventRecord");
-  run::check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  sample.host_seconds = host.seconds();
-  sample.redirected = code_pointers.redirected_now();
-  witness.end(sample.witness_id);
-  float milliseconds = 0;
-  run::check_cuda(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
-  sample.gpu_seconds = milliseconds * 1e-3;
-  return sample;
-}
 
 // Graph mode: capture the variant's calls; on failure it is measured warm and says why.
 void prepare_graph(VariantState& v, const run::KernelArguments& arguments, double one_call_seconds) {
@@ -262,25 +84,6 @@ void time_alike(std::vector<VariantState>& variants) {
   }
 }
 
-// What surrounds the calls of every sample, outside the events.
-struct SampleKit {
-  const L2Flusher* flush;
-  ClockProbe& probe;
-  SampleEvents& events;
-  run::StreamWatch* streams;  // null: solve's streams are not watched (run/stream_watch.hpp)
-  const std::string& streams_unwatched;  // and why
-  StreamBlocker& blocker;
-  CallInputs& inputs;
-  BatchDigests& digests;
-  SampleSignals& witness;  // kopt's parent process's view of each sample
-  OutputRetention& retention;  // variants whose outputs vary keep some calls' (output_retention.hpp)
-  WorkerPhases& phases;        // where the sampling time goes (sampling_inputs, _timed, _digests)
-  run::HostAgents& agents;     // the last census of threads, children, timers and system-call interceptors
-  run::CodePointers& code_pointers;  // kopt's data that leads into code (run/code_pointers.hpp)
-  bool agents_counted;         // false where Python hosts the worker: its census names interceptors only
-  run::DeviceSettings* settings;  // the device-wide settings every sample starts from; null: not watched
-  ReadbackChoice& readback;       // which samples' outputs kopt reads back before the digests
-};
 
 // What appeared since the last census belongs to the variant whose library was just loaded or
 // whose calls just ran: nothing of kopt's own starts between the two (host_agents.hpp). Where
@@ -316,28 +119,6 @@ void watch_settings(std::vector<std::string>& named, run::DeviceSettings* baseli
   run::DeviceSettings after = run::DeviceSettings::now();
   for (const std::string& kept : after.changes_since(*baseline)) named.push_back(kept + " (CUDA would not put it back)");
   *baseline = std::move(after);
-}
-
-// solve sent work outside the default stream's order: held, that work could start as the
-// blocker lets go, before the start event fires (issue 56), so the variant is timed unheld from
-// now on: the GPU idle at the start event, everything solve sends comes after it.
-void time_unheld_for_streams(VariantState& v) {
-  if (!v.blocked) return;
-  v.blocked = false;
-  add_note(v.samples, "solve sends work outside the default stream's order: timed unheld, so that none of it can "
-                      "start before the window opens");
-}
-
-// What the calls of a sample sent, by stream, into the variant's record; whether the sample
-// may be kept (not when it was held while solve sent work outside the order).
-bool judge_streams(VariantState& v, const Sample& sample, const SampleKit& kit, bool held) {
-  if (kit.streams == nullptr) return true;
-  if (!kit.streams->intact() && v.samples.work_unjoined.size() < kStreamFindingsKept) {
-    v.samples.work_unjoined.push_back("kopt's watch of the streams (CUPTI's callbacks), switched off while solve ran");
-  }
-  if (!record_call_work(v.samples, sample.work, v.unbatched_launches)) return true;
-  time_unheld_for_streams(v);
-  return !held;
 }
 
 // One sample as the timing loop takes it: fresh inputs from a seed of their own for every
@@ -444,26 +225,24 @@ std::vector<const StoppingCriterion*> criteria_of(const std::vector<VariantState
   return criteria;
 }
 
-void measure_case(const BenchJob& job, std::size_t case_index, std::vector<VariantState>& variants,
-                  const DeviceTiming& timing, SampleKit& kit, BenchJobResult& result) {
-  Stopwatch mark;  // each lap, one phase of the worker's time
-  const spec::BoundCase& bound_case = job.cases[case_index];
-  ArgumentSets sets(bound_case);
-  // Before any variant's first call of the case: a kernel that allocates device memory in its
-  // warm-up cannot starve the memory its own kept outputs need (an unverifiable variant is
-  // flagged anyway, bench_assessment.cpp; this keeps honest ones from being).
+// Before any variant's first call of the case: a kernel that allocates device memory in its
+// warm-up cannot starve the memory its own kept outputs need (an unverifiable variant is
+// flagged anyway, bench_assessment.cpp; this keeps honest ones from being). What kopt itself
+// started since the libraries were loaded is nobody's. The device's settings as the worker
+// found them, before any library was loaded: what a library's constructors or an earlier case
+// changed is put back (where CUDA lets it) before this case's first call.
+void start_case(std::size_t case_index, ArgumentSets& sets, SampleKit& kit) {
   kit.retention.start_case(case_index, sets.first());
-  result.phases.inputs += mark.lap();
-
-  // What kopt itself started since the libraries were loaded is nobody's.
   kit.agents = run::HostAgents::now();
-  // The device's settings as the worker found them, before any library was loaded: what a
-  // library's constructors or an earlier case changed is put back (where CUDA lets it) before
-  // this case's first call.
   if (kit.settings != nullptr) {
     kit.settings->restore();
     *kit.settings = run::DeviceSettings::now();
   }
+}
+
+// Every variant warmed up on the case; which of them are budgeted (CaseStopping).
+std::vector<bool> warm_up_variants(const BenchJob& job, const spec::BoundCase& bound_case,
+                                   std::vector<VariantState>& variants, ArgumentSets& sets, SampleKit& kit) {
   std::vector<bool> budgeted;
   for (std::size_t i = 0; i < variants.size(); ++i) {
     VariantState& v = variants[i];
@@ -475,18 +254,25 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     budgeted.push_back(job.variants[i].budgeted);
   }
   if (job.python_hosted) time_alike(variants);
-  result.phases.warmup += mark.lap();
-  const int calls = choose_calls(job, variants, sets);
-  const std::vector<run::KernelArguments*> batch_sets = sets.first(calls);
+  return budgeted;
+}
+
+// Each variant's calls per sample, L2 policy, resolution and stopping criterion.
+void shape_samples(const BenchJob& job, std::vector<VariantState>& variants, const DeviceTiming& timing, int calls) {
   for (VariantState& v : variants) {
     if (!v.graph) v.samples.calls_per_sample = calls;
     v.samples.l2 = std::string(l2_policy(job.settings.mode, v.samples.calls_per_sample));
     v.samples.resolution_seconds = timing.tick_seconds / v.samples.calls_per_sample;
     v.criterion = StoppingCriterion(job.settings.stopping, v.samples.resolution_seconds);
   }
-  result.phases.inputs += mark.lap();
-  run::report_progress(fmt::format("case {}: measuring", bound_case.name));
-  SampleProgress progress(bound_case.name, variants.size());
+}
+
+// Rounds of one sample per variant still sampling, in a random order each round, until every
+// variant's criterion (or the case's budget) stops it. Returns the rounds taken.
+int sample_until_stopped(const BenchJob& job, std::size_t case_index, std::vector<VariantState>& variants,
+                         const std::vector<run::KernelArguments*>& batch_sets, const DeviceTiming& timing,
+                         const std::vector<bool>& budgeted, SampleKit& kit) {
+  SampleProgress progress(job.cases[case_index].name, variants.size());
   CaseStopping stopping(budgeted);
   RoundOrder order(job.order_seed, case_index, variants.size());
   const Stopwatch began;
@@ -508,9 +294,13 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
   for (std::size_t i = 0; i < variants.size(); ++i) {
     variants[i].samples.stop_reason = std::string(stop_reason_name(stopping.reason(i)));
   }
-  result.phases.sampling += mark.lap();
-  // One more sample each, taken exactly like a timed one; its last call is audited: a kernel
-  // that stopped working after some number of calls is still not working there.
+  return round;
+}
+
+// One more sample each, taken exactly like a timed one; its last call is audited: a kernel
+// that stopped working after some number of calls is still not working there.
+void take_final_samples(std::vector<VariantState>& variants, const std::vector<run::KernelArguments*>& batch_sets,
+                        int round, SampleKit& kit, BenchJobResult& result) {
   for (std::size_t i = 0; i < variants.size(); ++i) {
     VariantState& v = variants[i];
     const TimedBatch final_batch = timed_batch(v, batch_sets, kit, ++round, true);
@@ -525,50 +315,27 @@ void measure_case(const BenchJob& job, std::size_t case_index, std::vector<Varia
     v.samples.final_digest = final_batch.digests.back().value_or(0);
     result.samples.push_back(std::move(v.samples));
   }
+}
+
+void measure_case(const BenchJob& job, std::size_t case_index, std::vector<VariantState>& variants,
+                  const DeviceTiming& timing, SampleKit& kit, BenchJobResult& result) {
+  Stopwatch mark;  // each lap, one phase of the worker's time
+  const spec::BoundCase& bound_case = job.cases[case_index];
+  ArgumentSets sets(bound_case);
+  start_case(case_index, sets, kit);
+  result.phases.inputs += mark.lap();
+  const std::vector<bool> budgeted = warm_up_variants(job, bound_case, variants, sets, kit);
+  result.phases.warmup += mark.lap();
+  const int calls = choose_calls(job, variants, sets);
+  const std::vector<run::KernelArguments*> batch_sets = sets.first(calls);
+  shape_samples(job, variants, timing, calls);
+  result.phases.inputs += mark.lap();
+  run::report_progress(fmt::format("case {}: measuring", bound_case.name));
+  const int rounds = sample_until_stopped(job, case_index, variants, batch_sets, timing, budgeted, kit);
+  result.phases.sampling += mark.lap();
+  take_final_samples(variants, batch_sets, rounds, kit, result);
   kit.retention.finish_case(sets.first(), std::span(result.samples).last(variants.size()));
   result.phases.recheck += mark.lap();
-}
-
-}  // namespace
-
-std::string_view timing_mode_name(TimingMode mode) {
-  switch (mode) {
-    case TimingMode::cold: return "cold";
-    case TimingMode::warm: return "warm";
-    case TimingMode::graph: return "graph";
-  }
-  return "cold";
-}
-
-TimingMode timing_mode_from_name(std::string_view name) {
-  if (name == "cold") return TimingMode::cold;
-  if (name == "warm") return TimingMode::warm;
-  if (name == "graph") return TimingMode::graph;
-  throw input_error("unknown timing mode \"{}\" (cold, warm or graph)", name);
-}
-
-std::string_view l2_flush_name(L2Flush flush) { return flush == L2Flush::read ? "read" : "write"; }
-
-L2Flush l2_flush_from_name(std::string_view name) {
-  if (name == "read") return L2Flush::read;
-  if (name == "write") return L2Flush::write;
-  throw input_error("unknown L2 flush \"{}\" (read or write)", name);
-}
-
-std::int64_t l2_flush_bytes(L2Flush flush, std::int64_t l2_bytes) {
-  return flush == L2Flush::read ? 2 * l2_bytes : l2_bytes;
-}
-
-namespace {
-
-// KOPT_STREAM_WATCH=off leaves CUPTI alone (a driver where its callbacks misbehave); the
-// verdict then says the streams were not watched.
-std::unique_ptr<run::StreamWatch> watch_streams(std::string& why_not) {
-  if (const char* setting = std::getenv("KOPT_STREAM_WATCH"); setting != nullptr && std::string_view(setting) == "off") {
-    why_not = "KOPT_STREAM_WATCH=off";
-    return nullptr;
-  }
-  return run::StreamWatch::start(why_not);
 }
 
 }  // namespace
@@ -582,7 +349,7 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   run::check_cuda(cudaSetDevice(job.device), "cudaSetDevice");
   // Before the census of agents and code pointers below: CUPTI is kopt's, not a library's.
   std::string streams_unwatched;
-  std::unique_ptr<run::StreamWatch> streams = watch_streams(streams_unwatched);
+  std::unique_ptr<run::StreamWatch> streams = run::StreamWatch::start(streams_unwatched);
 
   // A Python-hosted worker's interpreter and libraries start threads (and set the device up)
   // as they please: its census counts no agents and its settings are not watched

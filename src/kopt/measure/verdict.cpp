@@ -2,21 +2,16 @@
 
 namespace kopt::measure {
 
-namespace {
-
-// The rules of the header, on the interval [low, high] and estimate r of time(B) / time(A),
-// with e = min_effect. Faster and slower are tried first: they also demand the estimate to
-// clear the threshold, and an interval inside [1 - e, 1 + e] around such an estimate is not
-// "the same".
-Verdict judge(const RatioEstimate& estimate, double min_effect) {
+// On the interval [low, high] and estimate r of time(B) / time(A), with e = min_effect. Faster
+// and slower are tried first: they also demand the estimate to clear the threshold, and an
+// interval inside [1 - e, 1 + e] around such an estimate is not "the same".
+Verdict judge_ratio(const RatioEstimate& estimate, double min_effect) {
   const ConfidenceInterval& ci = estimate.ci;
   if (ci.high < 1 && estimate.ratio < 1 - min_effect) return Verdict::faster;
   if (ci.low > 1 && estimate.ratio > 1 + min_effect) return Verdict::slower;
   if (ci.low >= 1 - min_effect && ci.high <= 1 + min_effect) return Verdict::same;
   return Verdict::ambiguous;
 }
-
-}  // namespace
 
 std::string_view verdict_name(Verdict verdict) {
   switch (verdict) {
@@ -38,7 +33,7 @@ Comparison compare_samples(std::span<const double> a, std::span<const double> b,
                                                  median(a), resolutions.a, median(b), resolutions.b);
   comparison.speedup = 1 / comparison.ratio.ratio;
   const bool enough = a.size() >= settings.min_samples && b.size() >= settings.min_samples;
-  comparison.verdict = enough ? judge(comparison.ratio, settings.min_effect) : Verdict::ambiguous;
+  comparison.verdict = enough ? judge_ratio(comparison.ratio, settings.min_effect) : Verdict::ambiguous;
   return comparison;
 }
 

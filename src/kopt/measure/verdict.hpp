@@ -40,6 +40,10 @@ struct SampleResolutions {
   double b = 0;
 };
 
+// The rules above on one estimate of time(B) / time(A) and its interval (enough samples
+// assumed): each boundary is strict for faster and slower, inclusive for same.
+Verdict judge_ratio(const RatioEstimate& estimate, double min_effect);
+
 Comparison compare_samples(std::span<const double> a, std::span<const double> b, const ComparisonSettings& settings = {},
                            SampleResolutions resolutions = {});
 

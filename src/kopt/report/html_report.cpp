@@ -207,9 +207,19 @@ std::string summary_html(const json& summary) {
 std::string render_html_report(const json& summary, const std::vector<SampleDistribution>& distributions) {
   const json charts = report_charts(summary);
   std::string body = header_html(summary);
+  // A dry run's figures look like measured ones: the page says so before the first, and above each.
+  const bool simulated = summary.value("simulated", false);
+  if (simulated) {
+    body += "<p class=\"simulated\"><strong>Simulated:</strong> every time, profile and verdict on this page came "
+            "from a lab model (<code>--simulate</code>), not from a GPU; none of its numbers is a measurement.</p>\n";
+  }
   body += "<p>" + inline_markdown_to_html(audit_headline(summary)) + "</p>\n";
+  if (const std::string standing = standing_text(summary); !standing.empty()) {
+    body += "<p>" + inline_markdown_to_html(standing.substr(0, standing.find('\n'))) + "</p>\n";
+  }
   auto section = [&](const std::string& id, const std::string& title, const std::string& svg) {
-    body += fmt::format("<section id=\"{}\"><h2>{}</h2>\n{}</section>\n", id, escape_xml(title), svg);
+    body += fmt::format("<section id=\"{}\"><h2>{}{}</h2>\n{}</section>\n", id, escape_xml(title),
+                        simulated ? " (simulated)" : "", svg);
   };
   if (charts.contains("roofline")) {
     section("roofline", "Roofline", roofline_svg(charts["roofline"]) + roofline_caption(charts["roofline"]));
@@ -237,8 +247,10 @@ std::string html_page(const std::string& title, const std::string& body) {
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0}</title>\n"
       "<style>body{{font-family:sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}}"
       "svg.chart,section svg{{max-width:100%;height:auto;display:block}}"
-      "table{{border-collapse:collapse;margin:1em 0}}td,th{{border:1px solid #ccc;padding:.3em .6em;text-align:left;"
-      "overflow-wrap:anywhere}}"
+      // A wide table scrolls; a cell breaks between words only, never inside a number or a name.
+      "table{{border-collapse:collapse;margin:1em 0;display:block;overflow-x:auto}}"
+      "td,th{{border:1px solid #ccc;padding:.3em .6em;text-align:left;overflow-wrap:normal}}"
+      "p.simulated{{background:#fff3cd;padding:.5em 1em}}"
       "pre{{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f6f6;padding:1em}}"
       "table.header th{{background:#f6f6f6}}code{{background:#f3f3f3;padding:0 .2em}}</style></head>\n"
       "<body><h1>{0}</h1>\n{1}</body></html>\n",

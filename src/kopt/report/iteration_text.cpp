@@ -16,6 +16,13 @@ std::string compiles_at_once(const nlohmann::json& cost) {
 
 }  // namespace
 
+bool stages_ran_processes(const nlohmann::json& stages) {
+  for (const auto& [name, cost] : stages.items()) {
+    if (cost.value("compile_s", 0.0) > 0 || cost.value("device_s", 0.0) > 0) return true;
+  }
+  return false;
+}
+
 std::string format_stage_costs(const nlohmann::json& stages) {
   std::string line;
   for (const std::string name : {"first_look", "full_check", "finals", "ablation"}) {  // in the order they ran
@@ -51,7 +58,8 @@ std::string format_iteration_verdict(const nlohmann::json& v) {
     }
     text += "\n";
   }
-  if (v.contains("time") && v.at("time").is_object() && v.at("time").contains("stages")) {
+  if (v.contains("time") && v.at("time").is_object() && v.at("time").contains("stages") &&
+      stages_ran_processes(v.at("time").at("stages"))) {
     text += "  cost: " + format_stage_costs(v.at("time").at("stages")) + "\n";
   }
   return text;

@@ -16,4 +16,8 @@ std::string format_iteration_verdict(const nlohmann::json& verdict);
 // 3.1 s, 12.4 at once, GPU 8.9 s), 108 per GPU-minute; full check 6 in ...".
 std::string format_stage_costs(const nlohmann::json& stages);
 
+// Whether any of the stages compiled or ran a GPU worker: a simulated close runs neither, and
+// its costs, all zero, are not printed.
+bool stages_ran_processes(const nlohmann::json& stages);
+
 }  // namespace kopt::report

@@ -24,6 +24,11 @@ std::string format_run_summary(const nlohmann::json& summary);
 // audit, the ratio of medians measured apart, called so.
 std::string audit_headline(const nlohmann::json& summary);
 
+// Where the best stands in absolute terms, beside the headline's speedup over a baseline that
+// may be slow by design: its share of the roofline's ceilings (the spec's work over its
+// median) and its speed against the reference's. "" when neither is known.
+std::string standing_text(const nlohmann::json& summary);
+
 // A time as summary.md writes it ("3181.66 µs"): every page that repeats one of its numbers
 // writes it the same way.
 std::string format_us(double seconds);

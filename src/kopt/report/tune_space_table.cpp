@@ -40,4 +40,15 @@ std::string format_tune_space(const std::string& kernel_name, const discover::Tu
   return out;
 }
 
+std::string format_triton_launch_space(const std::string& kernel_name, const discover::TritonLaunchSpace& space) {
+  if (space.params.empty()) return "";
+  std::string out = fmt::format("{}: {} launch constant(s), one parameter each (-D NAME=VALUE){}\n", kernel_name,
+                                space.params.size(),
+                                space.rewritten_source.empty() ? ""
+                                                               : "; kopt optimize makes the literals (KOPT_...) "
+                                                                 "module-level variables in its copies of kernel.py");
+  for (const std::string& line : space.found) out += "  " + line + "\n";
+  return out;
+}
+
 }  // namespace kopt::report

@@ -7,11 +7,17 @@
 #include <vector>
 
 #include "kopt/discover/launch_limits.hpp"
+#include "kopt/discover/triton_launch.hpp"
 #include "kopt/discover/tune_space.hpp"
 
 namespace kopt::report {
 
 std::string format_tune_space(const std::string& kernel_name, const discover::TuneSpace& space,
                               const std::vector<discover::LaunchRestriction>& restrictions);
+
+// A Triton kernel without @triton.autotune lists: the constants kernel.py passes where it
+// launches its kernels (discover/triton_launch.hpp), which the tuner searches in copies of
+// kernel.py. "" when it passes none.
+std::string format_triton_launch_space(const std::string& kernel_name, const discover::TritonLaunchSpace& space);
 
 }  // namespace kopt::report

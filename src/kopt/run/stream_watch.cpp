@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #if __has_include(<cupti.h>)
@@ -397,6 +398,11 @@ void CUPTIAPI on_api(void* userdata, CUpti_CallbackDomain domain, CUpti_Callback
 }  // namespace
 
 std::unique_ptr<StreamWatch> StreamWatch::start(std::string& why_not) {
+  // KOPT_STREAM_WATCH=off leaves CUPTI alone (a driver where its callbacks misbehave).
+  if (const char* setting = std::getenv("KOPT_STREAM_WATCH"); setting != nullptr && std::string_view(setting) == "off") {
+    why_not = "KOPT_STREAM_WATCH=off";
+    return nullptr;
+  }
   std::optional<CuptiApi> api = load_cupti(why_not);
   if (!api) return nullptr;
   auto impl = std::make_unique<Impl>();

@@ -18,8 +18,8 @@ namespace kopt::run {
 class StreamWatch {
  public:
   // Subscribes to CUPTI's callbacks. nullptr, with the reason in `why_not`, when it cannot:
-  // libcupti not found, another subscriber already there (Nsight Compute, a sanitizer), or a
-  // kopt built without CUPTI's headers.
+  // libcupti not found, another subscriber already there (Nsight Compute, a sanitizer), a kopt
+  // built without CUPTI's headers, or KOPT_STREAM_WATCH=off in the environment.
   static std::unique_ptr<StreamWatch> start(std::string& why_not);
   ~StreamWatch();
   StreamWatch(const StreamWatch&) = delete;

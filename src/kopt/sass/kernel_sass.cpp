@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/run/device_probe.hpp"
 #include "kopt/sass/disassembler.hpp"
@@ -19,7 +20,14 @@ std::string target_arch(const std::string& spec_arch, const std::optional<std::s
 
 std::string probe_arch(Context& context, const run::WorkerSettings& worker) {
   TempDir work("probe", context.cache_dir / "tmp");
-  return run::probe_device(context.runner, worker, work.path()).device.arch();
+  try {
+    return run::probe_device(context.runner, worker, work.path()).device.arch();
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::environment) throw;
+    // The GPU is asked only for its arch: say how to do without it.
+    throw environment_error("no GPU to take the target architecture from ({}): the machine code needs no GPU, "
+                            "only the target: give --arch (e.g. sm_90a) or [build] arch", e.what());
+  }
 }
 
 KernelSassOutcome kernel_sass(Context& context, const KernelSassRequest& request) {

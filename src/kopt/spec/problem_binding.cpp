@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <limits>
 
 #include "kopt/core/error.hpp"
 #include "kopt/spec/problem_spec.hpp"
@@ -240,21 +241,31 @@ class Binder {
                        join_names(size_params_, [](const KernelParam* p) { return p->name; }));
   }
 
-  // The seed benchmark's flat size (kSeedSizeWithoutDims); the dims' values are checked by now.
-  std::int64_t seed_elements(const BoundCase& bound) const {
+  // The seed benchmark's flat size before its cap (kSeedSizeWithoutDims without integer dims);
+  // the dims' values are checked by now. An overflowing product is past any cap.
+  std::int64_t seed_elements_uncapped(const BoundCase& bound) const {
     std::vector<std::int64_t> values;
     for (const KernelParam* size : size_params_) values.push_back(std::get<std::int64_t>(bound.dims.at(size->name)));
     std::ranges::sort(values, std::greater<>());
     std::int64_t elements = kSeedSizeWithoutDims;
     if (values.size() == 1) elements = values[0];
-    if (values.size() >= 2 && __builtin_mul_overflow(values[0], values[1], &elements)) elements = kSeedSizeLimit;
-    return std::min(elements, kSeedSizeLimit);
+    if (values.size() >= 2 && __builtin_mul_overflow(values[0], values[1], &elements)) {
+      elements = std::numeric_limits<std::int64_t>::max();
+    }
+    return elements;
   }
 
   std::vector<std::int64_t> seed_extent(const KernelParam& param, const BoundCase& bound) {
-    const std::int64_t elements = seed_elements(bound);
-    std::string guess = fmt::format("buffer {}: {} elements ({}, as the seed's benchmark sizes it; no kopt.toml)",
-                                    param.name, elements, seed_size_rule());
+    const std::int64_t uncapped = seed_elements_uncapped(bound);
+    const std::int64_t elements = std::min(uncapped, kSeedSizeLimit);
+    // At the cap, a ref.py that sizes its arrays from the dims sees other shapes than the
+    // buffers it is handed: said here, before its error would be the first word of it.
+    const std::string capped = uncapped > kSeedSizeLimit
+                                   ? "; capped at 2^28, the seed's limit, so a ref.py that sizes arrays from the dims "
+                                     "will not match: give [buffers] shapes in a kopt.toml"
+                                   : "";
+    std::string guess = fmt::format("buffer {}: {} elements ({}, as the seed's benchmark sizes it; no kopt.toml{})",
+                                    param.name, elements, seed_size_rule(), capped);
     if (std::ranges::find(guesses_, guess) == guesses_.end()) guesses_.push_back(guess);
     return {elements};
   }

@@ -94,6 +94,15 @@ ProblemSpec spec_less_problem(const fs::path& kernel) {
 
 }  // namespace
 
+namespace {
+
+// A kopt.toml that is there but is no regular file (a FIFO, a folder, a device) is read all
+// the same, so that reading it refuses it by name, rather than being passed over as if absent
+// and the kernel run without its spec.
+bool spec_file_at(const fs::path& toml) { return path_exists(toml); }
+
+}  // namespace
+
 ProblemSpec locate_problem(const fs::path& target, const std::optional<fs::path>& spec_override) {
   const fs::path path = target.empty() ? fs::path(".") : target;
   if (!path_exists(path)) {
@@ -111,7 +120,7 @@ ProblemSpec locate_problem(const fs::path& target, const std::optional<fs::path>
   }
   if (folder_given) {
     fs::path toml = path / "kopt.toml";
-    if (!is_file(toml)) return spec_less_problem(kernel_of_task_folder(path));
+    if (!spec_file_at(toml)) return spec_less_problem(kernel_of_task_folder(path));
     return load_problem_spec(toml);
   }
   if (path.extension() == ".toml") return load_problem_spec(path);
@@ -120,7 +129,7 @@ ProblemSpec locate_problem(const fs::path& target, const std::optional<fs::path>
                       path.string());
   }
   fs::path beside = path.parent_path() / "kopt.toml";
-  if (is_file(beside)) return load_problem_spec(beside, path);
+  if (spec_file_at(beside)) return load_problem_spec(beside, path);
   return spec_less_problem(path);
 }
 

@@ -17,4 +17,17 @@ const DType& first_output_dtype(const BoundCase& bound_case);
 // The formula evaluated over the case's dims; 0 when the spec has none.
 double work_value(const std::optional<Expression>& formula, const BoundCase& bound_case);
 
+// The case whose buffers take the fewest bytes (the first of equals): where a costly tool or a
+// quick look at the spec runs.
+const BoundCase& smallest_case(const std::vector<BoundCase>& cases);
+
+// The work of one solve call on a case: FLOP and bytes.
+struct CaseWork {
+  double flops = 0;
+  double bytes = 0;
+};
+
+// Both [work] formulas evaluated for the case; none when the spec lacks either.
+std::optional<CaseWork> case_work(const ProblemSpec& spec, const BoundCase& bound_case);
+
 }  // namespace kopt::spec

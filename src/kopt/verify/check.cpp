@@ -19,6 +19,7 @@
 #include "kopt/run/probe_cache.hpp"
 #include "kopt/run/problem_codec.hpp"
 #include "kopt/run/triton_worker.hpp"
+#include "kopt/spec/problem_work.hpp"
 #include "kopt/spec/python_kernel.hpp"
 #include "kopt/verify/input_dependence.hpp"
 #include "kopt/verify/npy.hpp"
@@ -27,30 +28,6 @@
 namespace kopt::verify {
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-bool CheckReport::passed() const {
-  if (failure) return false;
-  if (strict && !source_findings.empty()) return false;
-  for (const RunRecord& run : runs) {
-    if (!run.passed()) return false;
-  }
-  if (sanitizers && !sanitizer_cause(*sanitizers).empty()) return false;
-  return !runs.empty();
-}
-
-std::string CheckReport::cause() const {
-  if (failure) return failure->message;
-  // Each finding has its own FAIL line already: the cause counts them rather than repeat one.
-  if (strict && !source_findings.empty()) {
-    return fmt::format("--strict: the source audit named {} line(s) of the kernel's source; nothing was run",
-                       source_findings.size());
-  }
-  for (const RunRecord& run : runs) {
-    if (!run.passed()) return fmt::format("{} (case {}, seed {})", run.findings.front().message, run.case_name, run.seed);
-  }
-  if (runs.empty()) return "no runs";
-  return sanitizers ? sanitizer_cause(*sanitizers) : "";
-}
 
 std::string host_refusal_of(const std::string& stderr_tail) {
   std::string last;
@@ -149,29 +126,6 @@ CheckReport with_compile_failure(CheckReport report, const spec::Problem& proble
 constexpr unsigned kComparisonWidth = 4;
 
 // [case][seed] → each output's digest in the kernel's run of that case and seed.
-}  // namespace
-
-std::string coverage_gap(const CheckReport& report) {
-  std::vector<std::vector<int>> seen(report.cases.size(), std::vector<int>(report.seeds.size(), 0));
-  for (const RunRecord& run : report.runs) {
-    const auto seed = static_cast<std::size_t>(std::ranges::find(report.seeds, run.seed) - report.seeds.begin());
-    if (run.case_index < 0 || static_cast<std::size_t>(run.case_index) >= seen.size() || seed >= report.seeds.size()) {
-      return fmt::format("a run of case index {} and seed {}, which the check did not ask for", run.case_index, run.seed);
-    }
-    ++seen[static_cast<std::size_t>(run.case_index)][seed];
-  }
-  for (std::size_t c = 0; c < seen.size(); ++c) {
-    for (std::size_t s = 0; s < seen[c].size(); ++s) {
-      if (seen[c][s] != 1) {
-        return fmt::format("{} runs of case {} and seed {}", seen[c][s], report.cases[c].name, report.seeds[s]);
-      }
-    }
-  }
-  return "";
-}
-
-namespace {
-
 std::vector<std::vector<std::vector<std::uint64_t>>> digests_by_case_and_seed(const CheckReport& report) {
   std::vector<std::vector<std::vector<std::uint64_t>>> digests(
       report.cases.size(), std::vector<std::vector<std::uint64_t>>(report.seeds.size()));
@@ -198,134 +152,196 @@ void compare_with_reference_outputs(CheckReport& report, const CheckJob& job, co
       kComparisonWidth);
 }
 
-CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& options, CheckContext& context) {
-  CheckReport report{.kernel = problem.spec.kernel,
-                     .problem_name = problem.spec.name,
-                     .entry = problem.signature.entry,
-                     .guesses = problem.guesses,
-                     .seeds = seeds_of(options),
-                     .cases = problem.cases};
-  Stopwatch clock;
+// The context's folder of temporaries, made if missing.
+fs::path tmp_folder(const CheckContext& context) {
   create_folders(context.cache_dir / "tmp");
+  return context.cache_dir / "tmp";
+}
 
-  // The kernel runs first and alone: its reference outputs do not exist yet while its code
-  // runs, and they are compared here, in kopt's own process. Secret seeds' references are
-  // never cached (no later kernel could use them, and they would only fill the disk).
-  report.source_findings = spec::audit_kernel_source(problem.spec.kernel);
-  report.strict = options.strict;
-  if (report.strict && !report.source_findings.empty()) return report;  // nothing runs under --strict
-  const bool secret = options.first_seed == 0;
-  TempDir work("check", context.cache_dir / "tmp");
-  const fs::path private_references = work.path() / "reference-cache";
-  create_folders(private_references / "tmp");
-  const bool python_reference = problem.spec.reference && is_python_reference(*problem.spec.reference);
+// What one check carries from step to step.
+struct CheckRun {
+  CheckRun(const spec::Problem& p, const CheckOptions& o, CheckContext& c)
+      : problem(p), options(o), context(c),
+        report{.kernel = p.spec.kernel, .problem_name = p.spec.name, .entry = p.signature.entry,
+               .guesses = p.guesses, .seeds = seeds_of(o), .cases = p.cases},
+        work("check", tmp_folder(c)),
+        private_references(work.path() / "reference-cache"),
+        python_reference(p.spec.reference && is_python_reference(*p.spec.reference)),
+        compiler(c.runner, build::find_nvcc(), c.cache_dir) {
+    create_folders(private_references / "tmp");
+  }
 
-  // With the target known up front, compile errors come before the GPU is needed.
-  build::Compiler compiler(context.runner, build::find_nvcc(), context.cache_dir);
-  report.nvcc_version = compiler.nvcc_version();
+  const spec::Problem& problem;
+  const CheckOptions& options;
+  CheckContext& context;
+  CheckReport report;
+  Stopwatch clock;
+  TempDir work;
+  fs::path private_references;
+  bool python_reference = false;
+  build::Compiler compiler;
   std::optional<build::BuildOutcome> build;
-  const std::string known_arch = resolve_arch(problem.spec.build.arch, options.arch, "");
-  auto compile_kernel = [&](const std::string& arch) {
-    return compiler.compile({.source = build::kernel_build_source(context.cache_dir, problem), .arch = arch, .flags = problem.spec.build.flags,
-                             .defines = options.defines});
-  };
-  if (!known_arch.empty()) build = compile_kernel(known_arch);
-  clock.lap(report.phase_seconds.compile);
-  if (build && !build->ok()) return with_compile_failure(std::move(report), problem, *build->failure, known_arch);
-
+  run::ProbeFacts probe_facts;
   run::DeviceProbe probe;
-  const run::ProbeFacts probe_facts = run::read_probe_facts(context.worker);
   bool probe_from_cache = false;
+  bool reuse_cache = false;  // fixed seeds and confined workers: cached checks and references are trusted
+};
+
+void compile_kernel(CheckRun& run, const std::string& arch) {
+  run.build = run.compiler.compile({.source = build::kernel_build_source(run.context.cache_dir, run.problem),
+                                    .arch = arch, .flags = run.problem.spec.build.flags,
+                                    .defines = run.options.defines});
+  run.clock.lap(run.report.phase_seconds.compile);
+}
+
+// A broken spec is the user's first problem, before a missing GPU: a Python reference runs
+// without one, and its failure (exit 2) is reported instead. It runs on the smallest case and
+// one seed only, so that "no GPU" takes a second, not the reference's whole work. No kernel has
+// run, so computing it here exposes nothing.
+void check_python_spec_without_gpu(CheckRun& run, const std::string& known_arch) {
+  spec::Problem smallest = run.problem;
+  smallest.cases = {spec::smallest_case(run.problem.cases)};
+  ReferenceContext spec_check{run.context.runner, run.private_references, run.context.worker, true};
+  reference_outputs(smallest, {run.report.seeds.front()}, spec_check, nullptr, known_arch);
+}
+
+void probe_device(CheckRun& run, const std::string& known_arch) {
+  run.probe_facts = run::read_probe_facts(run.context.worker);
   try {
-    run::CachedProbe cached_probe =
-        run::probe_device_cached(context.runner, context.worker, work.path() / "probe", context.cache_dir, probe_facts);
-    probe = std::move(cached_probe.probe);
-    probe_from_cache = cached_probe.from_cache;
+    run::CachedProbe cached = run::probe_device_cached(run.context.runner, run.context.worker, run.work.path() / "probe",
+                                                       run.context.cache_dir, run.probe_facts);
+    run.probe = std::move(cached.probe);
+    run.probe_from_cache = cached.from_cache;
   } catch (const Error& no_device) {
-    // A broken spec is the user's first problem, before a missing GPU: a Python reference
-    // runs without one, and its failure (exit 2) is reported instead. No kernel has run, so
-    // computing it here exposes nothing.
-    if (python_reference && no_device.code() == ExitCode::environment) {
-      ReferenceContext spec_check{context.runner, private_references, context.worker, true};
-      reference_outputs(problem, report.seeds, spec_check, nullptr, known_arch);
-    }
+    if (run.python_reference && no_device.code() == ExitCode::environment) check_python_spec_without_gpu(run, known_arch);
     throw;
   }
-  clock.lap(report.phase_seconds.probe);
+  run.clock.lap(run.report.phase_seconds.probe);
   // Every later worker of this context (the bench's timing and audit too) is confined when
   // the probe found that CUDA works so. Cached references and passed checks are trusted only
   // where no kernel could have rewritten them: fixed seeds, and confined workers.
-  context.worker.confine_writes = probe.writes_confinable;
-  const bool reuse_cache = !secret && probe.writes_confinable;
-  ReferenceContext reference_context{context.runner, reuse_cache ? context.cache_dir : private_references,
-                                     context.worker, !reuse_cache};
-  reference_context.python_server = context.python_server;
-  report.writes_confined = probe.writes_confinable;
-  const run::DeviceInfo& device = probe.device;
-  report.device = device;
-  report.arch = resolve_arch(problem.spec.build.arch, options.arch, device.arch());
-  if (!build) build = compile_kernel(report.arch);
-  clock.lap(report.phase_seconds.compile);
-  if (!build->ok()) {
-    const std::string arch = report.arch;  // not read beside the move: the arguments' order is unspecified
-    return with_compile_failure(std::move(report), problem, *build->failure, arch);
-  }
-  report.build = build->artifact;
+  run.context.worker.confine_writes = run.probe.writes_confinable;
+  run.reuse_cache = run.options.first_seed != 0 && run.probe.writes_confinable;
+  run.report.writes_confined = run.probe.writes_confinable;
+  run.report.device = run.probe.device;
+}
 
-  CheckJob job{.library = build->artifact->library,
-               .signature = problem.signature,
-               .cases = problem.cases,
-               .seeds = report.seeds,
-               .device = context.worker.device};
-  // A passing check of this exact library, on these cases and seeds, on this device, is not
-  // run again (only fixed seeds can repeat).
-  const fs::path cached = context.cache_dir / "check" / (check_key(job, report.device, problem) + ".json");
-  if (reuse_cache && path_exists(cached)) {
-    const json kept = json::parse(read_file(cached));
-    CheckJobResult result = check_result_from_json(kept);
-    report.runs = std::move(result.runs);
-    report.reference = "cached with the check";
-    report.sandbox = kept.value("sandbox", "");
-    report.warnings = kept.value("warnings", std::vector<std::string>{});
-    report.from_cache = true;
-    report.phase_seconds.total = clock.seconds();
-    return report;
-  }
-  if (problem.spec.reference) {
-    job.dump_dirs = output_dirs(work.path() / "outputs", job.cases.size(), job.seeds.size());
-    job.scratch_dumps = true;
-  }
-  // A .cu reference's worker starts once the kernel's has set CUDA up (its first progress
-  // line: CUDA contexts are made one at a time), so that its own set-up overlaps the kernel's
-  // calls; its job (the seeds, the kernel's digests) comes only after the kernel's worker has
-  // exited (run::PrestartedWorker).
-  std::optional<TempDir> reference_work;
-  std::optional<run::PrestartedWorker> reference_worker;
-  run::WorkerSettings worker = kernel_worker(context, problem, job.library, options, work.path());
-  if (problem.spec.reference && !python_reference) {
+ReferenceContext reference_context_of(const CheckRun& run) {
+  ReferenceContext references{run.context.runner, run.reuse_cache ? run.context.cache_dir : run.private_references,
+                              run.context.worker, !run.reuse_cache};
+  references.python_server = run.context.python_server;
+  return references;
+}
+
+// A passing check of this exact library, on these cases and seeds, on this device, kept.
+CheckReport report_from_cache(CheckReport report, const fs::path& cached, const Stopwatch& clock) {
+  const json kept = json::parse(read_file(cached));
+  CheckJobResult result = check_result_from_json(kept);
+  report.runs = std::move(result.runs);
+  report.reference = "cached with the check";
+  report.sandbox = kept.value("sandbox", "");
+  report.warnings = kept.value("warnings", std::vector<std::string>{});
+  report.from_cache = true;
+  report.phase_seconds.total = clock.seconds();
+  return report;
+}
+
+// The kernel's worker over every case and seed. A .cu reference's worker starts once the
+// kernel's has set CUDA up (its first progress line: CUDA contexts are made one at a time), so
+// that its own set-up overlaps the kernel's calls; its job (the seeds, the kernel's digests)
+// comes only after the kernel's worker has exited (run::PrestartedWorker).
+run::WorkerOutcome run_kernel_worker(CheckRun& run, const CheckJob& job, ReferenceContext& references,
+                                     std::optional<TempDir>& reference_work,
+                                     std::optional<run::PrestartedWorker>& reference_worker) {
+  run::WorkerSettings worker = kernel_worker(run.context, run.problem, job.library, run.options, run.work.path());
+  if (run.problem.spec.reference && !run.python_reference) {
     worker.on_progress = [&](const std::string&) {
       if (reference_worker) return;
-      reference_work.emplace("reference-job", reference_context.cache_dir / "tmp");
-      reference_worker.emplace(context.runner, reference_context.worker, reference_work->path());
-      reference_context.prestarted = &*reference_worker;
+      reference_work.emplace("reference-job", references.cache_dir / "tmp");
+      reference_worker.emplace(run.context.runner, references.worker, reference_work->path());
+      references.prestarted = &*reference_worker;
     };
   }
-  run::WorkerOutcome outcome = run::run_worker(context.runner, worker, check_job_to_json(job), work.path() / "check");
-  clock.lap(report.phase_seconds.kernel_worker);
-  if (!options.triton_cubins_out.empty()) report.triton_cubins = run::keep_triton_cubins(work.path() / "check", options.triton_cubins_out);
-  if (context.after_kernel_worker) context.after_kernel_worker();
-  report.phase_seconds.total = clock.seconds();
+  run::WorkerOutcome outcome = run::run_worker(run.context.runner, worker, check_job_to_json(job), run.work.path() / "check");
+  run.clock.lap(run.report.phase_seconds.kernel_worker);
+  if (!run.options.triton_cubins_out.empty()) {
+    run.report.triton_cubins = run::keep_triton_cubins(run.work.path() / "check", run.options.triton_cubins_out);
+  }
+  if (run.context.after_kernel_worker) run.context.after_kernel_worker();
+  run.report.phase_seconds.total = run.clock.seconds();
+  return outcome;
+}
+
+// The kernel's outputs against the reference's, and whether they follow the inputs.
+void judge_against_reference(CheckRun& run, const CheckJob& job, ReferenceContext& references) {
+  CheckReport& report = run.report;
+  references.kernel_digests = digests_by_case_and_seed(report);
+  ReferenceOutputs reference = reference_outputs(run.problem, report.seeds, references,
+                                                 run.python_reference ? nullptr : &run.compiler, report.arch);
+  report.reference = describe_reference(run.problem, reference);
+  run.clock.lap(report.phase_seconds.reference);
+  compare_with_reference_outputs(report, job, reference);
+  judge_input_dependence(
+      report,
+      [&](std::size_t c, std::size_t seed, const spec::BoundBuffer& buffer) {
+        return read_npy(reference.dirs[c][seed] / (buffer.name + ".npy")).data;
+      },
+      input_dependence_rule());
+  run.clock.lap(report.phase_seconds.comparison);
+}
+
+void keep_passed_check(const CheckReport& report, json kept, const fs::path& cached) {
+  kept["runs"] = json::array();
+  for (const RunRecord& record : report.runs) kept["runs"].push_back(run_record_to_json(record));
+  kept["warnings"] = report.warnings;
+  write_file_atomic(cached, kept.dump());
+}
+
+// The kernel runs first and alone: its reference outputs do not exist yet while its code
+// runs, and they are compared here, in kopt's own process. Secret seeds' references are
+// never cached (no later kernel could use them, and they would only fill the disk).
+CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& options, CheckContext& context) {
+  CheckRun run(problem, options, context);
+  CheckReport& report = run.report;
+  report.source_findings = spec::audit_kernel_source(problem.spec.kernel);
+  report.strict = options.strict;
+  if (report.strict && !report.source_findings.empty()) return report;  // nothing runs under --strict
+  // With the target known up front, compile errors come before the GPU is needed.
+  report.nvcc_version = run.compiler.nvcc_version();
+  const std::string known_arch = resolve_arch(problem.spec.build.arch, options.arch, "");
+  if (!known_arch.empty()) compile_kernel(run, known_arch);
+  if (run.build && !run.build->ok()) return with_compile_failure(std::move(report), problem, *run.build->failure, known_arch);
+  probe_device(run, known_arch);
+  ReferenceContext references = reference_context_of(run);
+  report.arch = resolve_arch(problem.spec.build.arch, options.arch, run.probe.device.arch());
+  if (!run.build) compile_kernel(run, report.arch);
+  if (!run.build->ok()) {
+    const std::string arch = report.arch;  // not read beside the move: the arguments' order is unspecified
+    return with_compile_failure(std::move(report), problem, *run.build->failure, arch);
+  }
+  report.build = run.build->artifact;
+  CheckJob job{.library = run.build->artifact->library, .signature = problem.signature, .cases = problem.cases,
+               .seeds = report.seeds, .device = context.worker.device};
+  const fs::path cached = context.cache_dir / "check" / (check_key(job, report.device, problem) + ".json");
+  if (run.reuse_cache && path_exists(cached)) return report_from_cache(std::move(report), cached, run.clock);
+  if (problem.spec.reference) {
+    job.dump_dirs = output_dirs(run.work.path() / "outputs", job.cases.size(), job.seeds.size());
+    job.scratch_dumps = true;
+  }
+  std::optional<TempDir> reference_work;
+  std::optional<run::PrestartedWorker> reference_worker;
+  const run::WorkerOutcome outcome = run_kernel_worker(run, job, references, reference_work, reference_worker);
   if (!outcome.result) {
     report.failure = failure_from_worker(outcome, context.worker.time_limit, spec::is_python_kernel(problem.spec.kernel));
     return report;
   }
   run::rethrow_worker_error(*outcome.result);
-  report.sandbox = probe.writes_confinable ? outcome.result->value("sandbox", "not reported by the worker")
-                                           : "not confined: " + probe.sandbox;
+  report.sandbox = run.probe.writes_confinable ? outcome.result->value("sandbox", "not reported by the worker")
+                                               : "not confined: " + run.probe.sandbox;
   CheckJobResult result = check_result_from_json(*outcome.result);
-  if (probe_from_cache && result.device.value("uuid", "") != device.uuid) {
+  if (run.probe_from_cache && result.device.value("uuid", "") != run.probe.device.uuid) {
     // Not the GPU the cached probe named (reconfigured since, without a reboot): probe afresh.
-    run::forget_probe(context.cache_dir, context.worker, probe_facts);
+    run::forget_probe(context.cache_dir, context.worker, run.probe_facts);
     return run_check_once(problem, options, context);
   }
   report.runs = std::move(result.runs);
@@ -338,31 +354,10 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
     report.failure = KernelFailure{"fault", "the kernel's worker did not return one run per case and seed: " + gap, ""};
     return report;
   }
-  if (problem.spec.reference) {
-    reference_context.kernel_digests = digests_by_case_and_seed(report);
-    ReferenceOutputs reference = reference_outputs(problem, report.seeds, reference_context,
-                                                   python_reference ? nullptr : &compiler, report.arch);
-    report.reference = describe_reference(problem, reference);
-    clock.lap(report.phase_seconds.reference);
-    compare_with_reference_outputs(report, job, reference);
-    judge_input_dependence(
-        report,
-        [&](std::size_t c, std::size_t seed, const spec::BoundBuffer& buffer) {
-          return read_npy(reference.dirs[c][seed] / (buffer.name + ".npy")).data;
-        },
-        input_dependence_rule());
-    clock.lap(report.phase_seconds.comparison);
-  } else {
-    report.reference = "none";
-  }
-  if (report.passed() && reuse_cache) {
-    json kept = *outcome.result;
-    kept["runs"] = json::array();
-    for (const RunRecord& run : report.runs) kept["runs"].push_back(run_record_to_json(run));
-    kept["warnings"] = report.warnings;
-    write_file_atomic(cached, kept.dump());
-  }
-  report.phase_seconds.total = clock.seconds();
+  report.reference = "none";
+  if (problem.spec.reference) judge_against_reference(run, job, references);
+  if (report.passed() && run.reuse_cache) keep_passed_check(report, *outcome.result, cached);
+  report.phase_seconds.total = run.clock.seconds();
   return report;
 }
 
@@ -375,68 +370,6 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
   // Run even when the check failed: memcheck names the access behind a fault or a wrong result.
   if (options.sanitize && report.build) report.sanitizers = run_sanitizers(problem, report, context);
   return report;
-}
-
-namespace {
-
-json source_findings_to_json(const std::vector<spec::SourceFinding>& findings) {
-  json out = json::array();
-  for (const spec::SourceFinding& f : findings) {
-    out.push_back({{"category", f.category}, {"what", f.what}, {"file", f.file}, {"line", f.line}, {"text", f.text}});
-  }
-  return out;
-}
-
-}  // namespace
-
-json check_report_to_json(const CheckReport& report) {
-  json runs = json::array();
-  for (const RunRecord& run : report.runs) runs.push_back(run_record_to_json(run));
-  json cases = json::array();
-  for (const spec::BoundCase& c : report.cases) cases.push_back(run::case_to_json(c));
-  json build = nullptr;
-  if (report.build) {
-    build = {{"library", report.build->library.string()},
-             {"key", report.build->key},
-             {"command", report.build->command},
-             {"cache_hit", report.build->cache_hit},
-             {"compile_seconds", report.build->compile_seconds},
-             {"resources", report.build->resources}};
-  }
-  json failure = nullptr;
-  if (report.failure) {
-    failure = {{"kind", report.failure->kind}, {"message", report.failure->message}, {"detail", report.failure->detail}};
-  }
-  json document = {{"schema", "kopt.check/1"},
-          {"kernel", report.kernel.string()},
-          {"problem", report.problem_name},
-          {"entry", report.entry},
-          {"guesses", report.guesses},
-          {"device", report.device},
-          {"arch", report.arch},
-          {"nvcc_version", report.nvcc_version},
-          {"build", build},
-          {"reference", report.reference},
-          {"seeds", report.seeds},
-          {"cases", cases},
-          {"runs", runs},
-          {"failure", failure},
-          {"from_cache", report.from_cache},
-          {"source_audit", source_findings_to_json(report.source_findings)},
-          {"strict", report.strict},
-          {"sandbox", report.sandbox},
-          {"phase_seconds", {{"probe", report.phase_seconds.probe},
-                             {"compile", report.phase_seconds.compile},
-                             {"kernel_worker", report.phase_seconds.kernel_worker},
-                             {"reference", report.phase_seconds.reference},
-                             {"comparison", report.phase_seconds.comparison},
-                             {"total", report.phase_seconds.total}}},
-          {"worker_phase_seconds", check_worker_phases_to_json(report.worker_phases)},
-          {"warnings", report.warnings},
-          {"passed", report.passed()},
-          {"cause", report.cause()}};
-  if (report.sanitizers) document["sanitizers"] = sanitizer_runs_to_json(*report.sanitizers);
-  return document;
 }
 
 }  // namespace kopt::verify

@@ -8,6 +8,7 @@
 
 #include "kopt/core/files.hpp"
 #include "kopt/core/process.hpp"
+#include "kopt/spec/problem_work.hpp"
 #include "kopt/verify/check.hpp"
 
 namespace kopt::verify {
@@ -84,15 +85,6 @@ namespace {
 
 // The case whose arguments take the fewest bytes: the tools are slow, and an indexing fault
 // shows on a small case as on a large one.
-const spec::BoundCase& smallest_case(const std::vector<spec::BoundCase>& cases) {
-  auto bytes = [](const spec::BoundCase& c) {
-    std::int64_t total = 0;
-    for (const spec::BoundArg& a : c.args) total += a.buffer ? a.buffer->bytes() : 0;
-    return total;
-  };
-  return *std::min_element(cases.begin(), cases.end(),
-                           [&](const spec::BoundCase& a, const spec::BoundCase& b) { return bytes(a) < bytes(b); });
-}
 
 }  // namespace
 
@@ -138,7 +130,7 @@ std::vector<SanitizerRun> run_sanitizers(const spec::Problem& problem, const Che
                                             "it comes with the CUDA toolkit (cuda-sanitizer package)");
   const CheckJob job{.library = report.build->library,
                      .signature = problem.signature,
-                     .cases = {smallest_case(report.cases.empty() ? problem.cases : report.cases)},
+                     .cases = {spec::smallest_case(report.cases.empty() ? problem.cases : report.cases)},
                      .seeds = {report.seeds.front()},
                      .device = context.worker.device};
   std::vector<SanitizerRun> runs;

@@ -18,22 +18,19 @@ using ::testing::HasSubstr;
 
 const fs::path kExamples = fs::path(KOPT_SOURCE_DIR) / "examples";
 
-// A copy of the tiled SGEMM and the naive one its spec takes the reference from, so that a
-// test may change them.
+// A copy of the tiled SGEMM (its reference in its own folder), so that a test may change it.
 class FrozenInputs : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::make_unique<TempDir>("frozen-test");
     fs::create_directories(dir_->path() / "examples");
-    for (const char* example : {"sgemm_tiled", "sgemm_naive"}) {
-      fs::copy(kExamples / example, dir_->path() / "examples" / example, fs::copy_options::recursive);
-    }
+    fs::copy(kExamples / "sgemm_tiled", kernel_dir(), fs::copy_options::recursive);
     run_ = std::make_unique<RunFolder>(dir_->path() / "run");
     init_run(lab_, {.kernel = kernel_dir(), .settings = {.iterations = 2}, .run_dir = run_->root()});
   }
   fs::path kernel_dir() const { return dir_->path() / "examples" / "sgemm_tiled"; }
   fs::path spec() const { return kernel_dir() / "kopt.toml"; }
-  fs::path reference() const { return dir_->path() / "examples" / "sgemm_naive" / "ref.cu"; }
+  fs::path reference() const { return kernel_dir() / "ref.cu"; }
   static std::string error_of(const std::function<void()>& f) {
     try {
       f();

@@ -119,5 +119,47 @@ TEST(Verdict, AFineTickLeavesARealDifferenceFound) {
   EXPECT_EQ(c.verdict, Verdict::slower);
 }
 
+// Each boundary of judge_ratio, at e = 1 %: a rule moved by any amount (the "same" band widened
+// to twice the minimum effect, a strict bound made inclusive) fails one of these.
+RatioEstimate estimate(double ratio, double low, double high) { return {.ratio = ratio, .ci = {.low = low, .high = high}}; }
+
+TEST(VerdictBoundary, FasterNeedsTheWholeIntervalBelowOneAndTheEstimatePastTheEffect) {
+  EXPECT_EQ(judge_ratio(estimate(0.985, 0.98, 0.999), 0.01), Verdict::faster);
+  EXPECT_EQ(judge_ratio(estimate(0.985, 0.98, 1.0), 0.01), Verdict::ambiguous);      // interval reaches 1
+  EXPECT_EQ(judge_ratio(estimate(0.99, 0.985, 0.995), 0.01), Verdict::ambiguous);    // estimate at 1 - e, not past it
+  EXPECT_EQ(judge_ratio(estimate(0.9899, 0.985, 0.995), 0.01), Verdict::faster);     // just past it
+}
+
+TEST(VerdictBoundary, SlowerNeedsTheWholeIntervalAboveOneAndTheEstimatePastTheEffect) {
+  EXPECT_EQ(judge_ratio(estimate(1.015, 1.001, 1.02), 0.01), Verdict::slower);
+  EXPECT_EQ(judge_ratio(estimate(1.015, 1.0, 1.02), 0.01), Verdict::ambiguous);      // interval reaches 1
+  EXPECT_EQ(judge_ratio(estimate(1.01, 1.005, 1.015), 0.01), Verdict::ambiguous);    // estimate at 1 + e
+  EXPECT_EQ(judge_ratio(estimate(1.0101, 1.005, 1.015), 0.01), Verdict::slower);
+}
+
+TEST(VerdictBoundary, SameNeedsTheIntervalInsideOnePlusOrMinusTheEffect) {
+  EXPECT_EQ(judge_ratio(estimate(1.0, 0.99, 1.01), 0.01), Verdict::same);            // the edges themselves
+  EXPECT_EQ(judge_ratio(estimate(1.0, 0.9899, 1.0), 0.01), Verdict::ambiguous);      // just below the band
+  EXPECT_EQ(judge_ratio(estimate(1.0, 1.0, 1.0101), 0.01), Verdict::ambiguous);      // just above it
+  // Inside twice the effect but not inside the effect: not the same.
+  EXPECT_EQ(judge_ratio(estimate(1.0, 0.985, 1.0), 0.01), Verdict::ambiguous);
+  EXPECT_EQ(judge_ratio(estimate(1.0, 1.0, 1.015), 0.01), Verdict::ambiguous);
+  EXPECT_EQ(judge_ratio(estimate(1.0, 0.981, 1.019), 0.01), Verdict::ambiguous);
+}
+
+TEST(VerdictBoundary, TheBandScalesWithTheMinimumEffect) {
+  EXPECT_EQ(judge_ratio(estimate(1.0, 0.985, 1.015), 0.02), Verdict::same);
+  EXPECT_EQ(judge_ratio(estimate(1.0, 0.985, 1.015), 0.01), Verdict::ambiguous);
+  EXPECT_EQ(judge_ratio(estimate(0.985, 0.98, 0.99), 0.02), Verdict::same);   // 1.5 % faster: below a 2 % effect
+  EXPECT_EQ(judge_ratio(estimate(0.985, 0.98, 0.99), 0.01), Verdict::faster);
+}
+
+// compare_samples applies these rules with its settings' effect: 1.5 % faster, tight noise.
+TEST(VerdictBoundary, CompareSamplesJudgesWithItsMinimumEffect) {
+  const std::vector<double> a = timings(1.0, 0.001, 21), b = timings(0.985, 0.001, 22);
+  EXPECT_EQ(compare_samples(a, b, {.min_effect = 0.01}).verdict, Verdict::faster);
+  EXPECT_EQ(compare_samples(a, b, {.min_effect = 0.02}).verdict, Verdict::same);
+}
+
 }  // namespace
 }  // namespace kopt::measure

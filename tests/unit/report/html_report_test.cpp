@@ -43,6 +43,28 @@ class HtmlReport : public ::testing::Test {
 using testing_support::bar_values;
 using testing_support::section;
 
+// The headline's speedup is over a baseline that is slow by design: beside it, where the best
+// stands against the roofline's ceilings and the reference, on the page and in summary.md.
+// The frontier speaks in speedups as the iterations table does, and no cell breaks a token.
+TEST_F(HtmlReport, TheHeadlineSaysWhereTheBestStandsAndTheFrontierSpeaksInSpeedups) {
+  const json summary = write_html_report(run(), run().root());
+  const std::string markdown = format_run_summary(summary);
+  const double flops = summary["work"]["flops"].get<double>() / summary["best_median_s"].get<double>();
+  const double share = 100 * flops / summary["baseline_roofline"]["peaks"]["flop_per_second"].get<double>();
+  const std::string standing = fmt::format("**The best stands at {:.0f} % of the fp32 ceiling (", share);
+  EXPECT_THAT(markdown, ::testing::HasSubstr(standing));
+  EXPECT_THAT(markdown, ::testing::HasSubstr(
+                            fmt::format("{:.2f}× the reference's speed", summary["speedup_vs_reference"].get<double>())));
+  EXPECT_LT(markdown.find(standing), markdown.find("## "));  // before any table
+  const std::string html = read_file(run().root() / "report.html");
+  EXPECT_LT(html.find("The best stands at"), html.find("<svg"));
+  const json& first = summary["frontier"][0];
+  EXPECT_THAT(markdown, ::testing::HasSubstr(fmt::format("{} ({:.3f}×)", first["versus_best"]["verdict"].get<std::string>(),
+                                                         1 / first["versus_best"]["ratio"].get<double>())));
+  EXPECT_THAT(html, ::testing::HasSubstr("td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;overflow-wrap:normal}"));
+  EXPECT_THAT(html, ::testing::Not(::testing::HasSubstr("(simulated)")));  // a real run's charts say nothing of it
+}
+
 TEST_F(HtmlReport, EveryChartIsDrawnFromTheSummarysNumbers) {
   const json summary = write_html_report(run(), run().root());
   const std::string html = read_file(run().root() / "report.html");
