@@ -133,60 +133,69 @@ void StreamWatch::Impl::on_runtime(CUpti_CallbackId id, const CUpti_CallbackData
   }
 }
 
-void StreamWatch::Impl::on_driver(CUpti_CallbackId id, const CUpti_CallbackData* call) {
+// The driver calls that send work to a stream; false for any other.
+bool StreamWatch::Impl::on_driver_work(CUpti_CallbackId id, const CUpti_CallbackData* call) {
   const bool entering = call->callbackSite == CUPTI_API_ENTER;
   switch (id) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
       if (entering) driver_kernel_launch<cuLaunchKernel_params>(*this, call);
-      return;
+      return true;
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
       if (entering) driver_kernel_launch<cuLaunchCooperativeKernel_params>(*this, call);
-      return;
+      return true;
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
       if (entering) {
         const CUlaunchConfig& c = *params_of<cuLaunchKernelEx_params>(call).config;
         work(call, c.hStream, {c.gridDimX, c.gridDimY, c.gridDimZ}, {c.blockDimX, c.blockDimY, c.blockDimZ});
       }
-      return;
+      return true;
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz:
       if (entering) driver_stream_work<cuMemcpyHtoDAsync_v2_params>(*this, call);
-      return;
+      return true;
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz:
       if (entering) driver_stream_work<cuMemcpyDtoHAsync_v2_params>(*this, call);
-      return;
+      return true;
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz:
       if (entering) driver_stream_work<cuMemcpyDtoDAsync_v2_params>(*this, call);
-      return;
+      return true;
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz:
       if (entering) driver_stream_work<cuMemcpyAsync_params>(*this, call);
-      return;
+      return true;
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async:
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz:
       if (entering) driver_stream_work<cuMemsetD8Async_params>(*this, call);
-      return;
+      return true;
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async:
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz:
       if (entering) driver_stream_work<cuMemsetD16Async_params>(*this, call);
-      return;
+      return true;
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async:
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz:
       if (entering) driver_stream_work<cuMemsetD32Async_params>(*this, call);
-      return;
+      return true;
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
       if (entering) driver_stream_work<cuGraphLaunch_params>(*this, call);
-      return;
+      return true;
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz:
       if (entering) driver_stream_work<cuLaunchHostFunc_params>(*this, call);
-      return;
+      return true;
+    default: return false;
+  }
+}
+
+// The driver calls that order streams or wait for them.
+void StreamWatch::Impl::on_driver_order(CUpti_CallbackId id, const CUpti_CallbackData* call) {
+  const bool entering = call->callbackSite == CUPTI_API_ENTER;
+  switch (id) {
     case CUPTI_DRIVER_TRACE_CBID_cuEventRecord:
     case CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz:
     case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags:
@@ -218,6 +227,10 @@ void StreamWatch::Impl::on_driver(CUpti_CallbackId id, const CUpti_CallbackData*
       return;
     default: return;
   }
+}
+
+void StreamWatch::Impl::on_driver(CUpti_CallbackId id, const CUpti_CallbackData* call) {
+  if (!on_driver_work(id, call)) on_driver_order(id, call);
 }
 
 }  // namespace kopt::run

@@ -118,6 +118,8 @@ struct StreamWatch::Impl {
 
   void on_runtime(CUpti_CallbackId id, const CUpti_CallbackData* call);
   void on_driver(CUpti_CallbackId id, const CUpti_CallbackData* call);
+  bool on_driver_work(CUpti_CallbackId id, const CUpti_CallbackData* call);
+  void on_driver_order(CUpti_CallbackId id, const CUpti_CallbackData* call);
 };
 
 }  // namespace kopt::run
