@@ -188,7 +188,7 @@ void warm_up(const BenchJob& job, VariantState& v, run::KernelArguments& argumen
       stop_holding_slow_host(v, s);
     }
   }
-  v.samples.unbatched_launches = describe_each(v.unbatched_launches);
+  v.samples.unbatched_launches = run::describe_each(v.unbatched_launches);
   v.samples.streams_unwatched = kit.streams_unwatched;
   if (job.settings.mode == TimingMode::graph) prepare_graph(v, arguments, v.one_call_seconds);
   take_census(v, kit.agents, kit.code_pointers, kit.agents_counted);

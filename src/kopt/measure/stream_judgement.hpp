@@ -14,14 +14,14 @@ namespace kopt::measure {
 // At most this many lines of each kind are kept: a kernel that does it once does it each call.
 inline constexpr std::size_t kStreamFindingsKept = 4;
 
+// Adds `line` to `kept` unless it is there already or kept is full.
+void keep_finding(std::vector<std::string>& kept, const std::string& line);
+
 // Records in `samples` what the calls of one sample sent: work outside the default stream's
 // order (streams_outside), what of it solve left unjoined (work_unjoined) and, in a batch,
 // every call whose launches in the order differ from `unbatched`, what an unbatched call of
 // the same variant launched (batch_calls_unlike). Returns whether any call sent work outside.
 bool record_call_work(VariantSamples& samples, const std::vector<run::CallWork>& calls,
                       const std::vector<run::TimedLaunch>& unbatched);
-
-// One line per launch, as bench.json lists an unbatched call's.
-std::vector<std::string> describe_each(const std::vector<run::TimedLaunch>& launches);
 
 }  // namespace kopt::measure

@@ -19,8 +19,8 @@ void time_unheld_for_streams(VariantState& v) {
 
 bool judge_streams(VariantState& v, const Sample& sample, const SampleKit& kit, bool held) {
   if (kit.streams == nullptr) return true;
-  if (!kit.streams->intact() && v.samples.work_unjoined.size() < kStreamFindingsKept) {
-    v.samples.work_unjoined.push_back("kopt's watch of the streams (CUPTI's callbacks), switched off while solve ran");
+  if (!kit.streams->intact()) {
+    keep_finding(v.samples.work_unjoined, "kopt's watch of the streams (CUPTI's callbacks), switched off while solve ran");
   }
   if (!record_call_work(v.samples, sample.work, v.unbatched_launches)) return true;
   time_unheld_for_streams(v);

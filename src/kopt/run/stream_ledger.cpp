@@ -13,11 +13,15 @@ std::string describe(const TimedLaunch& launch) {
   return fmt::format("{}<<<({}),({})>>>", launch.kernel, fmt::join(launch.grid, ","), fmt::join(launch.block, ","));
 }
 
+std::vector<std::string> describe_each(const std::vector<TimedLaunch>& launches) {
+  std::vector<std::string> lines;
+  for (const TimedLaunch& launch : launches) lines.push_back(describe(launch));
+  return lines;
+}
+
 std::string describe(const std::vector<TimedLaunch>& launches) {
   if (launches.empty()) return "nothing";
-  std::vector<std::string> each;
-  for (const TimedLaunch& launch : launches) each.push_back(describe(launch));
-  return fmt::format("{}", fmt::join(each, ", "));
+  return fmt::format("{}", fmt::join(describe_each(launches), ", "));
 }
 
 void StreamLedger::sent_outside(Handle stream, const std::string& what) {
@@ -35,7 +39,7 @@ void StreamLedger::recorded(Handle event, Handle stream, bool stream_in_order) {
   events_[event] = RecordedEvent{.stream = stream, .covers = it->second.sent};
 }
 
-void StreamLedger::waited(Handle /*stream*/, bool stream_in_order, Handle event) {
+void StreamLedger::waited(bool stream_in_order, Handle event) {
   // An outside stream waiting for another joins nothing by itself: what it then runs is
   // outside too, and is joined only when it is.
   if (!stream_in_order) return;

@@ -36,6 +36,8 @@ struct CallWork {
   bool sent_outside() const { return !outside.empty(); }
 };
 
+// One line per launch, as bench.json lists an unbatched call's.
+std::vector<std::string> describe_each(const std::vector<TimedLaunch>& launches);
 // "nothing" or "add<<<(4096,1,1),(256,1,1)>>>, ..." for messages.
 std::string describe(const std::vector<TimedLaunch>& launches);
 
@@ -49,7 +51,7 @@ class StreamLedger {
   // An event recorded on a stream: on an outside stream it stands for that stream's work so far.
   void recorded(Handle event, Handle stream, bool stream_in_order);
   // A stream made to wait for an event: the timed order waiting joins the event's work.
-  void waited(Handle stream, bool stream_in_order, Handle event);
+  void waited(bool stream_in_order, Handle event);
   // The host waited for an event, a stream, or the whole device (returned successfully).
   void event_finished(Handle event);
   void stream_finished(Handle stream);

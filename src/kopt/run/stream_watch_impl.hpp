@@ -101,7 +101,7 @@ struct StreamWatch::Impl {
   void waited(const CUpti_CallbackData* call, const void* stream, const void* event) {
     const bool ordered = call->contextUid == timed_context && in_order(stream);
     const std::lock_guard lock(mutex);
-    ledger.waited(key(call, stream), ordered, event);
+    ledger.waited(ordered, event);
   }
   void finished_event(const void* event) {
     const std::lock_guard lock(mutex);

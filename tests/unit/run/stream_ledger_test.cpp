@@ -32,7 +32,7 @@ TEST(StreamLedger, WorkJoinedByTheDefaultStreamWaitingForAnEventIsOutsideButJoin
   StreamLedger ledger;
   ledger.sent_outside(kSide, "add on a non-blocking stream");
   ledger.recorded(kEvent, kSide, false);
-  ledger.waited(kDefault, true, kEvent);
+  ledger.waited(true, kEvent);
   const CallWork work = ledger.finish();
   EXPECT_THAT(work.outside, ElementsAre("add on a non-blocking stream"));
   EXPECT_THAT(work.unjoined, IsEmpty());
@@ -44,7 +44,7 @@ TEST(StreamLedger, WorkSentAfterTheJoiningEventIsUnjoined) {
   ledger.sent_outside(kSide, "add on a non-blocking stream");
   ledger.recorded(kEvent, kSide, false);
   ledger.sent_outside(kSide, "cudaMemcpyAsync on a non-blocking stream");
-  ledger.waited(kDefault, true, kEvent);
+  ledger.waited(true, kEvent);
   const CallWork work = ledger.finish();
   EXPECT_THAT(work.unjoined, ElementsAre("add on a non-blocking stream", "cudaMemcpyAsync on a non-blocking stream"));
 }
@@ -54,7 +54,7 @@ TEST(StreamLedger, AnOutsideStreamWaitingForTheDefaultOneJoinsNothing) {
   StreamLedger ledger;
   ledger.launched_in_order(add(1056));
   ledger.recorded(kEvent, kDefault, true);
-  ledger.waited(kSide, false, kEvent);
+  ledger.waited(false, kEvent);
   ledger.sent_outside(kSide, "cudaMemcpyAsync on a non-blocking stream");
   EXPECT_THAT(ledger.finish().unjoined, ElementsAre("cudaMemcpyAsync on a non-blocking stream"));
 }
@@ -84,7 +84,7 @@ TEST(StreamLedger, AnEventRecordedAgainInTheTimedOrderForgetsTheOutsideWork) {
   ledger.sent_outside(kSide, "add on a non-blocking stream");
   ledger.recorded(kEvent, kSide, false);
   ledger.recorded(kEvent, kDefault, true);
-  ledger.waited(kDefault, true, kEvent);
+  ledger.waited(true, kEvent);
   EXPECT_THAT(ledger.finish().unjoined, ElementsAre("add on a non-blocking stream"));
 }
 
