@@ -16,4 +16,19 @@ void fail_flagged_outcomes(const measure::BenchReport& bench, std::vector<Varian
   }
 }
 
+void fail_disagreeing_with_ncu(const measure::BenchReport& bench, std::vector<VariantOutcome>& outcomes) {
+  if (!bench.ncu_witness.is_array()) return;
+  for (const nlohmann::json& w : bench.ncu_witness) {
+    const bool failed = !w.at("failure").is_null();
+    if (!failed && !w.at("disagrees").get<bool>()) continue;
+    const auto slot = std::ranges::find(outcomes, w.at("label").get<std::string>(), &VariantOutcome::label);
+    if (slot == outcomes.end() || !slot->passed) continue;
+    *slot = {.label = slot->label,
+             .passed = false,
+             .failure = failed ? "solve failed under Nsight Compute's witness, though it passed its check"
+                               : "Nsight Compute timed its kernels longer than kopt's samples allow "
+                                 "(patched timers or forged samples: docs/integrity.md)"};
+  }
+}
+
 }  // namespace kopt::loop

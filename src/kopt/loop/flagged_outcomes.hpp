@@ -14,4 +14,8 @@ namespace kopt::loop {
 // with the flag as its cause.
 void fail_flagged_outcomes(const measure::BenchReport& bench, std::vector<VariantOutcome>& outcomes);
 
+// The variants Nsight Compute timed at more than kopt's samples allow, or that failed under it
+// (add_ncu_witness's entries in bench.json): failed outcomes. ncu unavailable is a WARN only.
+void fail_disagreeing_with_ncu(const measure::BenchReport& bench, std::vector<VariantOutcome>& outcomes);
+
 }  // namespace kopt::loop

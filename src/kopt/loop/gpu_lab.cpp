@@ -28,6 +28,7 @@
 #include "kopt/sass/sass_profile.hpp"
 #include "kopt/spec/problem_work.hpp"
 #include "kopt/spec/python_kernel.hpp"
+#include "kopt/verify/reference.hpp"
 
 namespace kopt::loop {
 namespace fs = std::filesystem;
@@ -131,10 +132,12 @@ std::optional<std::string> timed_failure(const measure::VariantReport& v) {
 // The timing worker runs every variant in one process, so one that faults there (having
 // passed its check) would take the others' samples with it. Then each is timed alone to find
 // the ones that fault, which become failed outcomes, and the rest are timed interleaved again.
+// `checks` are the variants' own, made just before (one per kernel): the bench times on them.
 measure::BenchReport bench_surviving_faults(std::vector<spec::Problem> kernels, measure::BenchOptions options,
+                                            const std::vector<verify::CheckReport>& checks,
                                             verify::CheckContext& context, std::vector<VariantOutcome>& outcomes) {
   try {
-    return measure::run_bench(kernels, options, context);
+    return measure::run_bench(kernels, options, context, &checks);
   } catch (const Error& e) {
     if (e.code() != ExitCode::kernel_failed || kernels.size() < 2) throw;
   }
@@ -142,6 +145,7 @@ measure::BenchReport bench_surviving_faults(std::vector<spec::Problem> kernels, 
   survivors.kernel_defines.clear();
   survivors.labels.clear();
   std::vector<spec::Problem> kept;
+  std::vector<verify::CheckReport> kept_checks;
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     measure::BenchOptions alone = options;
     alone.kernel_defines = {options.kernel_defines.at(i)};
@@ -150,7 +154,8 @@ measure::BenchReport bench_surviving_faults(std::vector<spec::Problem> kernels, 
     alone.settings.stopping.min_samples = 2;
     alone.settings.stopping.min_gpu_seconds = 0;
     try {
-      measure::run_bench({kernels[i]}, alone, context);
+      const std::vector<verify::CheckReport> own = {checks.at(i)};
+      measure::run_bench({kernels[i]}, alone, context, &own);
     } catch (const Error& e) {
       if (e.code() != ExitCode::kernel_failed || i == 0) throw;
       const auto slot = std::ranges::find(outcomes, options.labels[i], &VariantOutcome::label);
@@ -158,31 +163,17 @@ measure::BenchReport bench_surviving_faults(std::vector<spec::Problem> kernels, 
       continue;
     }
     kept.push_back(kernels[i]);
+    kept_checks.push_back(checks.at(i));
     survivors.kernel_defines.push_back(options.kernel_defines[i]);
     survivors.labels.push_back(options.labels[i]);
   }
   try {
-    return measure::run_bench(kept, survivors, context);
+    return measure::run_bench(kept, survivors, context, &kept_checks);
   } catch (const Error& e) {
     if (e.code() != ExitCode::kernel_failed) throw;
     throw Error(ExitCode::kernel_failed,
                 fmt::format("the variants fault only when timed together in one process (state shared between their "
                             "libraries?): {}", e.what()));
-  }
-}
-
-// The variants Nsight Compute timed at more than kopt's samples allow, or that failed under it
-// (add_ncu_witness's entries in bench.json): failed outcomes. ncu unavailable is a WARN only.
-void fail_disagreeing_with_ncu(const measure::BenchReport& bench, std::vector<VariantOutcome>& outcomes) {
-  if (!bench.ncu_witness.is_array()) return;
-  for (const nlohmann::json& w : bench.ncu_witness) {
-    const bool failed = !w.at("failure").is_null();
-    if (!failed && !w.at("disagrees").get<bool>()) continue;
-    const auto slot = std::ranges::find(outcomes, w.at("label").get<std::string>(), &VariantOutcome::label);
-    if (slot == outcomes.end() || !slot->passed) continue;
-    *slot = failed_outcome(slot->label, failed ? "solve failed under Nsight Compute's witness, though it passed its check"
-                                               : "Nsight Compute timed its kernels longer than kopt's samples allow "
-                                                 "(patched timers or forged samples: docs/integrity.md)");
   }
 }
 
@@ -272,8 +263,15 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
                                       bool timed_case_only) {
   if (request.variants.empty()) throw input_error("nothing to measure");
   verify::CheckContext context{runner_, settings_.cache_dir, settings_.worker};
+  // One Python runner for a .py reference serves every check of this measurement and its bench
+  // (verify/reference_server.hpp): Python, numpy and torch start once, not once per variant.
+  const std::unique_ptr<verify::PythonReferenceServer> python_server = verify::serve_python_reference(
+      load(request.variants.front(), timed_case_only), runner_, settings_.cache_dir,
+      std::chrono::duration<double>(settings_.worker.time_limit) * 4);
+  context.python_server = python_server.get();
   Measurement result;
   std::vector<spec::Problem> passing;
+  std::vector<verify::CheckReport> passed_checks;
   const verify::CheckOptions check_base = options.check;
   // Known from an earlier measurement, the arch lets the others compile while the first is checked.
   std::unique_ptr<CompileQueue> compiles;
@@ -302,12 +300,13 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
     }
     result.outcomes.push_back(failed_outcome(variant.label, "not timed"));
     passing.push_back(load(variant, !request.every_case));
+    passed_checks.push_back(report);
     options.kernel_defines.push_back(variant.define_list());
     options.labels.push_back(variant.label);
   }
   result.gpu = gpu_identity(device_.value("device", nlohmann::json()));
   if (request.every_case) options.timed_cases = measure::TimedCases::all;
-  measure::BenchReport bench = bench_surviving_faults(passing, options, context, result.outcomes);
+  measure::BenchReport bench = bench_surviving_faults(passing, options, passed_checks, context, result.outcomes);
   // Indices line up only when no variant was dropped for faulting while timed. Nsight Compute
   // is not pointed at a Triton kernel's Python-hosted worker yet (docs/triton.md).
   const bool triton = std::ranges::any_of(passing, [](const spec::Problem& p) { return spec::is_python_kernel(p.spec.kernel); });

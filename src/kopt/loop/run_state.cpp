@@ -15,7 +15,8 @@ void to_json(json& out, const RunState& s) {
   json iterations = json::array();
   for (const IterationState& it : s.iterations) {
     iterations.push_back({{"index", it.index}, {"status", it.status}, {"verdict", it.verdict},
-                          {"champion", it.champion}, {"best_median_s", it.best_median_s}});
+                          {"champion", it.champion}, {"best_median_s", it.best_median_s},
+                          {"wall_s", it.wall_s}});
   }
   out = {{"schema", kStateSchema},
          {"kernel", s.kernel.string()},
@@ -27,6 +28,7 @@ void to_json(json& out, const RunState& s) {
            {"timed_case", s.settings.timed_case}, {"seeds", s.settings.seeds},
            {"retries", s.settings.retries}}},
          {"created", s.created},
+         {"init_wall_s", s.init_wall_s},
          {"baseline", s.baseline},
          {"baseline_median_s", s.baseline_median_s},
          {"reference_median_s", s.reference_median_s ? json(*s.reference_median_s) : json(nullptr)},
@@ -50,6 +52,7 @@ void from_json(const json& in, RunState& s) {
                 .timed_case = settings.at("timed_case"), .seeds = settings.value("seeds", 3),
                 .retries = settings.value("retries", catalog::kDefaultRetriesPerMethod)};
   s.created = in.at("created");
+  s.init_wall_s = in.value("init_wall_s", 0.0);
   s.baseline = in.at("baseline").get<Variant>();
   s.baseline_median_s = in.at("baseline_median_s");
   if (!in.at("reference_median_s").is_null()) s.reference_median_s = in["reference_median_s"].get<double>();
@@ -60,11 +63,21 @@ void from_json(const json& in, RunState& s) {
   s.iterations.clear();
   for (const json& it : in.at("iterations")) {
     s.iterations.push_back({.index = it.at("index"), .status = it.at("status"), .verdict = it.at("verdict"),
-                            .champion = it.at("champion"), .best_median_s = it.at("best_median_s")});
+                            .champion = it.at("champion"), .best_median_s = it.at("best_median_s"),
+                            .wall_s = it.value("wall_s", 0.0)});
   }
   s.finished = in.at("finished");
   s.stop_reason = in.at("stop_reason");
   s.gpus = in.value("gpus", json::array());
+}
+
+std::optional<double> time_to_first_improvement(const RunState& state) {
+  double spent = state.init_wall_s;
+  for (const IterationState& it : state.iterations) {
+    spent += it.wall_s;
+    if (it.verdict == "advanced") return spent;
+  }
+  return std::nullopt;
 }
 
 fs::path RunFolder::absolute(const fs::path& stored) const { return stored.is_absolute() ? stored : root_ / stored; }

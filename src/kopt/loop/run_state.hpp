@@ -37,6 +37,7 @@ struct IterationState {
   std::string verdict;          // advanced | no_gain | all_failed (closed only)
   std::string champion;         // the winning branch's name ("b3"); empty when none
   double best_median_s = 0;     // the best so far, after this iteration
+  double wall_s = 0;            // its close's wall time (closed only; 0 in runs before kopt kept it)
 };
 
 struct RunState {
@@ -47,6 +48,7 @@ struct RunState {
   std::vector<std::string> dims;                // --dim NAME=VALUE, applied to every case
   RunSettings settings;
   std::string created;                          // UTC, ISO 8601
+  double init_wall_s = 0;                       // init's wall time: measure, profile, SASS (0: not kept)
   Variant baseline;                             // kernel paths are relative to the run folder
   double baseline_median_s = 0;
   std::optional<double> reference_median_s;
@@ -62,6 +64,10 @@ struct RunState {
   // median there. Empty for a run made before kopt kept it (env.json's device then stands).
   nlohmann::json gpus = nlohmann::json::array();
 };
+
+// kopt's own time from init to the close of the first iteration that advanced (init and every
+// close up to it, not the time a driver spent between them); none before one advanced.
+std::optional<double> time_to_first_improvement(const RunState& state);
 
 void to_json(nlohmann::json& out, const RunState& state);
 void from_json(const nlohmann::json& in, RunState& state);

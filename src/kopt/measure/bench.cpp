@@ -283,8 +283,11 @@ std::optional<BenchJobResult> timing_result(BenchReport& report, const TimingOut
 }  // namespace
 
 BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOptions& options,
-                      verify::CheckContext& context) {
+                      verify::CheckContext& context, const std::vector<verify::CheckReport>* checked) {
   if (kernels.empty()) throw input_error("nothing to measure: name at least one kernel");
+  if (checked != nullptr && (checked->size() != kernels.size() || !std::ranges::all_of(*checked, &verify::CheckReport::passed))) {
+    throw std::logic_error("run_bench: the checks handed over are not one passing check per kernel");
+  }
   BenchReport report{.mode = std::string(timing_mode_name(options.settings.mode)), .settings = options.settings};
 
   const Stopwatch started;
@@ -294,9 +297,13 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   // One Python runner serves every run of a .py reference in this bench (the checks, the audit
   // within tolerance, the reference's timing): Python, numpy and torch start once, not three
   // times and once per kernel (verify/reference_server.hpp).
-  const std::unique_ptr<verify::PythonReferenceServer> python_server = verify::serve_python_reference(
-      kernels.front(), context.runner, context.cache_dir,
-      std::max(std::chrono::duration<double>(context.worker.time_limit) * 4, timing_limit));
+  // A caller's runner (the loop's lab serves its own checks and this bench from one) is kept.
+  const std::unique_ptr<verify::PythonReferenceServer> python_server =
+      context.python_server != nullptr
+          ? nullptr
+          : verify::serve_python_reference(kernels.front(), context.runner, context.cache_dir,
+                                           std::max(std::chrono::duration<double>(context.worker.time_limit) * 4,
+                                                    timing_limit));
   const ServedBy served(context, python_server.get());
   // The timing worker of .cu kernels starts now, so that its CUDA set-up overlaps the checks;
   // a Triton kernel's is its Python host (run/triton_worker.hpp), started once the checks have
@@ -313,7 +320,12 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   // (kopt's own workers aside), before anything is timed, and said.
   std::future<run::GpuIdleCheck> contexts =
       std::async(std::launch::async, [&context] { return run::query_gpu_contexts(context.runner, getpid()); });
-  if (!checked_every_kernel(report, kernels, options, context)) return report;  // correctness before speed
+  if (checked != nullptr) {
+    report.checks = *checked;
+    audit_workers.start();  // no kernel worker of a check to wait for
+  } else if (!checked_every_kernel(report, kernels, options, context)) {
+    return report;  // correctness before speed
+  }
   report.phase_seconds.checks = started.seconds();
   const spec::Problem& first = kernels.front();
   const std::string arch = report.checks.front().arch;

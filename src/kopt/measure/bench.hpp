@@ -137,8 +137,12 @@ struct BenchReport {
 
 // Each kernel is its own Problem (usually one spec with different kernel files). With
 // `kernels` holding one kernel twice, the report is an A/A comparison: the noise floor.
+// `checked`, when given, holds a passing check of each kernel made just before with
+// check_options_for(options, i) on at least the timed cases (the loop's lab checks each variant
+// alone first, so that one failing fails only itself): the bench times on those checks instead
+// of checking every kernel again on fresh secret seeds, which would guarantee nothing more.
 BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOptions& options,
-                      verify::CheckContext& context);
+                      verify::CheckContext& context, const std::vector<verify::CheckReport>* checked = nullptr);
 
 nlohmann::json bench_report_to_json(const BenchReport& report);
 

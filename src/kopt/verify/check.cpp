@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -272,6 +273,20 @@ run::WorkerOutcome run_kernel_worker(CheckRun& run, const CheckJob& job, Referen
   return outcome;
 }
 
+// A check of its own (no bench's runner) whose .py reference has outputs to compute starts its
+// runner now: Python, numpy and torch load while the kernel's worker runs, not after it (about
+// 5 s on an H200). The reference itself still runs only once the kernel's worker has exited
+// (reference_server.hpp). With every output cached no runner starts: it would only delay the
+// check's end by its imports.
+std::unique_ptr<PythonReferenceServer> serve_python_reference_now(const CheckRun& run, ReferenceContext& references) {
+  if (!run.python_reference || references.python_server != nullptr) return nullptr;
+  if (run.reuse_cache && python_references_cached(run.problem, run.report.seeds, references.cache_dir)) return nullptr;
+  std::unique_ptr<PythonReferenceServer> server =
+      serve_python_reference(run.problem, run.context.runner, run.context.cache_dir, run.context.worker.time_limit * 4);
+  references.python_server = server.get();
+  return server;
+}
+
 // The kernel's outputs against the reference's, and whether they follow the inputs.
 void judge_against_reference(CheckRun& run, const CheckJob& job, ReferenceContext& references) {
   CheckReport& report = run.report;
@@ -330,6 +345,7 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
   }
   std::optional<TempDir> reference_work;
   std::optional<run::PrestartedWorker> reference_worker;
+  const std::unique_ptr<PythonReferenceServer> own_server = serve_python_reference_now(run, references);
   const run::WorkerOutcome outcome = run_kernel_worker(run, job, references, reference_work, reference_worker);
   if (!outcome.result) {
     report.failure = failure_from_worker(outcome, context.worker.time_limit, spec::is_python_kernel(problem.spec.kernel));

@@ -172,6 +172,16 @@ std::unique_ptr<PythonReferenceServer> serve_python_reference(const spec::Proble
   return std::make_unique<PythonReferenceServer>(runner, find_python(), runner_script(cache_dir), cache_dir, time_limit);
 }
 
+bool python_references_cached(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,
+                              const fs::path& cache_dir) {
+  const std::string identity = content_hash(read_file(*problem.spec.reference));
+  return std::ranges::all_of(problem.cases, [&](const spec::BoundCase& c) {
+    return std::ranges::all_of(seeds, [&](std::uint64_t seed) {
+      return is_complete(cache_dir_for(cache_dir, identity, problem, c, seed));
+    });
+  });
+}
+
 ReferenceOutputs python_reference_outputs(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,
                                           ReferenceContext& context) {
   const std::string identity = content_hash(read_file(*problem.spec.reference));

@@ -59,6 +59,11 @@ std::unique_ptr<PythonReferenceServer> serve_python_reference(const spec::Proble
                                                               const std::filesystem::path& cache_dir,
                                                               std::chrono::duration<double> time_limit);
 
+// Whether every (case, seed) output of the .py reference is in context.cache_dir already, so
+// that no Python need start for them.
+bool python_references_cached(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,
+                              const std::filesystem::path& cache_dir);
+
 // Python references need no GPU. Throws input_error (exit 2) when the reference raises,
 // leaves an output unwritten or writes the wrong shape, naming the reference and the cause.
 ReferenceOutputs python_reference_outputs(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,

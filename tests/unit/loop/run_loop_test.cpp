@@ -56,6 +56,10 @@ std::map<std::string, std::string> snapshot(const fs::path& root) {
         document.erase("time");
         document.erase("created");
         document.erase("cost");  // a step's wall time
+        document.erase("init_wall_s");
+        if (document.contains("iterations") && document["iterations"].is_array()) {
+          for (json& it : document["iterations"]) it.erase("wall_s");
+        }
       }
       content = document.dump();
     }
@@ -377,6 +381,30 @@ TEST_F(RunLoop, OptimizeWithTheTunerImprovesEveryIterationAndStopsAtTheLimit) {
       EXPECT_TRUE(seen.insert(read_json(run.branches(i) / b / "variant.json").at("defines").get<Defines>()).second);
     }
   }
+}
+
+// The time to the first verified improvement is kopt's own: init's wall time and each close's
+// up to the first that advanced, on the context's clock (40 s a lab call here), not the time a
+// driver spends between them.
+TEST_F(RunLoop, TheTimeToTheFirstImprovementIsInitAndTheClosesUpToTheFirstThatAdvanced) {
+  SimulatedLab lab(kModel);
+  SystemProcessRunner runner;
+  ManualClock clock;
+  lab.before_call = [&](int) { clock.advance(std::chrono::duration<double>(40)); };
+  const RunState state = optimize(lab, runner, {.init = request_for(path("run"))}, {.clock = &clock});
+  ASSERT_EQ(state.iterations.at(0).verdict, "advanced");
+  EXPECT_GT(state.init_wall_s, 0);
+  EXPECT_GT(state.iterations.at(0).wall_s, 0);
+  EXPECT_DOUBLE_EQ(time_to_first_improvement(state).value(), state.init_wall_s + state.iterations.at(0).wall_s);
+  // Read back from state.json, as kopt status and a resumed close do.
+  EXPECT_DOUBLE_EQ(RunFolder(path("run")).load().init_wall_s, state.init_wall_s);
+
+  RunState none = state;
+  for (IterationState& it : none.iterations) it.verdict = "no_gain";
+  EXPECT_FALSE(time_to_first_improvement(none).has_value());
+  none.iterations.at(1).verdict = "advanced";
+  EXPECT_DOUBLE_EQ(time_to_first_improvement(none).value(),
+                   state.init_wall_s + state.iterations.at(0).wall_s + state.iterations.at(1).wall_s);
 }
 
 // --budget is the search's: an init longer than the whole budget (the baseline's measurement
