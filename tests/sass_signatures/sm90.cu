@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include <cooperative_groups.h>
+#include <cuda/atomic>
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -545,4 +546,250 @@ extern "C" __global__ void without_fma_dense(const float* A, const float* B, flo
   }
   for (int m = 0; m < 4; ++m)
     for (int q = 0; q < 4; ++q) C[(blockIdx.y * SIG_BLOCK + ty + 16 * m) * stride + blockIdx.x * SIG_BLOCK + tx + 16 * q] = acc[m][q];
+}
+
+// Issue 58's structural signatures (data/sass_signatures.toml, sass_structure.hpp): each
+// kernel with the method beside the same kernel without it.
+
+// Division replaced by one reciprocal and multiplications (compute.reciprocal_multiply).
+extern "C" __global__ void sig_reciprocal_not_division(const float* a, float* b, int n, float d) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const float r = 1.0f / d;
+  if (i < n) { b[i] = a[i] * r; b[i + n] = a[i + n] * r; }
+}
+
+extern "C" __global__ void without_reciprocal_not_division(const float* a, float* b, int n, float d) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { b[i] = a[i] / d; b[i + n] = a[i + n] / d; }
+}
+
+// An unrolled loop (compute.loop_unrolling): 8 loads and adds per trip against 1.
+extern "C" __global__ void sig_unrolled_loop(const float* a, float* b, int n) {
+  float acc = 0;
+#pragma unroll 8
+  for (int k = 0; k < n; ++k) acc += a[k * 32 + threadIdx.x];
+  b[threadIdx.x] = acc;
+}
+
+extern "C" __global__ void without_unrolled_loop(const float* a, float* b, int n) {
+  float acc = 0;
+#pragma unroll 1
+  for (int k = 0; k < n; ++k) acc += a[k * 32 + threadIdx.x];
+  b[threadIdx.x] = acc;
+}
+
+// A grid-stride loop (latency.grid_stride_loop): the stride reads gridDim.
+extern "C" __global__ void sig_grid_stride(const float* a, float* b, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) b[i] = a[i] * 2.0f;
+}
+
+extern "C" __global__ void without_grid_stride(const float* a, float* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = a[i] * 2.0f;
+}
+
+// Four independent accumulators (latency.independent_accumulators) against one, which nvcc
+// unrolls 16 times into one chain.
+extern "C" __global__ void sig_independent_accumulators(const float* a, const float* x, float* y, int k) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (int kk = 0; kk + 3 < k; kk += 4) {
+    s0 += a[(kk + 0) * 4096 + row] * x[kk + 0];
+    s1 += a[(kk + 1) * 4096 + row] * x[kk + 1];
+    s2 += a[(kk + 2) * 4096 + row] * x[kk + 2];
+    s3 += a[(kk + 3) * 4096 + row] * x[kk + 3];
+  }
+  y[row] = (s0 + s1) + (s2 + s3);
+}
+
+extern "C" __global__ void without_independent_accumulators(const float* a, const float* x, float* y, int k) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  float s = 0;
+  for (int kk = 0; kk < k; ++kk) s += a[kk * 4096 + row] * x[kk];
+  y[row] = s;
+}
+
+// Four elements per thread, every load issued before the first add (latency.ilp_multiple_elements).
+extern "C" __global__ void sig_loads_in_flight(const float* a, const float* c, float* b, int n) {
+  int i = blockIdx.x * blockDim.x * 4 + threadIdx.x;
+  float x[4], y[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) { x[q] = a[i + q * blockDim.x]; y[q] = c[i + q * blockDim.x]; }
+#pragma unroll
+  for (int q = 0; q < 4; ++q) b[i + q * blockDim.x] = x[q] + y[q];
+}
+
+extern "C" __global__ void without_loads_in_flight(const float* a, const float* c, float* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = a[i] + c[i];
+}
+
+// Stream-K's fix-up (compute.stream_k): two blocks share a tile's K range; the second hands
+// its partial sums over through a workspace, a release store and an acquire spin (or a
+// __threadfence and an atomic flag), against partial sums added atomically (split-K).
+extern "C" __global__ void sig_fenced_partial_tiles(const float* a, const float* x, float* y, float* partial, int* flags, int k) {
+  int row = threadIdx.x, half = blockIdx.x & 1, tile = blockIdx.x >> 1;
+  float acc = 0;
+  for (int kk = half * (k / 2); kk < (half + 1) * (k / 2); ++kk) acc += a[(tile * 128 + row) * k + kk] * x[kk];
+  cuda::atomic_ref<int, cuda::thread_scope_device> flag(flags[tile]);
+  if (half == 1) {
+    partial[tile * 128 + row] = acc;
+    __syncthreads();
+    if (row == 0) flag.store(1, cuda::memory_order_release);
+  } else {
+    if (row == 0) while (flag.load(cuda::memory_order_acquire) == 0) {}
+    __syncthreads();
+    y[tile * 128 + row] = acc + partial[tile * 128 + row];
+  }
+}
+
+extern "C" __global__ void sig_fenced_partial_tiles__threadfence(const float* a, const float* x, float* y, float* partial, int* flags, int k) {
+  int row = threadIdx.x, half = blockIdx.x & 1, tile = blockIdx.x >> 1;
+  float acc = 0;
+  for (int kk = half * (k / 2); kk < (half + 1) * (k / 2); ++kk) acc += a[(tile * 128 + row) * k + kk] * x[kk];
+  if (half == 1) {
+    partial[tile * 128 + row] = acc;
+    __threadfence();
+    __syncthreads();
+    if (row == 0) atomicExch(&flags[tile], 1);
+  } else {
+    if (row == 0) while (atomicAdd(&flags[tile], 0) == 0) {}
+    __syncthreads();
+    __threadfence();
+    y[tile * 128 + row] = acc + partial[tile * 128 + row];
+  }
+}
+
+extern "C" __global__ void without_fenced_partial_tiles(const float* a, const float* x, float* y, float* partial, int* flags, int k) {
+  int row = threadIdx.x, half = blockIdx.x & 1, tile = blockIdx.x >> 1;
+  float acc = 0;
+  for (int kk = half * (k / 2); kk < (half + 1) * (k / 2); ++kk) acc += a[(tile * 128 + row) * k + kk] * x[kk];
+  atomicAdd(&y[tile * 128 + row], acc);
+}
+
+// Online softmax (compute.online_softmax): the maximum and the rescaled sum of exponentials
+// in one loop, against a loop for the maximum and another for the sum.
+extern "C" __global__ void sig_max_and_exp_in_one_loop(const float* x, float* y, int n) {
+  const float* r = x + (blockIdx.x * blockDim.x + threadIdx.x) * n;
+  float m = __int_as_float(0xff800000), s = 0;
+  for (int j = 0; j < n; ++j) {
+    const float v = r[j], m2 = fmaxf(m, v);
+    s = s * __expf(m - m2) + __expf(v - m2);
+    m = m2;
+  }
+  for (int j = 0; j < n; ++j) y[j] = __expf(r[j] - m) / s;
+}
+
+extern "C" __global__ void without_max_and_exp_in_one_loop(const float* x, float* y, int n) {
+  const float* r = x + (blockIdx.x * blockDim.x + threadIdx.x) * n;
+  float m = __int_as_float(0xff800000), s = 0;
+  for (int j = 0; j < n; ++j) m = fmaxf(m, r[j]);
+  for (int j = 0; j < n; ++j) s += __expf(r[j] - m);
+  for (int j = 0; j < n; ++j) y[j] = __expf(r[j] - m) / s;
+}
+
+// An XOR-swizzled shared-memory transpose (memory.smem_swizzle) against a padded one.
+extern "C" __global__ void sig_xor_swizzled_shared(const float* a, float* b) {
+  __shared__ float t[32 * 32];
+  int x = threadIdx.x, y = threadIdx.y;
+  t[y * 32 + (x ^ y)] = a[(blockIdx.y * 32 + y) * 4096 + blockIdx.x * 32 + x];
+  __syncthreads();
+  b[(blockIdx.x * 32 + y) * 4096 + blockIdx.y * 32 + x] = t[x * 32 + (y ^ x)];
+}
+
+extern "C" __global__ void without_xor_swizzled_shared(const float* a, float* b) {
+  __shared__ float t[32 * 33];
+  int x = threadIdx.x, y = threadIdx.y;
+  t[y * 33 + x] = a[(blockIdx.y * 32 + y) * 4096 + blockIdx.x * 32 + x];
+  __syncthreads();
+  b[(blockIdx.x * 32 + y) * 4096 + blockIdx.y * 32 + x] = t[x * 33 + y];
+}
+
+// Register double buffering (latency.register_double_buffer): the next tile's global loads
+// issued before the current tile's math and stored to shared memory after it, against loads
+// stored at once.
+extern "C" __global__ void sig_loads_held_across_math(const float* A, const float* B, float* C, int n) {
+  __shared__ float As[16][16], Bs[16][16];
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const int row = blockIdx.y * 16 + ty, col = blockIdx.x * 16 + tx;
+  float a = A[row * n + tx], b = B[ty * n + col], acc = 0;
+  for (int k0 = 0; k0 < n; k0 += 16) {
+    As[ty][tx] = a;
+    Bs[ty][tx] = b;
+    __syncthreads();
+    if (k0 + 16 < n) {
+      a = A[row * n + k0 + 16 + tx];
+      b = B[(k0 + 16 + ty) * n + col];
+    }
+#pragma unroll
+    for (int k = 0; k < 16; ++k) acc += As[ty][k] * Bs[k][tx];
+    __syncthreads();
+  }
+  C[row * n + col] = acc;
+}
+
+extern "C" __global__ void without_loads_held_across_math(const float* A, const float* B, float* C, int n) {
+  __shared__ float As[16][16], Bs[16][16];
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const int row = blockIdx.y * 16 + ty, col = blockIdx.x * 16 + tx;
+  float acc = 0;
+  for (int k0 = 0; k0 < n; k0 += 16) {
+    As[ty][tx] = A[row * n + k0 + tx];
+    Bs[ty][tx] = B[(k0 + ty) * n + col];
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < 16; ++k) acc += As[ty][k] * Bs[k][tx];
+    __syncthreads();
+  }
+  C[row * n + col] = acc;
+}
+
+// An epilogue fused into the product (compute.epilogue_fusion): bias and ReLU applied to the
+// accumulator before the store, against the accumulator stored as it is.
+extern "C" __global__ void sig_accumulator_epilogue(const float* a, const float* x, const float* bias, float* y, int k) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0;
+  for (int kk = 0; kk < k; ++kk) acc += a[kk * 4096 + row] * x[kk];
+  y[row] = fmaxf(acc + bias[row], 0.0f);
+}
+
+extern "C" __global__ void without_accumulator_epilogue(const float* a, const float* x, const float* bias, float* y, int k) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0;
+  for (int kk = 0; kk < k; ++kk) acc += a[kk * 4096 + row] * x[kk];
+  y[row] = acc;
+}
+
+// A raster swizzle (compute.raster_swizzle): a 1-D grid's block index mapped to tiles in
+// groups of 8 tile rows, against the 2-D grid's block indices used as they are.
+extern "C" __global__ void sig_block_index_remap(const float* A, const float* B, float* C, int n) {
+  const int tiles_n = n / 16, pid = blockIdx.x;
+  const int tm = (pid / (8 * tiles_n)) * 8 + pid % 8, tn = (pid % (8 * tiles_n)) / 8;
+  const int row = tm * 16 + threadIdx.y, col = tn * 16 + threadIdx.x;
+  float acc = 0;
+  for (int k = 0; k < n; ++k) acc += A[row * n + k] * B[k * n + col];
+  C[row * n + col] = acc;
+}
+
+extern "C" __global__ void without_block_index_remap(const float* A, const float* B, float* C, int n) {
+  const int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
+  float acc = 0;
+  for (int k = 0; k < n; ++k) acc += A[row * n + k] * B[k * n + col];
+  C[row * n + col] = acc;
+}
+
+// Coalesced loads (memory.coalescing): a matrix-vector product whose warp reads consecutive
+// floats of a column-major matrix, against one row per thread (a stride of k floats).
+extern "C" __global__ void sig_coalesced_loads(const float* a, const float* x, float* y, int m, int k) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0;
+  for (int kk = 0; kk < k; ++kk) acc += a[kk * m + row] * x[kk];
+  y[row] = acc;
+}
+
+extern "C" __global__ void without_coalesced_loads(const float* a, const float* x, float* y, int m, int k) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0;
+  for (int kk = 0; kk < k; ++kk) acc += a[row * k + kk] * x[kk];
+  y[row] = acc;
 }

@@ -44,6 +44,12 @@ std::string arch_check_text(const ArchSignature& check) {
     text += fmt::format(" {} at least {:g} per {}", texts(check.ratio->of), check.ratio->at_least, texts(check.ratio->to));
   }
   if (check.constant_bank) text += fmt::format(" an operand in constant bank {}", *check.constant_bank);
+  if (check.loop) {
+    text += " a loop body with";
+    if (!check.loop->all.empty()) text += " all of " + texts(check.loop->all);
+    if (check.loop->at_least > 0) text += fmt::format(" at least {} of {}", check.loop->at_least, texts(check.loop->of));
+  }
+  for (const auto& [name, at_least] : check.structure) text += fmt::format(" {} at least {}", name, at_least);
   if (!check.none.empty()) text += " none of " + texts(check.none);
   return text;
 }
@@ -51,7 +57,7 @@ std::string arch_check_text(const ArchSignature& check) {
 // The signature's description and its per-architecture checks, or why there is none.
 std::string signature_text(const Method& method, const SignatureTable& signatures) {
   const SassSignature* signature = signatures.find(method.signature);
-  if (signature == nullptr) return "none (not verifiable in SASS)";
+  if (signature == nullptr) return "none (not verifiable in SASS): " + method.no_trace;
   std::string text = fmt::format("{}: {}", signature->id, signature->description);
   if (!method.not_distinguishable_from.empty()) {
     text += fmt::format("\n    not distinguishable from {} (the same trace)", method.not_distinguishable_from);
@@ -130,6 +136,7 @@ nlohmann::json method_json(const MethodCatalog& catalog, const SignatureTable& s
             {"conflicts", m.conflicts}, {"gain", {m.gain_low, m.gain_high}}, {"change", m.change},
             {"risks", m.risks}, {"example", m.example}, {"macro", m.macro}, {"signature", m.signature},
             {"sass_check", std::string(sass_check_of(m))}, {"not_distinguishable_from", m.not_distinguishable_from},
+            {"no_trace", m.no_trace},
             {"signature_description", signatures.find(m.signature) ? signatures.find(m.signature)->description : ""}}}};
 }
 

@@ -60,7 +60,7 @@ void read_guidance(const spec::DataEntry& entry, Method& method) {
 Method method_of(const spec::DataEntry& entry, const std::map<std::string, Feature>& features,
                  const SignatureTable& signatures, const std::set<std::string>& known_names) {
   entry.reject_unknown_keys({"axis", "priority", "min_arch", "features", "trigger", "skip", "conflicts",
-                             "signature", "not_distinguishable_from", "macro", "change", "gain", "risks", "example"});
+                             "signature", "not_distinguishable_from", "no_trace", "macro", "change", "gain", "risks", "example"});
   Method method{.id = entry.name()};
   const std::string axis = entry.string("axis");
   if (!axis_named(axis)) throw entry.failure(fmt::format("unknown axis \"{}\" (compute, memory, latency)", axis));
@@ -85,6 +85,10 @@ Method method_of(const spec::DataEntry& entry, const std::map<std::string, Featu
   method.not_distinguishable_from = entry.optional_string("not_distinguishable_from").value_or("");
   if (!method.not_distinguishable_from.empty() && method.signature == kNotVerifiable) {
     throw entry.failure("not_distinguishable_from needs the shared signature, not \"none\"");
+  }
+  method.no_trace = entry.optional_string("no_trace").value_or("");
+  if (method.signature != kNotVerifiable && !method.no_trace.empty()) {
+    throw entry.failure("no_trace (why SASS shows nothing) goes only with signature \"none\"");
   }
   method.macro = entry.string("macro");
   if (!std::regex_match(method.macro, std::regex("KOPT_USE_[A-Z0-9_]+"))) {

@@ -37,6 +37,9 @@ struct Method {
   // The method whose signature this one shares because no SASS tells them apart: its check
   // reports not_distinguishable instead of found. Empty for a signature of its own.
   std::string not_distinguishable_from;
+  // For signature "none": why the method leaves no trace in SASS (host-side launch
+  // configuration, an index change, a resource that only a comparison shows).
+  std::string no_trace;
   std::string macro;      // KOPT_USE_...
   std::vector<std::string> change;  // two lines
   double gain_low = 1, gain_high = 1;  // the speed-up it usually brings where it applies

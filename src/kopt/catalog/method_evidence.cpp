@@ -31,6 +31,7 @@ MethodEvidence evidence_for(const MethodCatalog& catalog, const SignatureTable& 
     evidence.match = method.not_distinguishable_from.empty()
                          ? match_signature(signatures, method.signature, functions, arch)
                          : match_shared_trace(signatures, method.signature, method.not_distinguishable_from, functions, arch);
+    if (!method.no_trace.empty()) evidence.match.reason += ": " + method.no_trace;
   } else {
     evidence.match = {.signature = method.signature, .reason = method.macro + " is 0 in this build"};
   }

@@ -56,8 +56,31 @@ CountRatio count_ratio(const spec::DataEntry& entry) {
   return ratio;
 }
 
+LoopCheck loop_check(const spec::DataEntry& entry) {
+  entry.reject_unknown_keys({"all", "of", "at_least"});
+  LoopCheck loop{.all = patterns(entry, "all"), .of = patterns(entry, "of")};
+  if (const std::optional<long long> at_least = entry.optional_integer("at_least")) loop.at_least = static_cast<int>(*at_least);
+  if (loop.all.empty() && (loop.of.empty() || loop.at_least < 1)) {
+    throw entry.failure("a loop check needs `all` patterns, or `of` patterns with at_least 1 or more");
+  }
+  return loop;
+}
+
+std::map<std::string, int> structure_check(const spec::DataEntry& entry) {
+  const std::vector<std::string>& names = sass::structure_fact_names();
+  entry.reject_unknown_keys(std::vector<std::string_view>(names.begin(), names.end()));
+  std::map<std::string, int> facts;
+  for (const std::string& name : names) {
+    const std::optional<long long> at_least = entry.optional_integer(name);
+    if (!at_least) continue;
+    if (*at_least < 1) throw entry.failure(fmt::format("structure fact {} must be at least 1", name));
+    facts[name] = static_cast<int>(*at_least);
+  }
+  return facts;
+}
+
 ArchSignature arch_signature(const spec::DataEntry& entry) {
-  entry.reject_unknown_keys({"any", "all", "none", "ratio", "constant_bank"});
+  entry.reject_unknown_keys({"any", "all", "none", "ratio", "constant_bank", "loop", "structure"});
   ArchSignature signature{.any = patterns(entry, "any"), .all = patterns(entry, "all"), .none = patterns(entry, "none")};
   if (const toml::node* ratio = entry.table().get("ratio")) {
     signature.ratio = count_ratio(spec::DataEntry(entry.file(), entry.name() + ".ratio", *ratio));
@@ -66,9 +89,15 @@ ArchSignature arch_signature(const spec::DataEntry& entry) {
     if (*bank < 0 || *bank > 17) throw entry.failure("constant_bank must be a bank number, 0 to 17");
     signature.constant_bank = static_cast<int>(*bank);
   }
+  if (const toml::node* loop = entry.table().get("loop")) {
+    signature.loop = loop_check(spec::DataEntry(entry.file(), entry.name() + ".loop", *loop));
+  }
+  if (const toml::node* structure = entry.table().get("structure")) {
+    signature.structure = structure_check(spec::DataEntry(entry.file(), entry.name() + ".structure", *structure));
+  }
   if (signature.any.empty() && signature.all.empty() && signature.none.empty() && !signature.ratio &&
-      !signature.constant_bank) {
-    throw entry.failure("needs `any`, `all`, `none` opcode patterns, a `ratio` or a `constant_bank`");
+      !signature.constant_bank && !signature.loop && signature.structure.empty()) {
+    throw entry.failure("needs `any`, `all`, `none` opcode patterns, a `ratio`, a `constant_bank`, a `loop` or a `structure`");
   }
   return signature;
 }
@@ -120,6 +149,37 @@ std::optional<std::string> ratio_evidence(const CountRatio& ratio, const sass::S
                      pattern_list(ratio.to, "+"), to, ratio.at_least);
 }
 
+// "a loop body: FMNMX ×4, MUFU.EX2 ×8" for the first body that passes, else nothing.
+std::optional<std::string> loop_evidence(const LoopCheck& loop, const sass::SassFunctionProfile& function) {
+  const bool unrolled = function.structure.contains("loops") && function.structure.at("loops") == 0;
+  for (const sass::OpcodeHistogram& body : function.loop_bodies) {
+    const sass::SassFunctionProfile one{.opcodes_with_modifiers = body};
+    std::vector<std::string> found;
+    const bool every = std::ranges::all_of(loop.all, [&](const OpcodePattern& p) {
+      std::vector<std::string> these = matching(p, one);
+      found.insert(found.end(), these.begin(), these.end());
+      return !these.empty();
+    });
+    const int of = count_matching(loop.of, one);
+    if (!every || of < loop.at_least) continue;
+    if (loop.at_least > 0) found.push_back(fmt::format("{} ×{} (at least {})", pattern_list(loop.of, "+"), of, loop.at_least));
+    return fmt::format("{} {}", unrolled ? "the function (no loop):" : "a loop body:", fmt::join(found, ", "));
+  }
+  return std::nullopt;
+}
+
+// "loads_before_first_use 8 (at least 4)" per fact, or nothing when one falls short.
+std::optional<std::vector<std::string>> structure_evidence(const std::map<std::string, int>& facts,
+                                                           const sass::SassFunctionProfile& function) {
+  std::vector<std::string> evidence;
+  for (const auto& [name, at_least] : facts) {
+    const auto it = function.structure.find(name);
+    if (it == function.structure.end() || it->second < at_least) return std::nullopt;
+    evidence.push_back(fmt::format("{} {} (at least {})", name, it->second, at_least));
+  }
+  return evidence;
+}
+
 // The evidence in `function`, or nothing when the signature is not there.
 std::vector<std::string> evidence_in(const ArchSignature& signature, const sass::SassFunctionProfile& function) {
   for (const OpcodePattern& pattern : signature.none) {
@@ -150,6 +210,16 @@ std::vector<std::string> evidence_in(const ArchSignature& signature, const sass:
     if (!ratio) return {};
     evidence.insert(evidence.begin(), *ratio);
   }
+  if (signature.loop) {
+    std::optional<std::string> loop = loop_evidence(*signature.loop, function);
+    if (!loop) return {};
+    evidence.insert(evidence.begin(), *loop);
+  }
+  if (!signature.structure.empty()) {
+    std::optional<std::vector<std::string>> facts = structure_evidence(signature.structure, function);
+    if (!facts) return {};
+    evidence.insert(evidence.begin(), facts->begin(), facts->end());
+  }
   if (!signature.none.empty()) evidence.push_back("no " + pattern_list(signature.none, ", no "));
   for (std::string& item : evidence) item = function.name + ": " + item;
   return evidence;
@@ -167,6 +237,16 @@ std::string looked_for(const ArchSignature& signature) {
   }
   if (signature.constant_bank) {
     text += fmt::format("{}an operand in constant bank {}", text.empty() ? "" : " with ", *signature.constant_bank);
+  }
+  if (signature.loop) {
+    text += fmt::format("{}a loop body with {}", text.empty() ? "" : " with ", pattern_list(signature.loop->all, " and "));
+    if (signature.loop->at_least > 0) {
+      text += fmt::format("{}at least {} {}", signature.loop->all.empty() ? "" : " and ", signature.loop->at_least,
+                          pattern_list(signature.loop->of, "+"));
+    }
+  }
+  for (const auto& [name, at_least] : signature.structure) {
+    text += fmt::format("{}{} at least {}", text.empty() ? "" : " with ", name, at_least);
   }
   if (!signature.none.empty()) text += (text.empty() ? "a function without " : " without ") + pattern_list(signature.none, " or ");
   return text;
@@ -209,6 +289,8 @@ std::string ArchSignature::canonical() const {
   std::string text = fmt::format("any[{}] all[{}] none[{}]", sorted(any), sorted(all), sorted(none));
   if (ratio) text += fmt::format(" ratio[{}/{}>={:g}]", sorted(ratio->of), sorted(ratio->to), ratio->at_least);
   if (constant_bank) text += fmt::format(" bank[{}]", *constant_bank);
+  if (loop) text += fmt::format(" loop[{}|{}>={}]", sorted(loop->all), sorted(loop->of), loop->at_least);
+  for (const auto& [name, at_least] : structure) text += fmt::format(" {}>={}", name, at_least);
   return text;
 }
 

@@ -43,16 +43,28 @@ struct CountRatio {
   double at_least = 1;
 };
 
+// Some loop body of the function (sass_structure.hpp; a function without a loop is one body)
+// holds an instruction of every `all` pattern and at least `at_least` matching `of`
+// (online softmax: FMNMX and MUFU.EX2 in one loop; unrolling: 8 loads or FP operations).
+struct LoopCheck {
+  std::vector<OpcodePattern> all;
+  std::vector<OpcodePattern> of;
+  int at_least = 0;
+};
+
 // For one architecture, in one function: every `all` pattern and at least one `any` pattern
 // (when listed) match some instruction, no `none` pattern matches any (a method that removes
 // something: spills, fp64 math, integer division), the ratio, when listed, holds, and some
-// operand reads `constant_bank`, when listed (3: __constant__ data).
+// operand reads `constant_bank`, when listed (3: __constant__ data), the loop check holds and
+// each listed structural fact (sass_structure.hpp) is at least its number.
 struct ArchSignature {
   std::vector<OpcodePattern> any;
   std::vector<OpcodePattern> all;
   std::vector<OpcodePattern> none;
   std::optional<CountRatio> ratio;
   std::optional<int> constant_bank;
+  std::optional<LoopCheck> loop;
+  std::map<std::string, int> structure;  // fact → at least
 
   // A canonical text of the whole check: two signatures with the same one cannot tell their
   // methods apart, and the catalog refuses that (see methods_validator).

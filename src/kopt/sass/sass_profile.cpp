@@ -116,6 +116,11 @@ SassFunctionProfile profile_function(const SassFunction& function) {
     if (kSharedMemoryOpcodes.contains(instruction.opcode)) ++profile.shared_memory[full];
     if (kTensorOpcodes.contains(instruction.opcode)) ++profile.tensor[full];
   }
+  FunctionStructure structure = analyse_structure(
+      std::span<const Instruction>(function.instructions.data(), static_cast<size_t>(code_end - function.instructions.begin())),
+      function.arch);
+  profile.structure = std::move(structure.facts);
+  profile.loop_bodies = std::move(structure.loop_bodies);
   return profile;
 }
 
@@ -151,7 +156,9 @@ void to_json(nlohmann::json& out, const SassFunctionProfile& p) {
          {"async_copy_bits", widths_to_json(p.async_copy_bits)},
          {"constant_bank_reads", widths_to_json(p.constant_bank_reads)},
          {"shared_memory", p.shared_memory},
-         {"tensor", p.tensor}};
+         {"tensor", p.tensor},
+         {"structure", p.structure},
+         {"loop_bodies", p.loop_bodies}};
 }
 
 void from_json(const nlohmann::json& in, SassFunctionProfile& p) {
@@ -169,6 +176,9 @@ void from_json(const nlohmann::json& in, SassFunctionProfile& p) {
   p.constant_bank_reads = widths_from_json(in.value("constant_bank_reads", nlohmann::json::object()));
   p.shared_memory = in.at("shared_memory").get<OpcodeHistogram>();
   p.tensor = in.at("tensor").get<OpcodeHistogram>();
+  // Absent from sass.json files of kopt builds before issue 58's structural facts.
+  p.structure = in.value("structure", StructureFacts{});
+  p.loop_bodies = in.value("loop_bodies", std::vector<OpcodeHistogram>{});
 }
 
 void to_json(nlohmann::json& out, const SassProfile& p) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "kopt/sass/sass_parser.hpp"
+#include "kopt/sass/sass_structure.hpp"
 
 namespace kopt::sass {
 
@@ -37,6 +38,10 @@ struct SassFunctionProfile {
   std::map<int, int> constant_bank_reads;
   OpcodeHistogram shared_memory;     // LDS, STS, LDSM, LDGSTS, ... with their modifiers
   OpcodeHistogram tensor;            // HMMA, IMMA, HGMMA, ... with their modifiers
+  // Loops and data-flow facts (sass_structure.hpp): every fact by name, and each loop's body
+  // by opcode with modifiers (the whole function as one body when it has no loop).
+  StructureFacts structure;
+  std::vector<OpcodeHistogram> loop_bodies;
 };
 
 struct SassProfile {

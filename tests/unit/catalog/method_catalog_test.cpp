@@ -103,7 +103,15 @@ TEST(MethodCatalog, TheShippedCatalogSaysWhatItsSassChecksProve) {
   EXPECT_EQ(sass_check_of(*catalog.find("memory.smem_transpose")), "not_distinguishable");
   EXPECT_EQ(sass_check_of(*catalog.find("memory.tiling_smem")), "verifiable");
   EXPECT_EQ(sass_check_of(*catalog.find("latency.cuda_graphs")), "not_verifiable");
-  EXPECT_GE(checks["verifiable"], 34);
+  EXPECT_GE(checks["verifiable"], 49);
+  EXPECT_LE(checks["not_verifiable"], 15);  // issue 58
+  // Each method without a signature says why SASS cannot show it.
+  for (const Method& m : catalog.methods) {
+    if (m.signature == kNotVerifiable) EXPECT_FALSE(m.no_trace.empty()) << m.id;
+  }
+  EXPECT_THAT(catalog_error_of(with("signature = \"none\"", "signature = \"shared_memory\"\nno_trace = \"host side\"")),
+              testing::HasSubstr("no_trace (why SASS shows nothing) goes only with signature \"none\""));
+  EXPECT_EQ(catalog_error_of(with("signature = \"none\"", "signature = \"none\"\nno_trace = \"host side\"")), "no error");
 }
 
 TEST(MethodCatalog, MalformedEntriesAreNamedWithFileAndEntry) {
