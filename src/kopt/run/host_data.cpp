@@ -57,6 +57,7 @@ static_assert(static_cast<int>(ElementType::uint64) == kopt_generator::u64 &&
               static_cast<int>(ElementType::float16) == kopt_generator::f16);
 static_assert(static_cast<int>(spec::InitKind::ones) == kopt_generator::ones &&
               static_cast<int>(spec::InitKind::full) == kopt_generator::full &&
+              static_cast<int>(spec::InitKind::values) == kopt_generator::values &&
               static_cast<int>(spec::InitKind::integers) == kopt_generator::integers);
 
 // Calls f(convert) with the conversion of a double to `type`, one lambda per type: a loop
@@ -86,6 +87,10 @@ void fill_chunk(std::byte* data, ElementType type, const spec::InitSpec& init, s
                 std::int64_t end, std::uint64_t key) {
   const int kind = static_cast<int>(init.kind);
   with_conversion(type, [&](auto convert) {
+    if (init.kind == spec::InitKind::values) {  // the list as written; its length was checked at binding
+      for (std::int64_t i = begin; i < end; ++i) save(data, i, convert(init.values[static_cast<std::size_t>(i)]));
+      return;
+    }
     for (std::int64_t i = begin; i < end; ++i) {
       const std::uint64_t bits = kopt_generator::element_bits(key, static_cast<std::uint64_t>(i));
       save(data, i, convert(kopt_generator::element_value(bits, kind, init.a, init.b)));

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include <fmt/ranges.h>
+
 #include "kopt/core/error.hpp"
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/spec/source_text.hpp"
@@ -11,7 +13,7 @@ namespace kopt::spec {
 namespace {
 
 constexpr std::string_view kSpellings =
-    "normal, normal(mean,std), uniform(lo,hi), int(lo,hi), int[lo,hi), zeros, ones or full(value)";
+    "normal, normal(mean,std), uniform(lo,hi), int(lo,hi), int[lo,hi), zeros, ones or full(value), or values(v0,v1,...)";
 
 // Integer bounds travel as doubles (InitSpec, the generator's arguments): beyond 2^53 a
 // bound would silently round to a neighbour.
@@ -69,6 +71,7 @@ bool takes_argument_count(const std::string& kind, std::size_t count) {
   if (kind == "normal") return count == 0 || count == 2;
   if (kind == "uniform" || kind == "int") return count == 2;
   if (kind == "full") return count == 1;
+  if (kind == "values") return count >= 1;
   return (kind == "zeros" || kind == "ones") && count == 0;
 }
 
@@ -77,6 +80,7 @@ InitKind kind_named(const std::string& kind) {
   if (kind == "uniform") return InitKind::uniform;
   if (kind == "int") return InitKind::integers;
   if (kind == "full") return InitKind::full;
+  if (kind == "values") return InitKind::values;
   return kind == "zeros" ? InitKind::zeros : InitKind::ones;
 }
 
@@ -119,6 +123,7 @@ InitSpec InitFormula::bind(const Dims& dims) const {
     return {InitKind::normal, 0, 1};
   }
   if (kind_ == InitKind::integers) return bind_integers(dims);
+  if (kind_ == InitKind::values) return bind_values(dims);
   if (kind_ == InitKind::full) {
     const double value = argument(0, dims);
     if (!std::isfinite(value)) throw failure(fmt::format("the value must be finite (it is {})", value));
@@ -149,6 +154,18 @@ InitSpec InitFormula::bind_integers(const Dims& dims) const {
   return {InitKind::integers, lo, hi};
 }
 
+// Each value finite: the reference and the kernel must see numbers, and a NaN would compare as
+// nothing (a suite's infinities are written by hand, not imported).
+InitSpec InitFormula::bind_values(const Dims& dims) const {
+  InitSpec init{.kind = InitKind::values, .a = 0, .b = 0, .values = {}};
+  for (std::size_t i = 0; i < arguments_.size(); ++i) {
+    const double value = argument(i, dims);
+    if (!std::isfinite(value)) throw failure(fmt::format("value {} must be finite (it is {})", i, value));
+    init.values.push_back(value);
+  }
+  return init;
+}
+
 double InitFormula::argument(std::size_t index, const Dims& dims) const {
   Number value;
   try {
@@ -177,6 +194,8 @@ std::string InitSpec::text() const {
       return "ones";
     case InitKind::full:
       return fmt::format("full({})", a);
+    case InitKind::values:
+      return fmt::format("values({})", fmt::join(values, ","));
   }
   return "normal";
 }

@@ -97,6 +97,15 @@ TEST(FillBuffer, FullIsItsValueInEveryElement) {
   EXPECT_TRUE(std::all_of(sevens.begin(), sevens.end(), [](double x) { return x == 7; }));
 }
 
+// values(...): the literal list in element order, whatever the seed (a suite's literal data).
+TEST(FillBuffer, ValuesAreTheListInElementOrderForEverySeed) {
+  const spec::InitSpec listed{.kind = spec::InitKind::values, .a = 0, .b = 0, .values = {16, 128, 256, -3}};
+  EXPECT_EQ(generate("int64", listed, 4, 1), (std::vector<double>{16, 128, 256, -3}));
+  EXPECT_EQ(generate("int64", listed, 4, 99), (std::vector<double>{16, 128, 256, -3}));
+  const spec::InitSpec halves{.kind = spec::InitKind::values, .a = 0, .b = 0, .values = {0.5, -1.5}};
+  EXPECT_EQ(generate("float16", halves, 2, 3), (std::vector<double>{0.5, -1.5}));
+}
+
 TEST(ElementConversion, RoundTripsRepresentableValuesInEveryDtype) {
   for (const spec::DType& dtype : spec::all_dtypes()) {
     std::vector<std::byte> data(4 * dtype.bytes);

@@ -27,7 +27,7 @@ TEST(InitSpec, ParsesEverySpelling) {
 TEST(InitSpec, WritesTextThatParsesBack) {
   for (std::string_view text :
        {"normal", "normal(1.5,0.25)", "uniform(-1,1)", "int(0,99)", "int(-5,-5)", "zeros", "ones", "full(2.5)",
-        "full(-3)", "full(1e-09)"}) {
+        "full(-3)", "full(1e-09)", "values(16,128,-2.5)", "values(7)"}) {
     EXPECT_EQ(InitSpec::parse(text).text(), text);
   }
 }
@@ -62,6 +62,20 @@ TEST(InitSpec, FullIsOneValueEverywhere) {
   EXPECT_THAT(init_error("full"), HasSubstr("expected normal"));
   EXPECT_THAT(init_error("full(1,2)"), HasSubstr("or full(value)"));
   EXPECT_THAT(init_error("full(1e308*10)"), HasSubstr("is not finite"));
+}
+
+// values(v0, v1, ...): one literal value per element (a suite's literal data, a shape array),
+// each an expression of the dims, so one spec lists each case's own shape.
+TEST(InitSpec, ValuesListOneValuePerElement) {
+  InitSpec listed = InitSpec::parse("values(1.0, -2, 3.5)");
+  EXPECT_EQ(listed.kind, InitKind::values);
+  EXPECT_EQ(listed.values, (std::vector<double>{1.0, -2, 3.5}));
+  InitFormula shape = InitFormula::parse("values(B, min(N, 4), N * 2)");
+  EXPECT_EQ(shape.bind({{"B", Number{std::int64_t{16}}}, {"N", Number{std::int64_t{8}}}}).values,
+            (std::vector<double>{16, 4, 16}));
+  auto init_error = [](std::string_view text) { return error_of([&] { InitSpec::parse(text); }); };
+  EXPECT_THAT(init_error("values"), HasSubstr("or values(v0,v1,...)"));
+  EXPECT_THAT(init_error("values(1, 1e308*10)"), HasSubstr("value 1 must be finite"));
 }
 
 TEST(InitSpec, ReadsIntegerRangesInclusiveUnlessHalfOpen) {
