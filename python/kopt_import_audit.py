@@ -57,13 +57,15 @@ def spec_fill(text, dims):
         return ["const", 0 if text == "zeros" else 1]
     if text == "normal":
         return ["normal", 0.0, 1.0]
-    match = re.fullmatch(r"(normal|uniform|full|int)([\[(])(.*)([\])])", text)
+    match = re.fullmatch(r"(normal|uniform|full|int|values)([\[(])(.*)([\])])", text)
     if not match:
         return ["unknown", text]
     kind, open_, args, close = match.groups()
     numbers = [float(kopt_suite_shim.evaluate(a, dims)) for a in split_top(args)]
     if kind == "full":
         return ["const", numbers[0]]
+    if kind == "values":  # as the stand-in records a literal list (one value everywhere is a constant)
+        return kopt_suite_shim.values_fill([int(n) if n.is_integer() else n for n in numbers])
     if kind == "int":
         return ["int", int(numbers[0]), int(numbers[1]) + (0 if (open_, close) == ("[", ")") else 1)]
     return [kind] + numbers

@@ -680,7 +680,11 @@ def tensara(path):
             raise ShimFailure("%s: no class derived from Problem" % path)
         problem = classes[0]()
         parameters = type(problem).parameters
-        inputs = [p["name"] for p in parameters if p.get("pointer") and p.get("const")]
+        output = next(i for i, p in enumerate(parameters) if p.get("pointer") and not p.get("const"))
+        # create_inputs makes the inputs before the output; get_extra_params those after it (a
+        # shape array: torch.tensor(list(test_case["shape"])))
+        inputs, extras = ([p["name"] for p in side if p.get("pointer")]
+                          for side in (parameters[:output], parameters[output + 1:]))
         tests = []
         for index, case in enumerate(problem.generate_test_cases()):
             made = case["create_inputs"]()
@@ -688,6 +692,9 @@ def tensara(path):
             entries = {"name": case.get("name", "")}
             tensors = [m for m in made if isinstance(m, Recorded)]
             for name, value in zip(inputs, tensors):
+                entries[name] = value
+            extra_tensors = [unwrapped(v) for v in problem.get_extra_params(case)]
+            for name, value in zip(extras, [v for v in extra_tensors if isinstance(v, Recorded)]):
                 entries[name] = value
             test = recorded_test(index + 1, entries)
             test["scalars"] = {k: v for k, v in case.items() if is_number(v)}
