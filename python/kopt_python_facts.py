@@ -870,7 +870,17 @@ def fill_text(fill, dtype):
         return "%s(%s,%s)" % (kind, float(fill[1]), float(fill[2]))
     if kind == "int":
         return "int[%d,%d)" % (fill[1], fill[2])
+    if kind == "values" and all(isinstance(v, (int, float)) and math.isfinite(v) for v in fill[1]):
+        integer = dtype in INTEGER_DTYPES or dtype == "bool"
+        if integer and any(v != int(v) for v in fill[1]):
+            return None
+        return "values(%s)" % ",".join(str(int(v)) if integer else repr(float(v)) for v in fill[1])
     return None
+
+
+def short_init(init):
+    """A fill as a case's name shows it: a literal list by its length."""
+    return "%d literal values" % (init.count(",") + 1) if init.startswith("values(") else init
 
 
 def fill_reason(fill):
@@ -989,7 +999,8 @@ def recorded_cases(record, dims, buffers, params, notes):
         if key in seen:
             continue  # the same sizes and fills as a case before: that case checks it
         seen.add(key)
-        name = "test %d: %s" % (test["index"], " ".join([scalars] + ["%s=%s" % kv for kv in inits.items()]).strip())
+        own = ["%s=%s" % (buffer, short_init(init)) for buffer, init in inits.items()]
+        name = "test %d: %s" % (test["index"], " ".join([scalars] + own).strip())
         cases.append(dict({"name": name, "dims": case_dims}, **({"init": inits} if inits else {})))
     if left_out:
         notes.insert(0, "%d of %d functional tests left out (tests %s); each is named below"
