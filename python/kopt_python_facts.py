@@ -348,11 +348,14 @@ class TestReader:
             return Tensor(shape_of(0), self.constant_fill(node, bound(1, "value", 0.0)))
         if leaf == "full":
             return Tensor(shape_of(0), self.constant_fill(node, bound(1, "fill_value", 0.0)))
-        if leaf == "tensor" and args:  # torch.tensor([0.9]): one value everywhere, else no fill of kopt's
-            values = {v for v in literal_leaves(args[0])} if nested_extents(args[0]) else set()
-            if len(values) != 1 or None in values:
+        if leaf == "tensor" and args:  # torch.tensor([0.9]): one value everywhere; [100.0, 200.0]: those
+            leaves = list(literal_leaves(args[0])) if nested_extents(args[0]) else [None]
+            if None in leaves or not all(math.isfinite(v) for v in leaves):
                 return None
-            return Tensor([str(e) for e in nested_extents(args[0])], self.constant_fill(node, values.pop()))
+            extents = [str(e) for e in nested_extents(args[0])]
+            if len(set(leaves)) == 1:
+                return Tensor(extents, self.constant_fill(node, leaves[0]))
+            return Tensor(extents, "values(%s)" % ",".join(repr(v) for v in leaves))
         if leaf in LIKE_FILLS and args:
             base = self.tensor(args[0], dim_of)
             if base is None:
