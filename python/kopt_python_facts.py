@@ -42,6 +42,7 @@ import copy
 import json
 import math
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -309,6 +310,8 @@ class TestReader:
                 return None
             if node.func.attr in KEPT_BY:
                 return Tensor(flattened(base.shape) if node.func.attr in FLATTENING else base.shape, base.init)
+            if node.func.attr == "repeat":
+                return self.repeated(node, base)
             return Tensor(base.shape, self.fill_method(node, node.func.attr, args))
         shape_of = lambda index: self.shape(args[index], dim_of) if len(args) > index \
             else self.fail(node, "%s without a shape" % callee)
@@ -355,7 +358,12 @@ class TestReader:
             extents = [str(e) for e in nested_extents(args[0])]
             if len(set(leaves)) == 1:
                 return Tensor(extents, self.constant_fill(node, leaves[0]))
-            return Tensor(extents, "values(%s)" % ",".join(repr(v) for v in leaves))
+            return Tensor(extents, values_text(leaves))
+        if leaf == "eye" and args:  # a small identity (33_ordinary_least_squares' X) as its values
+            n, m = self.number(args[0]), self.number(args[1]) if len(args) > 1 else self.number(args[0])
+            if n * m > kopt_suite_shim.MAX_VALUES:
+                return None
+            return Tensor([str(n), str(m)], values_text(kopt_suite_shim.identity(n, m)))
         if leaf in LIKE_FILLS and args:
             base = self.tensor(args[0], dim_of)
             if base is None:
@@ -402,6 +410,16 @@ class TestReader:
         if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
             return "full(%r)" % value
         self.fail(node, "a buffer filled with %s (kopt fills with zeros, ones, full(v) of a finite v or random values)" % value)
+
+    def repeated(self, node, base):
+        """A literal matrix or vector tiled (torch.eye(8).repeat(2, 1)); refused for anything else."""
+        repeats = [self.number(a) for a in node.args]
+        if not (base.init or "").startswith("values(") or len(repeats) != len(base.shape) \
+                or not all(extent.isdigit() for extent in base.shape):
+            self.fail(node, "%s repeats data no fill of kopt's lists" % ast.unparse(node))
+        shape = [int(extent) for extent in base.shape]
+        values = kopt_suite_shim.tiled(listed_values(base.init), shape, repeats)
+        return Tensor([str(e * r) for e, r in zip(shape, repeats)], values_text(values))
 
     def fill_method(self, node, name, args):
         if name == "uniform_":
@@ -747,6 +765,16 @@ def last_assignment(function, name, before_line):
     return found.value if found is not None else None
 
 
+def values_text(values):
+    """values(...) of a list of numbers, whole ones written as integers."""
+    return "values(%s)" % ",".join(str(int(v)) if float(v).is_integer() else repr(float(v)) for v in values)
+
+
+def listed_values(init):
+    """The numbers of a values(...) text."""
+    return [float(v) for v in init[len("values("):-1].split(",")]
+
+
 def literal_leaves(node):
     """The numbers of a nested list literal (None for anything that is not one)."""
     if isinstance(node, (ast.List, ast.Tuple)):
@@ -935,8 +963,8 @@ def sized_by_dims(record, buffers, params):
     tests = [record["performance"]] + record["functional"]
     scalars = [name for name, (kind, _, _) in params.items() if kind == "scalar"]
     for name, buffer in buffers.items():
-        if not all(extent.isdigit() for extent in buffer["shape"]):
-            continue
+        if any(re.search(r"[A-Za-z_]", extent) for extent in buffer["shape"]):
+            continue  # a number or numbers only (32 * 32, a flattened identity): sized by no dim yet
         seen = [(t["scalars"], math.prod(t["tensors"][name]["shape"])) for t in tests if name in t["tensors"]]
         if len({count for _, count in seen}) < 2:
             continue  # one size in every test: the number is right

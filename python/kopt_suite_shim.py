@@ -240,6 +240,14 @@ class Recorded:
     def expand(self, *shape):
         return self.computed("expanded", flat_shape(shape, {}))
 
+    def repeat(self, *repeats):
+        """A literal matrix or vector tiled (torch.eye(8).repeat(2, 1)); anything else computed."""
+        repeats = flat_shape(repeats, {})
+        if self.fill[0] != "values" or len(repeats) != len(self.shape) or len(self.shape) not in (1, 2):
+            return self.computed("repeated", [s * r for s, r in zip(self.shape, repeats)])
+        return Recorded([s * r for s, r in zip(self.shape, repeats)], self.dtype,
+                        values_fill(tiled(self.fill[1], list(self.shape), repeats)))
+
     def transpose(self, a, b):
         shape = list(self.shape)
         shape[a], shape[b] = shape[b], shape[a]
@@ -387,6 +395,19 @@ def literal(data):
     return None
 
 
+def tiled(values, shape, repeats):
+    """A row-major vector or matrix's values tiled repeats[0] times down (and repeats[1] across)."""
+    columns = shape[-1]
+    rows = [values[i:i + columns] for i in range(0, len(values), columns)]
+    across = repeats[1] if len(repeats) == 2 else 1
+    return [v for _ in range(repeats[0]) for row in rows for v in row * across]
+
+
+def identity(n, m=None):
+    """torch.eye(n, m)'s values, row by row."""
+    return [1.0 if i == j else 0.0 for i in range(n) for j in range(n if m is None else m)]
+
+
 def values_fill(values):
     if values and all(v == values[0] for v in values) and not any(isinstance(v, float) and math.isnan(v) for v in values):
         return ["const", values[0]]
@@ -473,6 +494,9 @@ def make_torch():
                             ["computed", what])
         return make
 
+    def eye(n, m=None, **k):
+        return Recorded([n, n if m is None else m], dtype_keyword(k), values_fill(identity(n, m)))
+
     def sort(t, *a, **k):
         return Sorted((t.computed("sorted"), t.computed("sort indices", dtype="int64")))
 
@@ -485,7 +509,8 @@ def make_torch():
     torch.rand_like, torch.randn_like = like(["uniform", 0.0, 1.0]), like(["normal", 0.0, 1.0])
     torch.full_like = full_like
     torch.sort = sort
-    for name in ("eye", "tril", "triu", "linspace", "randperm", "multinomial", "cat", "stack", "where", "cumsum",
+    torch.eye = eye
+    for name in ("tril", "triu", "linspace", "randperm", "multinomial", "cat", "stack", "where", "cumsum",
                  "matmul", "softmax", "sum", "mean", "exp", "sqrt", "clamp", "sigmoid", "bmm", "mm", "max", "min",
                  "abs", "searchsorted", "minimum", "maximum", "topk", "argsort", "flip", "complex", "from_numpy",
                  "bincount", "einsum", "outer", "sin", "cos", "log", "erf", "round", "relu", "pow", "square",
