@@ -57,6 +57,9 @@ def spec_fill(text, dims):
         return ["const", 0 if text == "zeros" else 1]
     if text == "normal":
         return ["normal", 0.0, 1.0]
+    if text.startswith("sorted(") and text.endswith(")"):
+        inner = spec_fill(text[len("sorted("):-1], dims)
+        return ["sorted"] + inner if inner[0] != "unknown" else ["unknown", text]
     match = re.fullmatch(r"(normal|uniform|full|int|values)([\[(])(.*)([\])])", text)
     if not match:
         return ["unknown", text]

@@ -364,6 +364,11 @@ class TestReader:
             if n * m > kopt_suite_shim.MAX_VALUES:
                 return None
             return Tensor([str(n), str(m)], values_text(kopt_suite_shim.identity(n, m)))
+        if callee == "torch.sort" and len(args) == 1 and not node.keywords:  # ascending: sorted(FILL)
+            base = self.tensor(args[0], dim_of)
+            if base is None or not (base.init or "").startswith(("uniform", "normal", "int")):
+                return None
+            return Tensor(base.shape, "sorted(%s)" % base.init)
         if leaf in LIKE_FILLS and args:
             base = self.tensor(args[0], dim_of)
             if base is None:
@@ -615,9 +620,13 @@ def bound_arguments(function, call, path):
 
 
 def assigned_pairs(target, value):
-    """(name, value node) of `N = 5` and of `M, N = 4, 5`."""
+    """(name, value node) of `N = 5`, of `M, N = 4, 5` and of `A, _ = torch.sort(x)` (A is the sort:
+    its values)."""
     if isinstance(target, ast.Name):
         return [(target.id, value)]
+    if isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name) \
+            and isinstance(value, ast.Call) and ast.unparse(value.func) == "torch.sort":
+        return [(target.elts[0].id, value)]
     if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
         return [pair for t, v in zip(target.elts, value.elts) for pair in assigned_pairs(t, v)]
     return []
@@ -901,6 +910,9 @@ def fill_text(fill, dtype):
         return "%s(%s,%s)" % (kind, float(fill[1]), float(fill[2]))
     if kind == "int":
         return "int[%d,%d)" % (fill[1], fill[2])
+    if kind == "sorted":
+        inner = fill_text(fill[1:], dtype)
+        return None if inner is None else "sorted(%s)" % inner
     if kind == "values" and all(isinstance(v, (int, float)) and math.isfinite(v) for v in fill[1]):
         integer = dtype in INTEGER_DTYPES or dtype == "bool"
         if integer and any(v != int(v) for v in fill[1]):

@@ -468,3 +468,21 @@ def test_leetgpu_a_small_identity_and_its_tiling_are_their_values(tmp_path):
     code, line = read("leetgpu", write(tmp_path, source.replace("torch.eye(2, 3, device=self.device).flatten()",
                                                                 "torch.eye(2).repeat(2, 2, 2)")))
     assert code == 2 and "repeats data no fill of kopt's lists" in line, line
+
+
+def test_leetgpu_a_random_fill_sorted_is_sorted(tmp_path):
+    # 71_parallel_merge: A, _ = torch.sort(torch.empty(M).uniform_(-1.0, 1.0)).
+    source = """
+        class Challenge(ChallengeBase):
+            def get_solve_signature(self):
+                return {"A": (ctypes.POINTER(ctypes.c_float), "in"), "C": (ctypes.POINTER(ctypes.c_float), "out"),
+                        "M": (ctypes.c_int, "in")}
+            def generate_performance_test(self):
+                M = 1000
+                A, _ = torch.sort(torch.empty(M, device=self.device).uniform_(-1.0, 1.0))
+                return {"A": A, "C": torch.empty(M), "M": M}
+    """
+    code, facts = read("leetgpu", write(tmp_path, source))
+    assert code == 0 and facts["buffers"]["A"]["init"] == "sorted(uniform(-1.0,1.0))", facts
+    code, line = read("leetgpu", write(tmp_path, source.replace("uniform_(-1.0, 1.0))", "uniform_(-1.0, 1.0), descending=True)")))
+    assert code == 2 and "buffer A is not built by a constructor this reader knows" in line, line

@@ -119,3 +119,11 @@ def test_an_identity_and_its_tiling_are_their_values_and_a_shape_array_is_record
     tests = kopt_suite_shim.tensara(os.path.join(SUITES, "tensara", "argmax", "def.py"))["functional"]
     assert tests[0]["tensors"]["shape"]["fill"] == ["values", [16, 128, 256]]
     assert tests[3]["tensors"]["shape"]["fill"] == ["values", [64, 128, 128, 128]]
+
+
+def test_a_random_fill_sorted_ascending_is_recorded_as_sorted():
+    torch = kopt_suite_shim.make_torch()
+    drawn = torch.empty(8).uniform_(-1.0, 1.0)
+    assert torch.sort(drawn)[0].fill == ["sorted", "uniform", -1.0, 1.0]
+    assert torch.sort(drawn).values.fill == ["sorted", "uniform", -1.0, 1.0]
+    assert torch.sort(drawn, descending=True)[0].fill[0] == "computed"  # kopt sorts ascending only

@@ -168,6 +168,19 @@ std::uint64_t mix_digest(std::uint64_t combined, std::uint64_t digest) {
   return kopt_generator::mix64(combined ^ digest);
 }
 
+// sorted(...): the buffer's values in ascending order. Each value came from this type, so the
+// round trip through double is exact.
+static void sort_elements(std::span<std::byte> data, ElementType type, std::int64_t elements) {
+  std::vector<double> values(static_cast<std::size_t>(elements));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    values[i] = element_as_double(data.data(), type, static_cast<std::int64_t>(i));
+  }
+  std::sort(values.begin(), values.end());
+  with_conversion(type, [&](auto convert) {
+    for (std::size_t i = 0; i < values.size(); ++i) save(data.data(), static_cast<std::int64_t>(i), convert(values[i]));
+  });
+}
+
 void fill_buffer(std::span<std::byte> data, const DType& dtype, const spec::InitSpec& init,
                  std::uint64_t seed, std::string_view buffer_name) {
   const ElementType type = element_type(dtype);
@@ -182,6 +195,7 @@ void fill_buffer(std::span<std::byte> data, const DType& dtype, const spec::Init
         fill_chunk(data.data(), type, init, begin, end, key);
       },
       kHostThreads);
+  if (init.sorted) sort_elements(data, type, elements);
 }
 
 }  // namespace kopt::run

@@ -46,8 +46,8 @@ void KernelArguments::regenerate_on_device(const KernelLibrary& library, std::ui
     }
     const spec::InitSpec& init = *arg.buffer->init;
     const std::uint64_t key = buffer_stream_key(seed, arg.buffer->name);
-    // A literal list is the host's to write (the device generator draws, it holds no list).
-    if (init.kind == spec::InitKind::values ||
+    // A literal list or a sorted buffer is the host's to write (the device generator draws per element).
+    if (init.host_written() ||
         !library.launch_fill(arg.device->data(), static_cast<std::size_t>(arg.buffer->elements),
                              static_cast<int>(arg.type), static_cast<int>(init.kind), init.a, init.b, key, blocks)) {
       Bytes host(static_cast<std::size_t>(arg.buffer->bytes()));

@@ -13,7 +13,8 @@ namespace kopt::spec {
 namespace {
 
 constexpr std::string_view kSpellings =
-    "normal, normal(mean,std), uniform(lo,hi), int(lo,hi), int[lo,hi), zeros, ones or full(value), or values(v0,v1,...)";
+    "normal, normal(mean,std), uniform(lo,hi), int(lo,hi), int[lo,hi), zeros, ones or full(value), "
+    "or values(v0,v1,...) or sorted(FILL)";
 
 // Integer bounds travel as doubles (InitSpec, the generator's arguments): beyond 2^53 a
 // bound would silently round to a neighbour.
@@ -86,9 +87,31 @@ InitKind kind_named(const std::string& kind) {
 
 }  // namespace
 
+// sorted(F): F's values over the whole buffer in ascending order (a suite's torch.sort of random
+// data: merge inputs, searchsorted tables). Only a random fill is worth sorting.
+static InitFormula sorted_formula(const std::string& text) {
+  const std::string inner_text = text.substr(7, text.size() - 8);  // inside "sorted(" and ")"
+  std::optional<std::vector<std::string>> arguments = split_arguments(inner_text);
+  if (text.back() != ')' || (arguments && arguments->size() != 1)) {
+    throw input_error("init \"{}\": expected sorted(FILL)", text);
+  }
+  InitFormula inner = InitFormula::parse(inner_text);
+  const InitKind kind = inner.kind();
+  if (kind != InitKind::normal && kind != InitKind::uniform && kind != InitKind::integers) {
+    throw input_error("init \"{}\": sorted(...) takes a random fill (normal, uniform or int)", text);
+  }
+  return inner;
+}
+
 InitFormula InitFormula::parse(std::string_view text) {
   InitFormula formula;
   formula.text_ = collapse_whitespace(text);
+  if (formula.text_.starts_with("sorted(")) {
+    InitFormula inner = sorted_formula(formula.text_);
+    inner.text_ = formula.text_;
+    inner.sorted_ = true;
+    return inner;
+  }
   std::optional<CallParts> parts = split_call(formula.text_);
   if (!parts || !brackets_allowed(*parts) || !takes_argument_count(parts->kind, parts->arguments.size())) {
     throw formula.failure(fmt::format("expected {}", kSpellings));
@@ -117,6 +140,12 @@ std::vector<std::string> InitFormula::names() const {
 }
 
 InitSpec InitFormula::bind(const Dims& dims) const {
+  InitSpec init = bind_unsorted(dims);
+  init.sorted = sorted_;
+  return init;
+}
+
+InitSpec InitFormula::bind_unsorted(const Dims& dims) const {
   if (arguments_.empty()) {
     if (kind_ == InitKind::zeros) return {InitKind::zeros, 0, 0};
     if (kind_ == InitKind::ones) return {InitKind::ones, 1, 1};
@@ -181,6 +210,11 @@ Error InitFormula::failure(std::string_view why) const { return input_error("ini
 InitSpec InitSpec::parse(std::string_view text) { return InitFormula::parse(text).bind({}); }
 
 std::string InitSpec::text() const {
+  if (sorted) {
+    InitSpec unsorted = *this;
+    unsorted.sorted = false;
+    return fmt::format("sorted({})", unsorted.text());
+  }
   switch (kind) {
     case InitKind::normal:
       return a == 0 && b == 1 ? "normal" : fmt::format("normal({},{})", a, b);

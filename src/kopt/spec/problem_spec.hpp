@@ -26,12 +26,16 @@ enum class InitKind { normal, uniform, integers, zeros, ones, full, values };
 // int(lo, hi) draws integers in [lo, hi], both ends included (index-like inputs); zeros; ones;
 // full(v), the one value v everywhere (a suite's edge case: [2.0] * 30, torch.full(n, -3));
 // values(v0, v1, ...), element i is vi (a suite's literal data: torch.tensor([1.0, -2.0]), a
-// shape array passed as a parameter), one value per element.
+// shape array passed as a parameter), one value per element; sorted(F), F's values ascending.
 struct InitSpec {
   InitKind kind = InitKind::normal;
   double a = 0;  // mean, lo, full's value
   double b = 1;  // stddev, hi (included); full's value again
   std::vector<double> values;  // values(...)'s, in element order; empty for every other kind
+  bool sorted = false;         // sorted(...): the kind's values over the buffer, ascending
+  // Written by the host and uploaded, never generated on the device: a list, or a sort over
+  // the whole buffer, is no formula of (seed, index).
+  bool host_written() const { return kind == InitKind::values || sorted; }
   std::string text() const;  // as a spec would write it: "normal", "uniform(-1,1)", "int(0,99)"
   // Parses the spellings of InitFormula with numbers for bounds; throws input_error quoting `text`.
   static InitSpec parse(std::string_view text);
@@ -54,6 +58,7 @@ class InitFormula {
  private:
   InitSpec bind_integers(const Dims& dims) const;
   InitSpec bind_values(const Dims& dims) const;
+  InitSpec bind_unsorted(const Dims& dims) const;
   double argument(std::size_t index, const Dims& dims) const;
   Error failure(std::string_view why) const;
 
@@ -61,6 +66,7 @@ class InitFormula {
   InitKind kind_ = InitKind::normal;
   std::vector<Expression> arguments_;  // none: the kind's defaults
   bool half_open_ = false;             // int[lo,hi)
+  bool sorted_ = false;                // sorted(...)
 };
 
 struct Tolerance {

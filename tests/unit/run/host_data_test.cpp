@@ -106,6 +106,19 @@ TEST(FillBuffer, ValuesAreTheListInElementOrderForEverySeed) {
   EXPECT_EQ(generate("float16", halves, 2, 3), (std::vector<double>{0.5, -1.5}));
 }
 
+// sorted(F): F's own values (the same multiset as unsorted), in ascending order.
+TEST(FillBuffer, SortedIsTheFillsValuesAscending) {
+  const spec::InitSpec uniform{.kind = spec::InitKind::uniform, .a = -1, .b = 1};
+  spec::InitSpec ascending = uniform;
+  ascending.sorted = true;
+  auto drawn = generate("float16", uniform, 5000, 4);
+  auto sorted = generate("float16", ascending, 5000, 4);
+  EXPECT_TRUE(std::is_sorted(sorted.begin(), sorted.end()));
+  std::sort(drawn.begin(), drawn.end());
+  EXPECT_EQ(sorted, drawn);
+  EXPECT_EQ(ascending.text(), "sorted(uniform(-1,1))");
+}
+
 TEST(ElementConversion, RoundTripsRepresentableValuesInEveryDtype) {
   for (const spec::DType& dtype : spec::all_dtypes()) {
     std::vector<std::byte> data(4 * dtype.bytes);
