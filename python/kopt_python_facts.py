@@ -256,11 +256,11 @@ class TestReader:
         self.fail(node, "size %s is not an expression of the dims" % ast.unparse(node))
 
     def element(self, node):
-        """The node of `t[i]` for a local tuple t written out and a literal i, else None."""
-        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+        """The node of `t[i]` for a tuple t written out (a local, or in place) and a literal i, else None."""
+        if not (isinstance(node, ast.Subscript) and isinstance(node.value, (ast.Name, ast.Tuple, ast.List))
                 and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int)):
             return None
-        tuple_node = self.expressions.get(node.value.id)
+        tuple_node = node.value if not isinstance(node.value, ast.Name) else self.expressions.get(node.value.id)
         if not isinstance(tuple_node, (ast.Tuple, ast.List)) or not -len(tuple_node.elts) <= node.slice.value < len(tuple_node.elts):
             return None
         return tuple_node.elts[node.slice.value]
@@ -527,11 +527,19 @@ class TestReader:
             self.fail(node, "helpers that call helpers %d deep" % MAX_HELPER_DEPTH)
         reader = TestReader(self.path, helper, self.cls, self.depth + 1)
         for name, value in bound_arguments(helper, node, self.path).items():
-            value = self.resolved(value)
+            value = self.inlined(self.resolved(value))
             if isinstance(value, ast.Constant) and isinstance(value.value, bool):
                 reader.flags[name] = value.value
             reader.assign(name, value)
         return reader
+
+    def inlined(self, node):
+        """An argument with the caller's tuple locals written in (`uniform_(emb_range[0], ...)`
+        passed on to a helper that has no emb_range of its own)."""
+        for name, value in self.expressions.items():
+            if isinstance(value, (ast.Tuple, ast.List)):
+                node = Substituted(name, value).visit(copy.deepcopy(node))
+        return node
 
     def resolved(self, node):
         """A local passed on to a helper, as what it was bound to."""

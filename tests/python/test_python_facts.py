@@ -486,3 +486,23 @@ def test_leetgpu_a_random_fill_sorted_is_sorted(tmp_path):
     assert code == 0 and facts["buffers"]["A"]["init"] == "sorted(uniform(-1.0,1.0))", facts
     code, line = read("leetgpu", write(tmp_path, source.replace("uniform_(-1.0, 1.0))", "uniform_(-1.0, 1.0), descending=True)")))
     assert code == 2 and "buffer A is not built by a constructor this reader knows" in line, line
+
+
+def test_leetgpu_a_tuple_argument_read_in_a_helper_of_a_helper(tmp_path):
+    # 106_token_embedding_layer: _random_case(emb_range=(-0.3, 0.3)) builds
+    # torch.empty(...).uniform_(emb_range[0], emb_range[1]) and passes it to _build_case.
+    source = """
+        class Challenge(ChallengeBase):
+            def get_solve_signature(self):
+                return {"E": (ctypes.POINTER(ctypes.c_float), "in"), "Y": (ctypes.POINTER(ctypes.c_float), "out"),
+                        "N": (ctypes.c_int, "in")}
+            def _build_case(self, E, N):
+                return {"E": E, "Y": torch.empty(N), "N": N}
+            def _random_case(self, N, emb_range=(-1.0, 1.0)):
+                E = torch.empty(N, device=self.device).uniform_(emb_range[0], emb_range[1])
+                return self._build_case(E, N)
+            def generate_performance_test(self):
+                return self._random_case(N=1000, emb_range=(-0.3, 0.3))
+    """
+    code, facts = read("leetgpu", write(tmp_path, source))
+    assert code == 0 and facts["buffers"]["E"]["init"] == "uniform(-0.3,0.3)", facts
