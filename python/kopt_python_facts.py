@@ -936,8 +936,8 @@ def short_init(init):
 
 def fill_reason(fill):
     """Why a recorded fill has no kopt spelling, for the note that leaves its test out."""
-    if fill[0] == "values":
-        return "%d literal values" % len(fill[1])
+    if fill[0] == "values":  # values(...) holds finite numbers only
+        return "%d literal values, not all finite" % len(fill[1])
     if fill[0] == "const":
         return "the value %r everywhere" % (fill[1],)
     return "data built by code (%s)" % fill[1]
