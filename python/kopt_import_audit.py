@@ -60,6 +60,11 @@ def spec_fill(text, dims):
     if text.startswith("sorted(") and text.endswith(")"):
         inner = spec_fill(text[len("sorted("):-1], dims)
         return ["sorted"] + inner if inner[0] != "unknown" else ["unknown", text]
+    if text.startswith(("tril(", "triu(")) and text.endswith(")"):  # tril(FILL, n), as the stand-in records
+        fill, width = text[len("tril("):-1].rsplit(",", 1)
+        inner = spec_fill(fill, dims)
+        return [text[:4], int(kopt_suite_shim.evaluate(width, dims))] + inner if inner[0] != "unknown" \
+            else ["unknown", text]
     match = re.fullmatch(r"(normal|uniform|full|int|values)([\[(])(.*)([\])])", text)
     if not match:
         return ["unknown", text]

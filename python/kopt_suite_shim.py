@@ -494,6 +494,15 @@ def make_torch():
                             ["computed", what])
         return make
 
+    def triangle(which):
+        """torch.tril / torch.triu of a random fill: kopt's tril(FILL, n) / triu(FILL, n)."""
+        def make(t, diagonal=0, **k):
+            if diagonal != 0 or t.fill[0] not in ("uniform", "normal", "int") or len(t.shape) < 2 \
+                    or t.shape[-1] != t.shape[-2]:
+                return t.computed("torch.%s(...)" % which)
+            return Recorded(t.shape, t.dtype, [which, t.shape[-1]] + list(t.fill))
+        return make
+
     def eye(n, m=None, **k):
         return Recorded([n, n if m is None else m], dtype_keyword(k), values_fill(identity(n, m)))
 
@@ -513,7 +522,8 @@ def make_torch():
     torch.full_like = full_like
     torch.sort = sort
     torch.eye = eye
-    for name in ("tril", "triu", "linspace", "randperm", "multinomial", "cat", "stack", "where", "cumsum",
+    torch.tril, torch.triu = triangle("tril"), triangle("triu")
+    for name in ("linspace", "randperm", "multinomial", "cat", "stack", "where", "cumsum",
                  "matmul", "softmax", "sum", "mean", "exp", "sqrt", "clamp", "sigmoid", "bmm", "mm", "max", "min",
                  "abs", "searchsorted", "minimum", "maximum", "topk", "argsort", "flip", "complex", "from_numpy",
                  "bincount", "einsum", "outer", "sin", "cos", "log", "erf", "round", "relu", "pow", "square",

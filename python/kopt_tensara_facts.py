@@ -82,9 +82,11 @@ OPAQUE = Opaque()
 class Tensor:
     """An input as create_inputs builds it: numeric shape and its distribution."""
 
-    def __init__(self, shape, kind, a=0.0, b=1.0, values=None):
+    def __init__(self, shape, kind, a=0.0, b=1.0, values=None, triangle=None):
         self.shape, self.kind, self.a, self.b = tuple(shape), kind, a, b
         self.values = values  # kind "values": the literal list, each a number or a dim's name
+        self.triangle = triangle  # "tril" or "triu" of a square random matrix
+        self.width = shape[-1] if shape else None  # its row length; named once the axes are
 
     def scaled(self, factor):
         if self.kind in ("uniform", "normal"):
@@ -95,6 +97,8 @@ class Tensor:
             return Tensor(self.shape, self.kind, low, high)
         if self.kind == "zeros" or factor == 1:
             return self
+        if self.triangle:
+            return None  # tril(rand) * 2 is tril(uniform(0, 2)), but no suite writes it so
         if self.kind == "values":
             return None  # a literal list stays as written
         if self.kind in ("ones", "full"):
@@ -116,6 +120,8 @@ class Tensor:
         return {"zeros": 0, "ones": 1}.get(self.kind, self.a)
 
     def init(self):
+        if self.triangle:
+            return "%s(%s, %s)" % (self.triangle, Tensor(self.shape, self.kind, self.a, self.b).init(), self.width)
         if self.kind in ("uniform", "normal"):
             return "%s(%s,%s)" % (self.kind, clean(self.a), clean(self.b))
         if self.kind == "int":
@@ -378,8 +384,17 @@ class Evaluator:
             return OPAQUE
         if leaf == "tensor" and args:
             return self.literal_tensor(node, self.value(args[0], env))
+        if leaf in ("tril", "triu") and len(args) == 1 and not node.keywords:
+            return self.triangle(node, leaf, self.value(args[0], env))
         self.fail(node, "an input built by torch.%s (kopt fills inputs with rand, randn, randint, zeros or ones)"
                   % leaf)
+
+    def triangle(self, node, which, base):
+        """torch.tril / torch.triu of a square random matrix: kopt's tril(FILL, n) / triu(FILL, n)."""
+        if not isinstance(base, Tensor) or base.kind not in ("uniform", "normal", "int") or base.triangle \
+                or len(base.shape) != 2 or base.shape[0] != base.shape[1]:
+            self.fail(node, "torch.%s of %s, not of a square random matrix" % (which, ast.unparse(node.args[0])))
+        return Tensor(base.shape, base.kind, base.a, base.b, triangle=which)
 
     def literal_tensor(self, node, data):
         """torch.tensor of a flat list of numbers (a shape array passed as a parameter): its values."""
@@ -997,6 +1012,9 @@ def read(path):
                              "axes" % (path, generate.lineno, name))
         shapes[name] = [axis_name(name, axis, [t[name].shape[axis] for t in tensors_per_case], dims_per_case, path)
                         for axis in range(rank)]
+    for tensors in tensors_per_case:  # a triangle's row length by its axis's name
+        for name, tensor in tensors.items():
+            tensor.width = shapes[name][-1] if tensor.triangle else tensor.width
     output = params[outputs[0]]["name"]
     shapes[output] = output_shape(cls, path, [p["name"] for p in before], shapes, notes, output)
     buffers = {}

@@ -127,3 +127,11 @@ def test_a_random_fill_sorted_ascending_is_recorded_as_sorted():
     assert torch.sort(drawn)[0].fill == ["sorted", "uniform", -1.0, 1.0]
     assert torch.sort(drawn).values.fill == ["sorted", "uniform", -1.0, 1.0]
     assert torch.sort(drawn, descending=True)[0].fill[0] == "computed"  # kopt sorts ascending only
+
+
+def test_a_triangle_of_a_random_matrix_is_recorded_with_its_row_length():
+    torch = kopt_suite_shim.make_torch()
+    drawn = torch.rand(4, 4) * 2 - 1
+    assert torch.tril(drawn).fill == ["tril", 4, "uniform", -1.0, 1.0]
+    assert torch.triu(drawn).fill == ["triu", 4, "uniform", -1.0, 1.0]
+    assert torch.tril(drawn, diagonal=1).fill[0] == "computed"

@@ -285,3 +285,15 @@ def test_an_input_of_varying_rank_is_flat_where_the_reference_reads_no_axis(tmp_
     # A reference that reads an axis (a sum along dim 1) is not flattened: refused, with the line.
     code, message = read(written(tmp_path, FROBENIUS.replace("torch.norm(x, p='fro')", "x.sum(dim=1)")))
     assert code != 0 and "def.py:16: input X has another rank in some test case" in message
+
+
+def test_a_lower_triangle_of_a_random_matrix_is_tril_of_its_fill(tmp_path):
+    # lower-trig-matmul: torch.tril(torch.rand(n, n) * 2 - 1) is tril(uniform(-1,1), n).
+    text = FROBENIUS.replace("torch.randn(*shape, device=\"cuda\")", "torch.tril(torch.rand(shape[0], shape[0]) * 2 - 1)")
+    text = text.replace("[(4, 1024, 1024), (8, 32, 256, 256)]", "[(64,), (128,)]").replace("total *= extent", "total *= extent * extent")
+    text = text.replace('"name": "size"', '"name": "n"').replace("return [total]", "return [test_case[\"shape\"][0]]")
+    code, facts = read(written(tmp_path, text))
+    assert code == 0, facts
+    assert facts["buffers"]["X"]["shape"] == ["n", "n"] and facts["buffers"]["X"]["init"] == "tril(uniform(-1,1), n)"
+    code, message = read(written(tmp_path, text.replace("torch.tril(", "torch.triu(torch.ones(2, 2) + ")))
+    assert code != 0 and "not of a square random matrix" in message

@@ -181,6 +181,19 @@ static void sort_elements(std::span<std::byte> data, ElementType type, std::int6
   });
 }
 
+// tril(F, n) / triu(F, n): in each row-major n x n matrix, the elements above (tril) or below
+// (triu) the diagonal are zero, as torch.tril and torch.triu leave them.
+static void zero_triangle(std::span<std::byte> data, ElementType type, std::int64_t elements, std::int64_t width,
+                          bool keep_lower) {
+  with_conversion(type, [&](auto convert) {
+    const auto zero = convert(0.0);
+    for (std::int64_t i = 0; i < elements; ++i) {
+      const std::int64_t column = i % width, row = (i / width) % width;
+      if (keep_lower ? column > row : column < row) save(data.data(), i, zero);
+    }
+  });
+}
+
 void fill_buffer(std::span<std::byte> data, const DType& dtype, const spec::InitSpec& init,
                  std::uint64_t seed, std::string_view buffer_name) {
   const ElementType type = element_type(dtype);
@@ -195,7 +208,11 @@ void fill_buffer(std::span<std::byte> data, const DType& dtype, const spec::Init
         fill_chunk(data.data(), type, init, begin, end, key);
       },
       kHostThreads);
-  if (init.sorted) sort_elements(data, type, elements);
+  using spec::Arrangement;
+  if (init.arrangement == Arrangement::sorted) sort_elements(data, type, elements);
+  if (init.arrangement == Arrangement::lower_triangle || init.arrangement == Arrangement::upper_triangle) {
+    zero_triangle(data, type, elements, init.width, init.arrangement == Arrangement::lower_triangle);
+  }
 }
 
 }  // namespace kopt::run

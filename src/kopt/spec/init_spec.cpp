@@ -1,7 +1,10 @@
 // InitFormula and InitSpec (declared in problem_spec.hpp): how a buffer is filled, as
 // kopt.toml writes it and as one case binds it.
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <utility>
 
 #include <fmt/ranges.h>
 
@@ -14,7 +17,7 @@ namespace {
 
 constexpr std::string_view kSpellings =
     "normal, normal(mean,std), uniform(lo,hi), int(lo,hi), int[lo,hi), zeros, ones or full(value), "
-    "or values(v0,v1,...) or sorted(FILL)";
+    "or values(v0,v1,...), sorted(FILL), tril(FILL, n) or triu(FILL, n)";
 
 // Integer bounds travel as doubles (InitSpec, the generator's arguments): beyond 2^53 a
 // bound would silently round to a neighbour.
@@ -87,30 +90,51 @@ InitKind kind_named(const std::string& kind) {
 
 }  // namespace
 
+namespace {
+
+// The arrangements' spellings: a wrapper around a fill, tril and triu with the row length after it.
+constexpr std::pair<std::string_view, Arrangement> kArrangements[] = {
+    {"sorted(", Arrangement::sorted}, {"tril(", Arrangement::lower_triangle}, {"triu(", Arrangement::upper_triangle}};
+
+// Where "FILL, n" splits: the last comma outside every bracket, ( and [ alike (int[0, 10) opens
+// with one and closes with the other); npos where there is none.
+std::size_t last_top_level_comma(std::string_view text) {
+  int depth = 0;
+  std::size_t found = std::string_view::npos;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    depth += (text[i] == '(' || text[i] == '[') ? 1 : (text[i] == ')' || text[i] == ']') ? -1 : 0;
+    if (text[i] == ',' && depth == 0) found = i;
+  }
+  return found;
+}
+
+}  // namespace
+
 // sorted(F): F's values over the whole buffer in ascending order (a suite's torch.sort of random
-// data: merge inputs, searchsorted tables). Only a random fill is worth sorting.
-static InitFormula sorted_formula(const std::string& text) {
-  const std::string inner_text = text.substr(7, text.size() - 8);  // inside "sorted(" and ")"
-  std::optional<std::vector<std::string>> arguments = split_arguments(inner_text);
-  if (text.back() != ')' || (arguments && arguments->size() != 1)) {
-    throw input_error("init \"{}\": expected sorted(FILL)", text);
+// data: merge inputs); tril(F, n) / triu(F, n): F with each n x n matrix's upper / lower
+// triangle zeroed (torch.tril of random data). Only a random fill is worth arranging.
+InitFormula InitFormula::arranged(const std::string& text, std::string_view prefix, Arrangement arrangement) {
+  std::string inner_text = text.substr(prefix.size(), text.size() - prefix.size() - 1);  // inside "(" and ")"
+  const std::size_t comma = last_top_level_comma(inner_text);
+  const bool sorted = arrangement == Arrangement::sorted;
+  if (text.back() != ')' || sorted != (comma == std::string::npos)) {
+    throw input_error("init \"{}\": expected {}", text, sorted ? "sorted(FILL)" : fmt::format("{}FILL, n)", prefix));
   }
-  InitFormula inner = InitFormula::parse(inner_text);
-  const InitKind kind = inner.kind();
-  if (kind != InitKind::normal && kind != InitKind::uniform && kind != InitKind::integers) {
-    throw input_error("init \"{}\": sorted(...) takes a random fill (normal, uniform or int)", text);
+  InitFormula inner = InitFormula::parse(sorted ? inner_text : inner_text.substr(0, comma));
+  if (inner.kind_ != InitKind::normal && inner.kind_ != InitKind::uniform && inner.kind_ != InitKind::integers) {
+    throw input_error("init \"{}\": {}...) takes a random fill (normal, uniform or int)", text, prefix);
   }
+  if (!sorted) inner.width_ = Expression::parse(collapse_whitespace(inner_text.substr(comma + 1)));
+  inner.text_ = text;
+  inner.arrangement_ = arrangement;
   return inner;
 }
 
 InitFormula InitFormula::parse(std::string_view text) {
   InitFormula formula;
   formula.text_ = collapse_whitespace(text);
-  if (formula.text_.starts_with("sorted(")) {
-    InitFormula inner = sorted_formula(formula.text_);
-    inner.text_ = formula.text_;
-    inner.sorted_ = true;
-    return inner;
+  for (const auto& [prefix, arrangement] : kArrangements) {
+    if (formula.text_.starts_with(prefix)) return arranged(formula.text_, prefix, arrangement);
   }
   std::optional<CallParts> parts = split_call(formula.text_);
   if (!parts || !brackets_allowed(*parts) || !takes_argument_count(parts->kind, parts->arguments.size())) {
@@ -136,16 +160,25 @@ std::vector<std::string> InitFormula::names() const {
   for (const Expression& argument : arguments_) {
     for (std::string& name : argument.names()) names.push_back(std::move(name));
   }
+  if (width_) std::ranges::move(width_->names(), std::back_inserter(names));
   return names;
 }
 
 InitSpec InitFormula::bind(const Dims& dims) const {
-  InitSpec init = bind_unsorted(dims);
-  init.sorted = sorted_;
+  InitSpec init = bind_drawn(dims);
+  init.arrangement = arrangement_;
+  if (width_) {
+    try {
+      init.width = width_->evaluate_integer(dims);
+    } catch (const Error& error) {
+      throw failure(error.what());
+    }
+    if (init.width <= 0) throw failure(fmt::format("the row length must be > 0 (it is {})", init.width));
+  }
   return init;
 }
 
-InitSpec InitFormula::bind_unsorted(const Dims& dims) const {
+InitSpec InitFormula::bind_drawn(const Dims& dims) const {
   if (arguments_.empty()) {
     if (kind_ == InitKind::zeros) return {InitKind::zeros, 0, 0};
     if (kind_ == InitKind::ones) return {InitKind::ones, 1, 1};
@@ -210,10 +243,11 @@ Error InitFormula::failure(std::string_view why) const { return input_error("ini
 InitSpec InitSpec::parse(std::string_view text) { return InitFormula::parse(text).bind({}); }
 
 std::string InitSpec::text() const {
-  if (sorted) {
-    InitSpec unsorted = *this;
-    unsorted.sorted = false;
-    return fmt::format("sorted({})", unsorted.text());
+  if (arrangement != Arrangement::as_drawn) {
+    InitSpec drawn = *this;
+    drawn.arrangement = Arrangement::as_drawn;
+    if (arrangement == Arrangement::sorted) return fmt::format("sorted({})", drawn.text());
+    return fmt::format("{}({},{})", arrangement == Arrangement::lower_triangle ? "tril" : "triu", drawn.text(), width);
   }
   switch (kind) {
     case InitKind::normal:

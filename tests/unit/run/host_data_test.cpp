@@ -110,13 +110,31 @@ TEST(FillBuffer, ValuesAreTheListInElementOrderForEverySeed) {
 TEST(FillBuffer, SortedIsTheFillsValuesAscending) {
   const spec::InitSpec uniform{.kind = spec::InitKind::uniform, .a = -1, .b = 1};
   spec::InitSpec ascending = uniform;
-  ascending.sorted = true;
+  ascending.arrangement = spec::Arrangement::sorted;
   auto drawn = generate("float16", uniform, 5000, 4);
   auto sorted = generate("float16", ascending, 5000, 4);
   EXPECT_TRUE(std::is_sorted(sorted.begin(), sorted.end()));
   std::sort(drawn.begin(), drawn.end());
   EXPECT_EQ(sorted, drawn);
   EXPECT_EQ(ascending.text(), "sorted(uniform(-1,1))");
+}
+
+// tril(F, n): F with each n x n matrix's elements above the diagonal zero; triu below.
+TEST(FillBuffer, TriangleZeroesTheOtherSideOfEachMatrix) {
+  spec::InitSpec lower{.kind = spec::InitKind::uniform, .a = 1, .b = 2};
+  lower.arrangement = spec::Arrangement::lower_triangle;
+  lower.width = 3;
+  auto two = generate("float32", lower, 18, 5);  // two 3 x 3 matrices
+  for (int i = 0; i < 18; ++i) {
+    const int column = i % 3, row = (i / 3) % 3;
+    EXPECT_EQ(two[i] == 0, column > row) << i;
+  }
+  spec::InitSpec upper = lower;
+  upper.arrangement = spec::Arrangement::upper_triangle;
+  auto upper_values = generate("float32", upper, 9, 5);
+  EXPECT_EQ(upper_values[3], 0);  // row 1, column 0
+  EXPECT_NE(upper_values[1], 0);  // row 0, column 1
+  EXPECT_EQ(upper.text(), "triu(uniform(1,2),3)");
 }
 
 TEST(ElementConversion, RoundTripsRepresentableValuesInEveryDtype) {
