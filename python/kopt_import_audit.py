@@ -57,13 +57,23 @@ def spec_fill(text, dims):
         return ["const", 0 if text == "zeros" else 1]
     if text == "normal":
         return ["normal", 0.0, 1.0]
-    match = re.fullmatch(r"(normal|uniform|full|int)([\[(])(.*)([\])])", text)
+    if text.startswith("sorted(") and text.endswith(")"):
+        inner = spec_fill(text[len("sorted("):-1], dims)
+        return ["sorted"] + inner if inner[0] != "unknown" else ["unknown", text]
+    if text.startswith(("tril(", "triu(")) and text.endswith(")"):  # tril(FILL, n), as the stand-in records
+        fill, width = text[len("tril("):-1].rsplit(",", 1)
+        inner = spec_fill(fill, dims)
+        return [text[:4], int(kopt_suite_shim.evaluate(width, dims))] + inner if inner[0] != "unknown" \
+            else ["unknown", text]
+    match = re.fullmatch(r"(normal|uniform|full|int|values)([\[(])(.*)([\])])", text)
     if not match:
         return ["unknown", text]
     kind, open_, args, close = match.groups()
     numbers = [float(kopt_suite_shim.evaluate(a, dims)) for a in split_top(args)]
     if kind == "full":
         return ["const", numbers[0]]
+    if kind == "values":  # as the stand-in records a literal list (one value everywhere is a constant)
+        return kopt_suite_shim.values_fill([int(n) if n.is_integer() else n for n in numbers])
     if kind == "int":
         return ["int", int(numbers[0]), int(numbers[1]) + (0 if (open_, close) == ("[", ")") else 1)]
     return [kind] + numbers
@@ -89,8 +99,9 @@ def same_fill(suite, spec):
 
 
 def fill_text(fill):
-    if fill[0] == "values":
-        return "%d literal values" % len(fill[1])
+    if fill[0] == "values":  # a short list shown, so that two lists of one length tell apart
+        listed = " (%s)" % ", ".join(str(v) for v in fill[1]) if len(fill[1]) <= 8 else ""
+        return "%d literal values%s" % (len(fill[1]), listed)
     if fill[0] == "computed":
         return "computed data (%s)" % fill[1]
     return "%s(%s)" % (fill[0], ", ".join(str(x) for x in fill[1:])) if len(fill) > 1 else fill[0]
@@ -146,7 +157,7 @@ def differences(spec, case, test, roles, shapes_known):
         pinned = spec.buffers[name].get("dtype")
         if pinned is None:
             found.append("%s's dtype (%s) is not pinned" % (name, tensor["dtype"]))
-        elif pinned != kopt_dtype(tensor["dtype"]):
+        elif pinned != kopt_dtype(tensor["dtype"]) and not same_bits(pinned, tensor):
             found.append("%s is %s, the test's %s" % (name, pinned, tensor["dtype"]))
         fill = spec.fill(case, name)
         if role == "output":
@@ -157,6 +168,22 @@ def differences(spec, case, test, roles, shapes_known):
             found.append("%s is %s, the test's %s" % (name, "filled with " + fill_text(fill) if fill else "kopt's default fill",
                                                      fill_text(tensor["fill"])))
     return found
+
+
+# Integer dtypes by width; the signed one's range first.
+INTEGER_WIDTHS = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8}
+
+
+def same_bits(pinned, tensor):
+    """Whether a literal integer tensor of one signedness holds the bits the spec's dtype of the
+    other holds: a Tensara solution declares its shape array size_t (uint64) where the harness
+    builds int64 extents; the kernel reads the same bytes, so the pinned type stands."""
+    fill, dtype = tensor["fill"], kopt_dtype(tensor["dtype"])
+    if INTEGER_WIDTHS.get(pinned) != INTEGER_WIDTHS.get(dtype) or fill[0] not in ("values", "const"):
+        return False
+    numbers = fill[1] if fill[0] == "values" else [fill[1]]
+    limit = 2 ** (8 * INTEGER_WIDTHS[dtype] - 1)
+    return all(isinstance(v, int) and 0 <= v < limit for v in numbers)
 
 
 def kopt_dtype(name):

@@ -42,6 +42,7 @@ import copy
 import json
 import math
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -255,11 +256,11 @@ class TestReader:
         self.fail(node, "size %s is not an expression of the dims" % ast.unparse(node))
 
     def element(self, node):
-        """The node of `t[i]` for a local tuple t written out and a literal i, else None."""
-        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+        """The node of `t[i]` for a tuple t written out (a local, or in place) and a literal i, else None."""
+        if not (isinstance(node, ast.Subscript) and isinstance(node.value, (ast.Name, ast.Tuple, ast.List))
                 and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int)):
             return None
-        tuple_node = self.expressions.get(node.value.id)
+        tuple_node = node.value if not isinstance(node.value, ast.Name) else self.expressions.get(node.value.id)
         if not isinstance(tuple_node, (ast.Tuple, ast.List)) or not -len(tuple_node.elts) <= node.slice.value < len(tuple_node.elts):
             return None
         return tuple_node.elts[node.slice.value]
@@ -309,6 +310,8 @@ class TestReader:
                 return None
             if node.func.attr in KEPT_BY:
                 return Tensor(flattened(base.shape) if node.func.attr in FLATTENING else base.shape, base.init)
+            if node.func.attr == "repeat":
+                return self.repeated(node, base)
             return Tensor(base.shape, self.fill_method(node, node.func.attr, args))
         shape_of = lambda index: self.shape(args[index], dim_of) if len(args) > index \
             else self.fail(node, "%s without a shape" % callee)
@@ -348,11 +351,24 @@ class TestReader:
             return Tensor(shape_of(0), self.constant_fill(node, bound(1, "value", 0.0)))
         if leaf == "full":
             return Tensor(shape_of(0), self.constant_fill(node, bound(1, "fill_value", 0.0)))
-        if leaf == "tensor" and args:  # torch.tensor([0.9]): one value everywhere, else no fill of kopt's
-            values = {v for v in literal_leaves(args[0])} if nested_extents(args[0]) else set()
-            if len(values) != 1 or None in values:
+        if leaf == "tensor" and args:  # torch.tensor([0.9]): one value everywhere; [100.0, 200.0]: those
+            leaves = list(literal_leaves(args[0])) if nested_extents(args[0]) else [None]
+            if None in leaves or not all(math.isfinite(v) for v in leaves):
                 return None
-            return Tensor([str(e) for e in nested_extents(args[0])], self.constant_fill(node, values.pop()))
+            extents = [str(e) for e in nested_extents(args[0])]
+            if len(set(leaves)) == 1:
+                return Tensor(extents, self.constant_fill(node, leaves[0]))
+            return Tensor(extents, values_text(leaves))
+        if leaf == "eye" and args:  # a small identity (33_ordinary_least_squares' X) as its values
+            n, m = self.number(args[0]), self.number(args[1]) if len(args) > 1 else self.number(args[0])
+            if n * m > kopt_suite_shim.MAX_VALUES:
+                return None
+            return Tensor([str(n), str(m)], values_text(kopt_suite_shim.identity(n, m)))
+        if callee == "torch.sort" and len(args) == 1 and not node.keywords:  # ascending: sorted(FILL)
+            base = self.tensor(args[0], dim_of)
+            if base is None or not (base.init or "").startswith(("uniform", "normal", "int")):
+                return None
+            return Tensor(base.shape, "sorted(%s)" % base.init)
         if leaf in LIKE_FILLS and args:
             base = self.tensor(args[0], dim_of)
             if base is None:
@@ -399,6 +415,16 @@ class TestReader:
         if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
             return "full(%r)" % value
         self.fail(node, "a buffer filled with %s (kopt fills with zeros, ones, full(v) of a finite v or random values)" % value)
+
+    def repeated(self, node, base):
+        """A literal matrix or vector tiled (torch.eye(8).repeat(2, 1)); refused for anything else."""
+        repeats = [self.number(a) for a in node.args]
+        if not (base.init or "").startswith("values(") or len(repeats) != len(base.shape) \
+                or not all(extent.isdigit() for extent in base.shape):
+            self.fail(node, "%s repeats data no fill of kopt's lists" % ast.unparse(node))
+        shape = [int(extent) for extent in base.shape]
+        values = kopt_suite_shim.tiled(listed_values(base.init), shape, repeats)
+        return Tensor([str(e * r) for e, r in zip(shape, repeats)], values_text(values))
 
     def fill_method(self, node, name, args):
         if name == "uniform_":
@@ -501,11 +527,19 @@ class TestReader:
             self.fail(node, "helpers that call helpers %d deep" % MAX_HELPER_DEPTH)
         reader = TestReader(self.path, helper, self.cls, self.depth + 1)
         for name, value in bound_arguments(helper, node, self.path).items():
-            value = self.resolved(value)
+            value = self.inlined(self.resolved(value))
             if isinstance(value, ast.Constant) and isinstance(value.value, bool):
                 reader.flags[name] = value.value
             reader.assign(name, value)
         return reader
+
+    def inlined(self, node):
+        """An argument with the caller's tuple locals written in (`uniform_(emb_range[0], ...)`
+        passed on to a helper that has no emb_range of its own)."""
+        for name, value in self.expressions.items():
+            if isinstance(value, (ast.Tuple, ast.List)):
+                node = Substituted(name, value).visit(copy.deepcopy(node))
+        return node
 
     def resolved(self, node):
         """A local passed on to a helper, as what it was bound to."""
@@ -594,9 +628,13 @@ def bound_arguments(function, call, path):
 
 
 def assigned_pairs(target, value):
-    """(name, value node) of `N = 5` and of `M, N = 4, 5`."""
+    """(name, value node) of `N = 5`, of `M, N = 4, 5` and of `A, _ = torch.sort(x)` (A is the sort:
+    its values)."""
     if isinstance(target, ast.Name):
         return [(target.id, value)]
+    if isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name) \
+            and isinstance(value, ast.Call) and ast.unparse(value.func) == "torch.sort":
+        return [(target.elts[0].id, value)]
     if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
         return [pair for t, v in zip(target.elts, value.elts) for pair in assigned_pairs(t, v)]
     return []
@@ -744,6 +782,16 @@ def last_assignment(function, name, before_line):
     return found.value if found is not None else None
 
 
+def values_text(values):
+    """values(...) of a list of numbers, whole ones written as integers."""
+    return "values(%s)" % ",".join(str(int(v)) if float(v).is_integer() else repr(float(v)) for v in values)
+
+
+def listed_values(init):
+    """The numbers of a values(...) text."""
+    return [float(v) for v in init[len("values("):-1].split(",")]
+
+
 def literal_leaves(node):
     """The numbers of a nested list literal (None for anything that is not one)."""
     if isinstance(node, (ast.List, ast.Tuple)):
@@ -870,13 +918,26 @@ def fill_text(fill, dtype):
         return "%s(%s,%s)" % (kind, float(fill[1]), float(fill[2]))
     if kind == "int":
         return "int[%d,%d)" % (fill[1], fill[2])
+    if kind == "sorted":
+        inner = fill_text(fill[1:], dtype)
+        return None if inner is None else "sorted(%s)" % inner
+    if kind == "values" and all(isinstance(v, (int, float)) and math.isfinite(v) for v in fill[1]):
+        integer = dtype in INTEGER_DTYPES or dtype == "bool"
+        if integer and any(v != int(v) for v in fill[1]):
+            return None
+        return "values(%s)" % ",".join(str(int(v)) if integer else repr(float(v)) for v in fill[1])
     return None
+
+
+def short_init(init):
+    """A fill as a case's name shows it: a literal list by its length."""
+    return "%d literal values" % (init.count(",") + 1) if init.startswith("values(") else init
 
 
 def fill_reason(fill):
     """Why a recorded fill has no kopt spelling, for the note that leaves its test out."""
-    if fill[0] == "values":
-        return "%d literal values" % len(fill[1])
+    if fill[0] == "values":  # values(...) holds finite numbers only
+        return "%d literal values, not all finite" % len(fill[1])
     if fill[0] == "const":
         return "the value %r everywhere" % (fill[1],)
     return "data built by code (%s)" % fill[1]
@@ -922,8 +983,8 @@ def sized_by_dims(record, buffers, params):
     tests = [record["performance"]] + record["functional"]
     scalars = [name for name, (kind, _, _) in params.items() if kind == "scalar"]
     for name, buffer in buffers.items():
-        if not all(extent.isdigit() for extent in buffer["shape"]):
-            continue
+        if any(re.search(r"[A-Za-z_]", extent) for extent in buffer["shape"]):
+            continue  # a number or numbers only (32 * 32, a flattened identity): sized by no dim yet
         seen = [(t["scalars"], math.prod(t["tensors"][name]["shape"])) for t in tests if name in t["tensors"]]
         if len({count for _, count in seen}) < 2:
             continue  # one size in every test: the number is right
@@ -989,7 +1050,8 @@ def recorded_cases(record, dims, buffers, params, notes):
         if key in seen:
             continue  # the same sizes and fills as a case before: that case checks it
         seen.add(key)
-        name = "test %d: %s" % (test["index"], " ".join([scalars] + ["%s=%s" % kv for kv in inits.items()]).strip())
+        own = ["%s=%s" % (buffer, short_init(init)) for buffer, init in inits.items()]
+        name = "test %d: %s" % (test["index"], " ".join([scalars] + own).strip())
         cases.append(dict({"name": name, "dims": case_dims}, **({"init": inits} if inits else {})))
     if left_out:
         notes.insert(0, "%d of %d functional tests left out (tests %s); each is named below"

@@ -240,6 +240,14 @@ class Recorded:
     def expand(self, *shape):
         return self.computed("expanded", flat_shape(shape, {}))
 
+    def repeat(self, *repeats):
+        """A literal matrix or vector tiled (torch.eye(8).repeat(2, 1)); anything else computed."""
+        repeats = flat_shape(repeats, {})
+        if self.fill[0] != "values" or len(repeats) != len(self.shape) or len(self.shape) not in (1, 2):
+            return self.computed("repeated", [s * r for s, r in zip(self.shape, repeats)])
+        return Recorded([s * r for s, r in zip(self.shape, repeats)], self.dtype,
+                        values_fill(tiled(self.fill[1], list(self.shape), repeats)))
+
     def transpose(self, a, b):
         shape = list(self.shape)
         shape[a], shape[b] = shape[b], shape[a]
@@ -387,6 +395,19 @@ def literal(data):
     return None
 
 
+def tiled(values, shape, repeats):
+    """A row-major vector or matrix's values tiled repeats[0] times down (and repeats[1] across)."""
+    columns = shape[-1]
+    rows = [values[i:i + columns] for i in range(0, len(values), columns)]
+    across = repeats[1] if len(repeats) == 2 else 1
+    return [v for _ in range(repeats[0]) for row in rows for v in row * across]
+
+
+def identity(n, m=None):
+    """torch.eye(n, m)'s values, row by row."""
+    return [1.0 if i == j else 0.0 for i in range(n) for j in range(n if m is None else m)]
+
+
 def values_fill(values):
     if values and all(v == values[0] for v in values) and not any(isinstance(v, float) and math.isnan(v) for v in values):
         return ["const", values[0]]
@@ -473,8 +494,23 @@ def make_torch():
                             ["computed", what])
         return make
 
+    def triangle(which):
+        """torch.tril / torch.triu of a random fill: kopt's tril(FILL, n) / triu(FILL, n)."""
+        def make(t, diagonal=0, **k):
+            if diagonal != 0 or t.fill[0] not in ("uniform", "normal", "int") or len(t.shape) < 2 \
+                    or t.shape[-1] != t.shape[-2]:
+                return t.computed("torch.%s(...)" % which)
+            return Recorded(t.shape, t.dtype, [which, t.shape[-1]] + list(t.fill))
+        return make
+
+    def eye(n, m=None, **k):
+        return Recorded([n, n if m is None else m], dtype_keyword(k), values_fill(identity(n, m)))
+
     def sort(t, *a, **k):
-        return Sorted((t.computed("sorted"), t.computed("sort indices", dtype="int64")))
+        """A random fill sorted ascending is kopt's sorted(FILL); anything else is data built by code."""
+        ascending = t.fill[0] in ("uniform", "normal", "int") and not k.get("descending") and not a
+        values = Recorded(t.shape, t.dtype, ["sorted"] + list(t.fill)) if ascending else t.computed("sorted")
+        return Sorted((values, t.computed("sort indices", dtype="int64")))
 
     torch.empty = empty
     torch.zeros, torch.ones = constant(0), constant(1)
@@ -485,7 +521,9 @@ def make_torch():
     torch.rand_like, torch.randn_like = like(["uniform", 0.0, 1.0]), like(["normal", 0.0, 1.0])
     torch.full_like = full_like
     torch.sort = sort
-    for name in ("eye", "tril", "triu", "linspace", "randperm", "multinomial", "cat", "stack", "where", "cumsum",
+    torch.eye = eye
+    torch.tril, torch.triu = triangle("tril"), triangle("triu")
+    for name in ("linspace", "randperm", "multinomial", "cat", "stack", "where", "cumsum",
                  "matmul", "softmax", "sum", "mean", "exp", "sqrt", "clamp", "sigmoid", "bmm", "mm", "max", "min",
                  "abs", "searchsorted", "minimum", "maximum", "topk", "argsort", "flip", "complex", "from_numpy",
                  "bincount", "einsum", "outer", "sin", "cos", "log", "erf", "round", "relu", "pow", "square",
@@ -680,7 +718,11 @@ def tensara(path):
             raise ShimFailure("%s: no class derived from Problem" % path)
         problem = classes[0]()
         parameters = type(problem).parameters
-        inputs = [p["name"] for p in parameters if p.get("pointer") and p.get("const")]
+        output = next(i for i, p in enumerate(parameters) if p.get("pointer") and not p.get("const"))
+        # create_inputs makes the inputs before the output; get_extra_params those after it (a
+        # shape array: torch.tensor(list(test_case["shape"])))
+        inputs, extras = ([p["name"] for p in side if p.get("pointer")]
+                          for side in (parameters[:output], parameters[output + 1:]))
         tests = []
         for index, case in enumerate(problem.generate_test_cases()):
             made = case["create_inputs"]()
@@ -688,6 +730,9 @@ def tensara(path):
             entries = {"name": case.get("name", "")}
             tensors = [m for m in made if isinstance(m, Recorded)]
             for name, value in zip(inputs, tensors):
+                entries[name] = value
+            extra_tensors = [unwrapped(v) for v in problem.get_extra_params(case)]
+            for name, value in zip(extras, [v for v in extra_tensors if isinstance(v, Recorded)]):
                 entries[name] = value
             test = recorded_test(index + 1, entries)
             test["scalars"] = {k: v for k, v in case.items() if is_number(v)}

@@ -27,6 +27,7 @@ then named by the scalar parameter that equals it in every case.
 import ast
 import re
 import json
+import math
 import os
 import sys
 
@@ -81,8 +82,11 @@ OPAQUE = Opaque()
 class Tensor:
     """An input as create_inputs builds it: numeric shape and its distribution."""
 
-    def __init__(self, shape, kind, a=0.0, b=1.0):
+    def __init__(self, shape, kind, a=0.0, b=1.0, values=None, triangle=None):
         self.shape, self.kind, self.a, self.b = tuple(shape), kind, a, b
+        self.values = values  # kind "values": the literal list, each a number or a dim's name
+        self.triangle = triangle  # "tril" or "triu" of a square random matrix
+        self.width = shape[-1] if shape else None  # its row length; named once the axes are
 
     def scaled(self, factor):
         if self.kind in ("uniform", "normal"):
@@ -93,6 +97,10 @@ class Tensor:
             return Tensor(self.shape, self.kind, low, high)
         if self.kind == "zeros" or factor == 1:
             return self
+        if self.triangle:
+            return None  # tril(rand) * 2 is tril(uniform(0, 2)), but no suite writes it so
+        if self.kind == "values":
+            return None  # a literal list stays as written
         if self.kind in ("ones", "full"):
             return Tensor(self.shape, "full", self.constant() * factor)
         return None  # randint(0, 2) * 2 draws {0, 2}: no range of kopt's
@@ -112,10 +120,14 @@ class Tensor:
         return {"zeros": 0, "ones": 1}.get(self.kind, self.a)
 
     def init(self):
+        if self.triangle:
+            return "%s(%s, %s)" % (self.triangle, Tensor(self.shape, self.kind, self.a, self.b).init(), self.width)
         if self.kind in ("uniform", "normal"):
             return "%s(%s,%s)" % (self.kind, clean(self.a), clean(self.b))
         if self.kind == "int":
             return "int[%d,%d)" % (self.a, self.b)
+        if self.kind == "values":
+            return "values(%s)" % ",".join(v if isinstance(v, str) else str(clean(v)) for v in self.values)
         if self.kind == "full":
             value = self.constant()
             return "zeros" if value == 0 else "ones" if value == 1 else "full(%r)" % value
@@ -171,6 +183,10 @@ class Evaluator:
                     self.bind(target, value, env)
             elif isinstance(statement, ast.AnnAssign) and statement.value is not None:  # n: int = 4
                 self.bind(statement.target, self.value(statement.value, env), env)
+            elif isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name):  # total *= d
+                whole = ast.BinOp(left=ast.Name(id=statement.target.id, ctx=ast.Load()), op=statement.op,
+                                  right=statement.value)
+                self.bind(statement.target, self.value(ast.copy_location(whole, statement), env), env)
             elif isinstance(statement, ast.For):
                 for item in self.iterable(statement.iter, env):
                     self.bind(statement.target, item, env)
@@ -189,8 +205,8 @@ class Evaluator:
             elif isinstance(statement, (ast.Expr, ast.Pass)):
                 continue
             else:
-                self.fail(statement, "%s in %s is not code this reader follows"
-                          % (type(statement).__name__, "generate_test_cases"))
+                self.fail(statement, "%s (%s) is not code this reader follows"
+                          % (type(statement).__name__, ast.unparse(statement).splitlines()[0]))
         return None
 
     def iterable(self, node, env):
@@ -366,8 +382,27 @@ class Evaluator:
             return Tensor(self.shape(node, [size], env), "int", low, high)
         if leaf in ("Generator", "manual_seed", "no_grad"):
             return OPAQUE
+        if leaf == "tensor" and args:
+            return self.literal_tensor(node, self.value(args[0], env))
+        if leaf in ("tril", "triu") and len(args) == 1 and not node.keywords:
+            return self.triangle(node, leaf, self.value(args[0], env))
         self.fail(node, "an input built by torch.%s (kopt fills inputs with rand, randn, randint, zeros or ones)"
                   % leaf)
+
+    def triangle(self, node, which, base):
+        """torch.tril / torch.triu of a square random matrix: kopt's tril(FILL, n) / triu(FILL, n)."""
+        if not isinstance(base, Tensor) or base.kind not in ("uniform", "normal", "int") or base.triangle \
+                or len(base.shape) != 2 or base.shape[0] != base.shape[1]:
+            self.fail(node, "torch.%s of %s, not of a square random matrix" % (which, ast.unparse(node.args[0])))
+        return Tensor(base.shape, base.kind, base.a, base.b, triangle=which)
+
+    def literal_tensor(self, node, data):
+        """torch.tensor of a flat list of numbers (a shape array passed as a parameter): its values."""
+        number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+        if not isinstance(data, (list, tuple)) or not data or not all(number(v) for v in data):
+            self.fail(node, "an input built by torch.tensor of %s, not a flat list of numbers this reader "
+                      "can follow" % ast.unparse(node.args[0]))
+        return Tensor((len(data),), "values", values=list(data))
 
     def randint_arguments(self, node, env):
         """(low, high, size node) of torch.randint(high, size), randint(low, high, size) or any of
@@ -579,6 +614,56 @@ def axis_name(buffer, axis, extents, dims_per_case, path):
                      % (path, axis, buffer, ", ".join(map(str, extents))))
 
 
+def shape_arrays(tensors_per_case, dims_per_case):
+    """Inputs sized by a shape array: a buffer of literal values that is another input's shape in
+    every case (Tensara's `torch.tensor(list(test_case["shape"]))` beside `ndim`). That input's
+    axes are named after the array (shape0, shape1, ...; a case of lower rank has 1 for each axis
+    it lacks, which changes no element count and no reduction along a dim it has), the axes
+    become dims of every case, and the array lists them by name. Returns input -> axis names."""
+    named = {}
+    for array, first in tensors_per_case[0].items():
+        if first.kind != "values":
+            continue
+        followers = [n for n, t in tensors_per_case[0].items() if t.kind != "values"
+                     and all(list(case[n].shape) == list(case[array].values) for case in tensors_per_case)]
+        rank = max(len(case[array].values) for case in tensors_per_case)
+        axes = ["%s%d" % (array, i) for i in range(rank)]
+        if not followers or any(axis in dims_per_case[0] for axis in axes):
+            continue
+        for dims, tensors in zip(dims_per_case, tensors_per_case):
+            listed = tensors[array].values
+            dims.update({axis: listed[i] if i < len(listed) else 1 for i, axis in enumerate(axes)})
+            tensors[array] = Tensor(tensors[array].shape, "values", values=axes[:len(listed)])
+        named.update({n: axes for n in followers})
+    return named
+
+
+# What reads an input's axes: where none of these is in reference_solution, a flat tensor of the
+# same elements gives the same result (an elementwise map, a whole-tensor norm).
+AXIS_READERS = {"dim", "axis", "dims", "view", "reshape", "shape", "size", "transpose", "permute", "t", "T",
+                "flatten", "unsqueeze", "squeeze", "expand"} | set(MATMULS)
+
+
+def reads_no_axis(function):
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Subscript, ast.MatMult)) \
+                or (isinstance(node, ast.keyword) and node.arg in AXIS_READERS) \
+                or (isinstance(node, ast.Attribute) and node.attr in AXIS_READERS):
+            return False
+    return True
+
+
+def flat_extent(name, tensors_per_case, dims_per_case, cls, path):
+    """The scalar parameter that counts an input's elements in every case, where its rank differs
+    between cases and reference_solution reads no axis of it (frobenius-norm's 3-D to 5-D x
+    beside its element count); else None."""
+    if len({len(t[name].shape) for t in tensors_per_case}) == 1 \
+            or not reads_no_axis(method(cls, "reference_solution", path)):
+        return None
+    counts = [math.prod(t[name].shape) for t in tensors_per_case]
+    return next((d for d in dims_per_case[0] if all(dims.get(d) == n for dims, n in zip(dims_per_case, counts))), None)
+
+
 def operand_shape(node, kopt_of, shapes):
     """An operand's shape: an input by name, or its transpose (X.t(), X.T)."""
     transposed = False
@@ -598,6 +683,10 @@ WHOLE_REDUCTIONS = {"mean", "sum", "norm", "prod", "amax", "amin", "max", "min",
 
 # Calls that reduce along `dim` (dropping it unless keepdim=True) or compare along it.
 ALONG_A_DIM = WHOLE_REDUCTIONS | {"cosine_similarity", "argmax", "argmin", "std", "var", "count_nonzero"}
+
+
+# Tensor methods that change a tensor's dtype or layout, never its shape.
+CONVERSIONS = {"to", "float", "double", "half", "int", "long", "contiguous", "clone"}
 
 
 def callee(call):
@@ -624,27 +713,47 @@ def returned_call(function):
     returned = last_returned(function)
     while isinstance(returned, ast.BinOp) and (isinstance(returned.left, ast.Constant) or isinstance(returned.right, ast.Constant)):
         returned = returned.right if isinstance(returned.left, ast.Constant) else returned.left
+    # argmax(x, dim=d).to(torch.int32): a conversion keeps the shape of what it converts
+    # torch.max(x, dim=d, keepdim=True)[0]: the values of (values, indices), each of one shape
+    while (isinstance(returned, ast.Call) and isinstance(returned.func, ast.Attribute)
+           and returned.func.attr in CONVERSIONS and isinstance(returned.func.value, ast.Call)) \
+            or (isinstance(returned, ast.Subscript) and isinstance(returned.value, ast.Call)
+                and isinstance(returned.slice, ast.Constant)):
+        returned = returned.value if isinstance(returned, ast.Subscript) else returned.func.value
     return returned if isinstance(returned, ast.Call) else None
 
 
 def reduced_along_a_dim(function, kopt_of, shapes):
-    """(input, shape) where reference_solution returns a reduction along a literal dim of an
+    """(input, shape, how) where reference_solution returns a reduction along a literal dim of an
     input it passes first (`1 - cosine_similarity(p, t, dim=1)`, `x.sum(dim=0)`), without
-    keepdim: the input's shape less that axis. None for anything else."""
+    keepdim: the input's shape less that axis; along a dim a scalar parameter gives
+    (`torch.argmax(x, dim=dim)`, keepdim or not): the input's shape with that axis 1 in each case.
+    None for anything else."""
     call = returned_call(function)
     if call is None or callee(call) not in ALONG_A_DIM:
         return None
     keywords = {k.arg: k.value for k in call.keywords}
     dim, keep = keywords.get("dim"), keywords.get("keepdim")
-    if not (isinstance(dim, ast.Constant) and isinstance(dim.value, int)) or (isinstance(keep, ast.Constant) and keep.value):
-        return None
     operand = call.func.value if is_method_call(call) else (call.args[0] if call.args else None)
     name = kopt_of.get(operand.id) if isinstance(operand, ast.Name) else None
+    if name in shapes and isinstance(dim, ast.Name) and kopt_of.get(dim.id) not in (None, *shapes):
+        kept = [dim_kept_as_one(extent, axis, kopt_of[dim.id]) for axis, extent in enumerate(shapes[name])]
+        return name, kept, "keeping as 1 the axis %s names" % kopt_of[dim.id]
+    if not (isinstance(dim, ast.Constant) and isinstance(dim.value, int)) or (isinstance(keep, ast.Constant) and keep.value):
+        return None
     if name not in shapes or not -len(shapes[name]) <= dim.value < len(shapes[name]):
         return None
     shape = list(shapes[name])
     del shape[dim.value]
-    return name, shape or ["1"]
+    return name, shape or ["1"], "less the axis reference_solution reduces"
+
+
+def dim_kept_as_one(extent, axis, dim):
+    """Axis `axis` of an input reduced along the axis a scalar parameter `dim` names, which differs
+    from case to case: 1 where dim is this axis, else the axis (min(1, (dim - axis)^2) is 0 or 1,
+    so every case gets its own output size: keepdim's shape, the same element count without)."""
+    differs = "%s*%s" % (dim, dim) if axis == 0 else "(%s-%d)*(%s-%d)" % (dim, axis, dim, axis)
+    return "max(1, %s*min(1, %s))" % (extent, differs)
 
 
 def reduces_to_one_value(function):
@@ -813,7 +922,7 @@ def output_shape(cls, path, input_names, shapes, notes, output):
         return pooled
     reduced = reduced_along_a_dim(function, kopt_of, shapes)
     if reduced is not None:
-        notes.append("%s is %s's shape less the axis reference_solution reduces" % (output, reduced[0]))
+        notes.append("%s is %s's shape %s" % (output, reduced[0], reduced[2]))
         return reduced[1]
     indexed = indexed_shape(function, kopt_of, shapes)
     if indexed is not None:
@@ -853,8 +962,8 @@ def read(path):
     params = parameters(cls, path)
     outputs = [i for i, p in enumerate(params) if p.get("pointer") and not p.get("const")]
     if len(outputs) != 1:
-        raise CannotRead("%s: %d non-const pointer parameters; kopt import reads problems with one output"
-                         % (path, len(outputs)))
+        raise CannotRead("%s:%d: %d non-const pointer parameters; kopt import reads problems with one output"
+                         % (path, class_attribute(cls, "parameters").lineno, len(outputs)))
     before, after = params[:outputs[0]], params[outputs[0] + 1:]
     evaluator = Evaluator(path, problem_name(cls), instance_numbers(cls), tree)
     cases = []
@@ -869,28 +978,43 @@ def read(path):
     dims_per_case, tensors_per_case = [], []
     for case in cases:
         inputs, extras = case_arguments(evaluator, case, extra_params, path)
+        where = "%s:%d" % (path, line_of(case["create_inputs"].node))  # the case's create_inputs
         if len(inputs) != len(before) or len(extras) != len(after):
             raise CannotRead("%s: a test case gives %d inputs and %d extra parameters; `parameters` has %d before "
-                             "the output and %d after" % (path, len(inputs), len(extras), len(before), len(after)))
+                             "the output and %d after" % (where, len(inputs), len(extras), len(before), len(after)))
         dims, tensors = {}, {}
         for param, value in zip(before + after, inputs + extras):
             if param.get("pointer"):
                 if not isinstance(value, Tensor):
                     raise CannotRead("%s: input %s is not built by a torch constructor this reader knows"
-                                     % (path, param["name"]))
+                                     % (where, param["name"]))
                 tensors[param["name"]] = value
             elif isinstance(value, (int, float)) and not isinstance(value, bool):
                 dims[param["name"]] = value
             else:
-                raise CannotRead("%s: scalar parameter %s is not a number in every test case" % (path, param["name"]))
+                raise CannotRead("%s: scalar parameter %s is not a number in every test case" % (where, param["name"]))
         dims_per_case.append(dims)
         tensors_per_case.append(tensors)
     notes = []
-    shapes = {}
+    shapes = shape_arrays(tensors_per_case, dims_per_case)
     for name in tensors_per_case[0]:
+        if name in shapes:
+            continue
         rank = len(tensors_per_case[0][name].shape)
+        flat = flat_extent(name, tensors_per_case, dims_per_case, cls, path)
+        if flat is not None:
+            notes.append("%s is flat (%s elements): its rank differs between test cases and reference_solution "
+                         "reads no axis of it" % (name, flat))
+            shapes[name] = [flat]
+            continue
+        if any(len(t[name].shape) != rank for t in tensors_per_case):
+            raise CannotRead("%s:%d: input %s has another rank in some test case, and no shape array names its "
+                             "axes" % (path, generate.lineno, name))
         shapes[name] = [axis_name(name, axis, [t[name].shape[axis] for t in tensors_per_case], dims_per_case, path)
                         for axis in range(rank)]
+    for tensors in tensors_per_case:  # a triangle's row length by its axis's name
+        for name, tensor in tensors.items():
+            tensor.width = shapes[name][-1] if tensor.triangle else tensor.width
     output = params[outputs[0]]["name"]
     shapes[output] = output_shape(cls, path, [p["name"] for p in before], shapes, notes, output)
     buffers = {}

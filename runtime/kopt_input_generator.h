@@ -26,7 +26,9 @@ namespace kopt_generator {
 enum ElementCode {
   f64, f32, f16, bf16, f8e4m3, f8e5m2, i8, u8, i16, u16, i32, u32, i64, u64,
 };
-enum InitCode { normal, uniform, integers, zeros, ones, full };
+// values (a literal list, one value per element) is never generated here: the host writes the
+// list (src/kopt/run/host_data.cpp) and uploads it, so the device's fill never sees its code.
+enum InitCode { normal, uniform, integers, zeros, ones, full, values };
 
 // The splitmix64 finaliser: a bijective 64-bit mix with full avalanche.
 KOPT_HD inline uint64_t mix64(uint64_t x) {

@@ -438,10 +438,71 @@ def test_leetgpu_a_tensor_of_one_integer_is_a_fill_of_that_value(tmp_path):
     # (the file imports a module that does not exist, so the stand-in torch cannot run it: no dtype is pinned)
     assert facts["buffers"]["seed"] == {"shape": ["1"], "role": "input", "element_bytes": 4, "init": "full(999)"}
     assert facts["buffers"]["w"]["shape"] == ["2", "2"] and facts["buffers"]["w"]["init"] == "full(7)"
-    # a fraction is full(v) too; an infinity is no fill of kopt's; values that differ are data no fill says
+    # a fraction is full(v) too; an infinity is no fill of kopt's; values that differ are listed, values(...)
     code, facts = read("leetgpu", write(tmp_path, source.replace("[999]", "[0.9]")))
     assert code == 0 and facts["buffers"]["seed"]["init"] == "full(0.9)", facts
     code, line = read("leetgpu", write(tmp_path, source.replace("[999]", "[float('inf')]")))
     assert code == 2 and "buffer seed is not built" in line and "by hand: write [buffers.seed] shape and init" in line, line
-    code, line = read("leetgpu", write(tmp_path, source.replace("[999]", "[999, 3]")))
-    assert code == 2 and "buffer seed is not built by a constructor this reader knows" in line, line
+    code, facts = read("leetgpu", write(tmp_path, source.replace("[999]", "[999, 3]")))
+    assert code == 0 and facts["buffers"]["seed"]["shape"] == ["2"] and facts["buffers"]["seed"]["init"] == "values(999,3)"
+    code, facts = read("leetgpu", write(tmp_path, source.replace("[999]", "[0.5, -2.25]")))
+    assert code == 0 and facts["buffers"]["seed"]["init"] == "values(0.5,-2.25)"
+
+
+def test_leetgpu_a_small_identity_and_its_tiling_are_their_values(tmp_path):
+    # 33_ordinary_least_squares' X = torch.eye(32).flatten(); 34_logistic_regression's eye(8).repeat(2, 1).
+    source = """
+        class Challenge(ChallengeBase):
+            def get_solve_signature(self):
+                return {"X": (ctypes.POINTER(ctypes.c_float), "in"), "Y": (ctypes.POINTER(ctypes.c_float), "out"),
+                        "N": (ctypes.c_int, "in")}
+            def generate_performance_test(self):
+                N = 2
+                return {"X": torch.eye(2, 3, device=self.device).flatten(), "Y": torch.empty(N), "N": N}
+    """
+    code, facts = read("leetgpu", write(tmp_path, source))
+    assert code == 0 and facts["buffers"]["X"]["init"] == "values(1,0,0,0,1,0)", facts
+    code, facts = read("leetgpu", write(tmp_path, source.replace("torch.eye(2, 3, device=self.device).flatten()",
+                                                                 "torch.eye(2).repeat(2, 1)")))
+    assert code == 0 and facts["buffers"]["X"]["init"] == "values(1,0,0,1,1,0,0,1)", facts
+    code, line = read("leetgpu", write(tmp_path, source.replace("torch.eye(2, 3, device=self.device).flatten()",
+                                                                "torch.eye(2).repeat(2, 2, 2)")))
+    assert code == 2 and "repeats data no fill of kopt's lists" in line, line
+
+
+def test_leetgpu_a_random_fill_sorted_is_sorted(tmp_path):
+    # 71_parallel_merge: A, _ = torch.sort(torch.empty(M).uniform_(-1.0, 1.0)).
+    source = """
+        class Challenge(ChallengeBase):
+            def get_solve_signature(self):
+                return {"A": (ctypes.POINTER(ctypes.c_float), "in"), "C": (ctypes.POINTER(ctypes.c_float), "out"),
+                        "M": (ctypes.c_int, "in")}
+            def generate_performance_test(self):
+                M = 1000
+                A, _ = torch.sort(torch.empty(M, device=self.device).uniform_(-1.0, 1.0))
+                return {"A": A, "C": torch.empty(M), "M": M}
+    """
+    code, facts = read("leetgpu", write(tmp_path, source))
+    assert code == 0 and facts["buffers"]["A"]["init"] == "sorted(uniform(-1.0,1.0))", facts
+    code, line = read("leetgpu", write(tmp_path, source.replace("uniform_(-1.0, 1.0))", "uniform_(-1.0, 1.0), descending=True)")))
+    assert code == 2 and "buffer A is not built by a constructor this reader knows" in line, line
+
+
+def test_leetgpu_a_tuple_argument_read_in_a_helper_of_a_helper(tmp_path):
+    # 106_token_embedding_layer: _random_case(emb_range=(-0.3, 0.3)) builds
+    # torch.empty(...).uniform_(emb_range[0], emb_range[1]) and passes it to _build_case.
+    source = """
+        class Challenge(ChallengeBase):
+            def get_solve_signature(self):
+                return {"E": (ctypes.POINTER(ctypes.c_float), "in"), "Y": (ctypes.POINTER(ctypes.c_float), "out"),
+                        "N": (ctypes.c_int, "in")}
+            def _build_case(self, E, N):
+                return {"E": E, "Y": torch.empty(N), "N": N}
+            def _random_case(self, N, emb_range=(-1.0, 1.0)):
+                E = torch.empty(N, device=self.device).uniform_(emb_range[0], emb_range[1])
+                return self._build_case(E, N)
+            def generate_performance_test(self):
+                return self._random_case(N=1000, emb_range=(-0.3, 0.3))
+    """
+    code, facts = read("leetgpu", write(tmp_path, source))
+    assert code == 0 and facts["buffers"]["E"]["init"] == "uniform(-0.3,0.3)", facts

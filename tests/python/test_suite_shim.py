@@ -85,12 +85,14 @@ def test_a_generator_that_reads_random_values_is_refused_in_one_line(tmp_path):
 
 
 def test_import_keeps_each_test_or_names_it():
-    found = facts("1_vector_add")
-    left_out = [n for n in found["notes"] if n.startswith("test ")]
-    assert [n.split()[1] for n in left_out] == ["2", "3", "4", "7", "8", "9", "10"]
-    assert found["notes"][0] == "7 of 13 functional tests left out (tests 2, 3, 4, 7, 8, 9, 10); each is named below"
+    found = facts("1_vector_add")  # its literal tests are kept, as values(...)
+    assert not [n for n in found["notes"] if n.startswith("test ")]
     names = [c["name"] for c in found["cases"]]
-    assert names[:2] == ["test 1: N=1 A=ones B=full(2.0)", "test 5: N=16 A=zeros B=zeros"]
+    assert names[:3] == ["test 1: N=1 A=ones B=full(2.0)", "test 2: N=2 A=2 literal values B=2 literal values",
+                         "test 3: N=3 A=3 literal values B=3 literal values"]
+    assert found["cases"][1]["init"] == {"A": "values(1.0,2.0)", "B": "values(3.0,4.0)"}
+    pooling = facts("42_2d_max_pooling")  # an infinity is no value a fill holds: left out, named
+    assert any(n.startswith("test ") and "left out" in n for n in pooling["notes"])
     assert found["buffers"]["A"]["dtype"] == "float32"
 
 
@@ -105,3 +107,31 @@ def test_import_is_exact_for_counts_and_poisons_what_the_tests_leave_uninitialis
     assert agents["buffers"]["agents"]["shape"] == ["N * 4"]  # the performance test wrote 40000
     gemm = facts("22_gemm")
     assert {b["dtype"] for b in gemm["buffers"].values()} == {"float16"}
+
+
+def test_an_identity_and_its_tiling_are_their_values_and_a_shape_array_is_recorded():
+    torch = kopt_suite_shim.make_torch()
+    assert torch.eye(2).fill == ["values", [1.0, 0.0, 0.0, 1.0]]
+    tiled = torch.eye(2).repeat(2, 1)
+    assert list(tiled.shape) == [4, 2] and tiled.fill == ["values", [1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0]]
+    assert torch.eye(2).repeat(2, 2, 2).fill[0] == "computed"
+    # Tensara's shape array, made by get_extra_params after the output, is a tensor of the test.
+    tests = kopt_suite_shim.tensara(os.path.join(SUITES, "tensara", "argmax", "def.py"))["functional"]
+    assert tests[0]["tensors"]["shape"]["fill"] == ["values", [16, 128, 256]]
+    assert tests[3]["tensors"]["shape"]["fill"] == ["values", [64, 128, 128, 128]]
+
+
+def test_a_random_fill_sorted_ascending_is_recorded_as_sorted():
+    torch = kopt_suite_shim.make_torch()
+    drawn = torch.empty(8).uniform_(-1.0, 1.0)
+    assert torch.sort(drawn)[0].fill == ["sorted", "uniform", -1.0, 1.0]
+    assert torch.sort(drawn).values.fill == ["sorted", "uniform", -1.0, 1.0]
+    assert torch.sort(drawn, descending=True)[0].fill[0] == "computed"  # kopt sorts ascending only
+
+
+def test_a_triangle_of_a_random_matrix_is_recorded_with_its_row_length():
+    torch = kopt_suite_shim.make_torch()
+    drawn = torch.rand(4, 4) * 2 - 1
+    assert torch.tril(drawn).fill == ["tril", 4, "uniform", -1.0, 1.0]
+    assert torch.triu(drawn).fill == ["triu", 4, "uniform", -1.0, 1.0]
+    assert torch.tril(drawn, diagonal=1).fill[0] == "computed"

@@ -229,3 +229,71 @@ def test_indexing_an_axis_by_a_number_drops_it(tmp_path):
     assert code == 0, facts
     assert facts["buffers"]["output"]["shape"] == ["n"]
     assert "output is input's shape less the axes reference_solution indexes by a number" in facts["notes"]
+
+
+def test_a_shape_array_names_the_axes_of_an_input_of_any_rank():
+    # argmax: shape = torch.tensor(list(shape)) and ndim after the output, cases of rank 3 and 4,
+    # the reduced axis given by the scalar dim.
+    code, facts = read(os.path.join(FIXTURES, "suites", "tensara", "argmax", "def.py"))
+    assert code == 0, facts
+    assert facts["dims"] == {"dim": 1, "ndim": 3, "shape0": 16, "shape1": 128, "shape2": 256, "shape3": 1}
+    assert facts["buffers"]["input"]["shape"] == ["shape0", "shape1", "shape2", "shape3"]
+    assert facts["buffers"]["shape"] == {"shape": ["ndim"], "role": "input", "element_bytes": 4, "dtype": "int32",
+                                         "init": "values(shape0,shape1,shape2)"}
+    four = facts["cases"][2]
+    assert four["dims"]["shape3"] == 128 and four["init"] == {"shape": "values(shape0,shape1,shape2,shape3)"}
+    assert facts["buffers"]["output"]["shape"][1] == "max(1, shape1*min(1, (dim-1)*(dim-1)))"
+    assert "output is input's shape keeping as 1 the axis dim names" in facts["notes"]
+
+
+FROBENIUS = """
+import torch
+from problem import Problem
+
+class frobenius_norm(Problem):
+    parameters = [
+        {"name": "X", "type": "float", "pointer": True, "const": True},
+        {"name": "Y", "type": "float", "pointer": True, "const": False},
+        {"name": "size", "type": "size_t", "pointer": False, "const": False},
+    ]
+
+    def reference_solution(self, x):
+        return x / torch.norm(x, p='fro')
+
+    def generate_test_cases(self):
+        test_cases = []
+        for shape in [(4, 1024, 1024), (8, 32, 256, 256)]:
+            test_cases.append({"name": f"shape={shape}", "shape": shape,
+                               "create_inputs": lambda shape=shape: (torch.randn(*shape, device="cuda"),)})
+        return test_cases
+
+    def get_extra_params(self, test_case):
+        total = 1
+        for extent in test_case["shape"]:
+            total *= extent
+        return [total]
+"""
+
+
+def test_an_input_of_varying_rank_is_flat_where_the_reference_reads_no_axis(tmp_path):
+    # frobenius-norm: x of rank 3 to 5 beside its element count (a loop of *=), a whole-tensor norm.
+    code, facts = read(written(tmp_path, FROBENIUS))
+    assert code == 0, facts
+    assert facts["dims"] == {"size": 4 * 1024 * 1024}
+    assert facts["buffers"]["X"]["shape"] == ["size"] and facts["buffers"]["Y"]["shape"] == ["size"]
+    assert facts["cases"][0]["dims"] == {"size": 8 * 32 * 256 * 256}
+    # A reference that reads an axis (a sum along dim 1) is not flattened: refused, with the line.
+    code, message = read(written(tmp_path, FROBENIUS.replace("torch.norm(x, p='fro')", "x.sum(dim=1)")))
+    assert code != 0 and "def.py:16: input X has another rank in some test case" in message
+
+
+def test_a_lower_triangle_of_a_random_matrix_is_tril_of_its_fill(tmp_path):
+    # lower-trig-matmul: torch.tril(torch.rand(n, n) * 2 - 1) is tril(uniform(-1,1), n).
+    text = FROBENIUS.replace("torch.randn(*shape, device=\"cuda\")", "torch.tril(torch.rand(shape[0], shape[0]) * 2 - 1)")
+    text = text.replace("[(4, 1024, 1024), (8, 32, 256, 256)]", "[(64,), (128,)]").replace("total *= extent", "total *= extent * extent")
+    text = text.replace('"name": "size"', '"name": "n"').replace("return [total]", "return [test_case[\"shape\"][0]]")
+    code, facts = read(written(tmp_path, text))
+    assert code == 0, facts
+    assert facts["buffers"]["X"]["shape"] == ["n", "n"] and facts["buffers"]["X"]["init"] == "tril(uniform(-1,1), n)"
+    code, message = read(written(tmp_path, text.replace("torch.tril(", "torch.triu(torch.ones(2, 2) + ")))
+    assert code != 0 and "not of a square random matrix" in message

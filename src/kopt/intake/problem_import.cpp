@@ -141,7 +141,7 @@ def reference(**kwargs):
     return _problem().reference_solution(*[kwargs[name] for name in INPUTS])
 )";
 
-// What is written must load// What is written must load: a kopt.toml that kopt itself refuses would be a bug here.
+// What is written must load: a kopt.toml that kopt itself refuses would be a bug here.
 void check_spec_loads(const std::string& spec_toml) {
   TempDir scratch("kopt-import");
   write_file_atomic(scratch.path() / "ref.py", "");

@@ -57,6 +57,7 @@ static_assert(static_cast<int>(ElementType::uint64) == kopt_generator::u64 &&
               static_cast<int>(ElementType::float16) == kopt_generator::f16);
 static_assert(static_cast<int>(spec::InitKind::ones) == kopt_generator::ones &&
               static_cast<int>(spec::InitKind::full) == kopt_generator::full &&
+              static_cast<int>(spec::InitKind::values) == kopt_generator::values &&
               static_cast<int>(spec::InitKind::integers) == kopt_generator::integers);
 
 // Calls f(convert) with the conversion of a double to `type`, one lambda per type: a loop
@@ -86,6 +87,10 @@ void fill_chunk(std::byte* data, ElementType type, const spec::InitSpec& init, s
                 std::int64_t end, std::uint64_t key) {
   const int kind = static_cast<int>(init.kind);
   with_conversion(type, [&](auto convert) {
+    if (init.kind == spec::InitKind::values) {  // the list as written; its length was checked at binding
+      for (std::int64_t i = begin; i < end; ++i) save(data, i, convert(init.values[static_cast<std::size_t>(i)]));
+      return;
+    }
     for (std::int64_t i = begin; i < end; ++i) {
       const std::uint64_t bits = kopt_generator::element_bits(key, static_cast<std::uint64_t>(i));
       save(data, i, convert(kopt_generator::element_value(bits, kind, init.a, init.b)));
@@ -163,6 +168,32 @@ std::uint64_t mix_digest(std::uint64_t combined, std::uint64_t digest) {
   return kopt_generator::mix64(combined ^ digest);
 }
 
+// sorted(...): the buffer's values in ascending order. Each value came from this type, so the
+// round trip through double is exact.
+static void sort_elements(std::span<std::byte> data, ElementType type, std::int64_t elements) {
+  std::vector<double> values(static_cast<std::size_t>(elements));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    values[i] = element_as_double(data.data(), type, static_cast<std::int64_t>(i));
+  }
+  std::sort(values.begin(), values.end());
+  with_conversion(type, [&](auto convert) {
+    for (std::size_t i = 0; i < values.size(); ++i) save(data.data(), static_cast<std::int64_t>(i), convert(values[i]));
+  });
+}
+
+// tril(F, n) / triu(F, n): in each row-major n x n matrix, the elements above (tril) or below
+// (triu) the diagonal are zero, as torch.tril and torch.triu leave them.
+static void zero_triangle(std::span<std::byte> data, ElementType type, std::int64_t elements, std::int64_t width,
+                          bool keep_lower) {
+  with_conversion(type, [&](auto convert) {
+    const auto zero = convert(0.0);
+    for (std::int64_t i = 0; i < elements; ++i) {
+      const std::int64_t column = i % width, row = (i / width) % width;
+      if (keep_lower ? column > row : column < row) save(data.data(), i, zero);
+    }
+  });
+}
+
 void fill_buffer(std::span<std::byte> data, const DType& dtype, const spec::InitSpec& init,
                  std::uint64_t seed, std::string_view buffer_name) {
   const ElementType type = element_type(dtype);
@@ -177,6 +208,11 @@ void fill_buffer(std::span<std::byte> data, const DType& dtype, const spec::Init
         fill_chunk(data.data(), type, init, begin, end, key);
       },
       kHostThreads);
+  using spec::Arrangement;
+  if (init.arrangement == Arrangement::sorted) sort_elements(data, type, elements);
+  if (init.arrangement == Arrangement::lower_triangle || init.arrangement == Arrangement::upper_triangle) {
+    zero_triangle(data, type, elements, init.width, init.arrangement == Arrangement::lower_triangle);
+  }
 }
 
 }  // namespace kopt::run

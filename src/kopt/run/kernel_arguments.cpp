@@ -46,7 +46,9 @@ void KernelArguments::regenerate_on_device(const KernelLibrary& library, std::ui
     }
     const spec::InitSpec& init = *arg.buffer->init;
     const std::uint64_t key = buffer_stream_key(seed, arg.buffer->name);
-    if (!library.launch_fill(arg.device->data(), static_cast<std::size_t>(arg.buffer->elements),
+    // A list or an arrangement (sorted, a triangle) is the host's to write: the device draws per element.
+    if (init.host_written() ||
+        !library.launch_fill(arg.device->data(), static_cast<std::size_t>(arg.buffer->elements),
                              static_cast<int>(arg.type), static_cast<int>(init.kind), init.a, init.b, key, blocks)) {
       Bytes host(static_cast<std::size_t>(arg.buffer->bytes()));
       fill_buffer(host, *arg.buffer->dtype, init, seed, arg.buffer->name);

@@ -1,7 +1,12 @@
 // InitFormula and InitSpec (declared in problem_spec.hpp): how a buffer is filled, as
 // kopt.toml writes it and as one case binds it.
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <utility>
+
+#include <fmt/ranges.h>
 
 #include "kopt/core/error.hpp"
 #include "kopt/spec/problem_spec.hpp"
@@ -11,7 +16,8 @@ namespace kopt::spec {
 namespace {
 
 constexpr std::string_view kSpellings =
-    "normal, normal(mean,std), uniform(lo,hi), int(lo,hi), int[lo,hi), zeros, ones or full(value)";
+    "normal, normal(mean,std), uniform(lo,hi), int(lo,hi), int[lo,hi), zeros, ones or full(value), "
+    "or values(v0,v1,...), sorted(FILL), tril(FILL, n) or triu(FILL, n)";
 
 // Integer bounds travel as doubles (InitSpec, the generator's arguments): beyond 2^53 a
 // bound would silently round to a neighbour.
@@ -69,6 +75,7 @@ bool takes_argument_count(const std::string& kind, std::size_t count) {
   if (kind == "normal") return count == 0 || count == 2;
   if (kind == "uniform" || kind == "int") return count == 2;
   if (kind == "full") return count == 1;
+  if (kind == "values") return count >= 1;
   return (kind == "zeros" || kind == "ones") && count == 0;
 }
 
@@ -77,14 +84,54 @@ InitKind kind_named(const std::string& kind) {
   if (kind == "uniform") return InitKind::uniform;
   if (kind == "int") return InitKind::integers;
   if (kind == "full") return InitKind::full;
+  if (kind == "values") return InitKind::values;
   return kind == "zeros" ? InitKind::zeros : InitKind::ones;
+}
+
+// The arrangements' spellings: a wrapper around a fill, tril and triu with the row length after it.
+constexpr std::pair<std::string_view, Arrangement> kArrangements[] = {
+    {"sorted(", Arrangement::sorted}, {"tril(", Arrangement::lower_triangle}, {"triu(", Arrangement::upper_triangle}};
+
+// Where "FILL, n" splits: the last comma outside every bracket, ( and [ alike (int[0, 10) opens
+// with one and closes with the other); npos where there is none.
+std::size_t last_top_level_comma(std::string_view text) {
+  int depth = 0;
+  std::size_t found = std::string_view::npos;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    depth += (text[i] == '(' || text[i] == '[') ? 1 : (text[i] == ')' || text[i] == ']') ? -1 : 0;
+    if (text[i] == ',' && depth == 0) found = i;
+  }
+  return found;
 }
 
 }  // namespace
 
+// sorted(F): F's values over the whole buffer in ascending order (a suite's torch.sort of random
+// data: merge inputs); tril(F, n) / triu(F, n): F with each n x n matrix's upper / lower
+// triangle zeroed (torch.tril of random data). Only a random fill is worth arranging.
+InitFormula InitFormula::arranged(const std::string& text, std::string_view prefix, Arrangement arrangement) {
+  const std::string inner_text = text.substr(prefix.size(), text.size() - prefix.size() - 1);  // inside "(" and ")"
+  const std::size_t comma = last_top_level_comma(inner_text);
+  const bool sorted = arrangement == Arrangement::sorted;
+  if (text.back() != ')' || sorted != (comma == std::string::npos)) {
+    throw input_error("init \"{}\": expected {}", text, sorted ? "sorted(FILL)" : fmt::format("{}FILL, n)", prefix));
+  }
+  InitFormula inner = InitFormula::parse(sorted ? inner_text : inner_text.substr(0, comma));
+  if (inner.kind_ != InitKind::normal && inner.kind_ != InitKind::uniform && inner.kind_ != InitKind::integers) {
+    throw input_error("init \"{}\": {}...) takes a random fill (normal, uniform or int)", text, prefix);
+  }
+  if (!sorted) inner.width_ = Expression::parse(collapse_whitespace(inner_text.substr(comma + 1)));
+  inner.text_ = text;
+  inner.arrangement_ = arrangement;
+  return inner;
+}
+
 InitFormula InitFormula::parse(std::string_view text) {
   InitFormula formula;
   formula.text_ = collapse_whitespace(text);
+  for (const auto& [prefix, arrangement] : kArrangements) {
+    if (formula.text_.starts_with(prefix)) return arranged(formula.text_, prefix, arrangement);
+  }
   std::optional<CallParts> parts = split_call(formula.text_);
   if (!parts || !brackets_allowed(*parts) || !takes_argument_count(parts->kind, parts->arguments.size())) {
     throw formula.failure(fmt::format("expected {}", kSpellings));
@@ -109,16 +156,32 @@ std::vector<std::string> InitFormula::names() const {
   for (const Expression& argument : arguments_) {
     for (std::string& name : argument.names()) names.push_back(std::move(name));
   }
+  if (width_) std::ranges::move(width_->names(), std::back_inserter(names));
   return names;
 }
 
 InitSpec InitFormula::bind(const Dims& dims) const {
+  InitSpec init = bind_drawn(dims);
+  init.arrangement = arrangement_;
+  if (width_) {
+    try {
+      init.width = width_->evaluate_integer(dims);
+    } catch (const Error& error) {
+      throw failure(error.what());
+    }
+    if (init.width <= 0) throw failure(fmt::format("the row length must be > 0 (it is {})", init.width));
+  }
+  return init;
+}
+
+InitSpec InitFormula::bind_drawn(const Dims& dims) const {
   if (arguments_.empty()) {
     if (kind_ == InitKind::zeros) return {InitKind::zeros, 0, 0};
     if (kind_ == InitKind::ones) return {InitKind::ones, 1, 1};
     return {InitKind::normal, 0, 1};
   }
   if (kind_ == InitKind::integers) return bind_integers(dims);
+  if (kind_ == InitKind::values) return bind_values(dims);
   if (kind_ == InitKind::full) {
     const double value = argument(0, dims);
     if (!std::isfinite(value)) throw failure(fmt::format("the value must be finite (it is {})", value));
@@ -149,6 +212,13 @@ InitSpec InitFormula::bind_integers(const Dims& dims) const {
   return {InitKind::integers, lo, hi};
 }
 
+// Every value is finite: an expression that is not (1e308*10) is refused where it is evaluated.
+InitSpec InitFormula::bind_values(const Dims& dims) const {
+  InitSpec init{.kind = InitKind::values, .a = 0, .b = 0, .values = {}};
+  for (std::size_t i = 0; i < arguments_.size(); ++i) init.values.push_back(argument(i, dims));
+  return init;
+}
+
 double InitFormula::argument(std::size_t index, const Dims& dims) const {
   Number value;
   try {
@@ -164,6 +234,12 @@ Error InitFormula::failure(std::string_view why) const { return input_error("ini
 InitSpec InitSpec::parse(std::string_view text) { return InitFormula::parse(text).bind({}); }
 
 std::string InitSpec::text() const {
+  if (arrangement != Arrangement::as_drawn) {
+    InitSpec drawn = *this;
+    drawn.arrangement = Arrangement::as_drawn;
+    if (arrangement == Arrangement::sorted) return fmt::format("sorted({})", drawn.text());
+    return fmt::format("{}({},{})", arrangement == Arrangement::lower_triangle ? "tril" : "triu", drawn.text(), width);
+  }
   switch (kind) {
     case InitKind::normal:
       return a == 0 && b == 1 ? "normal" : fmt::format("normal({},{})", a, b);
@@ -177,6 +253,8 @@ std::string InitSpec::text() const {
       return "ones";
     case InitKind::full:
       return fmt::format("full({})", a);
+    case InitKind::values:
+      return fmt::format("values({})", fmt::join(values, ","));
   }
   return "normal";
 }

@@ -5,6 +5,7 @@
 #include <cfloat>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "kopt/core/error.hpp"
 #include "kopt/spec/problem_spec.hpp"
@@ -202,6 +203,11 @@ class Binder {
     } else if (spec_.seed_task) {
       buffer.init = InitSpec{InitKind::zeros, 0, 0};  // a reference that accumulates into it needs zeros
     }
+    if (buffer.init && buffer.init->kind == InitKind::values &&
+        std::cmp_not_equal(buffer.init->values.size(), buffer.elements)) {
+      throw input_error("buffer {}: init {} gives {} values for {} elements in case \"{}\"", param.name,
+                        buffer.init->text(), buffer.init->values.size(), buffer.elements, bound.name);
+    }
     if (buffer.is_output) buffer.tolerance = tolerance_for(param, given);
     return buffer;
   }
@@ -309,8 +315,11 @@ class Binder {
     } catch (const Error& error) {
       throw input_error("{}, case \"{}\": {}", where, bound.name, error.what());
     }
-    if (init.kind == InitKind::full && !param.dtype->is_floating() &&
-        (init.a != std::trunc(init.a) || !fits_integer(*param.dtype, static_cast<std::int64_t>(init.a)))) {
+    const auto fits = [&](double v) {
+      return v == std::trunc(v) && fits_integer(*param.dtype, static_cast<std::int64_t>(v));
+    };
+    if (!param.dtype->is_floating() && ((init.kind == InitKind::full && !fits(init.a)) ||
+                                        (init.kind == InitKind::values && !std::ranges::all_of(init.values, fits)))) {
       throw input_error("{} init \"{}\" does not fit {}", where, formula.text(), param.dtype->name);
     }
     bool in_range = init.kind != InitKind::integers || param.dtype->is_floating() ||

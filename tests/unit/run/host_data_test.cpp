@@ -97,6 +97,46 @@ TEST(FillBuffer, FullIsItsValueInEveryElement) {
   EXPECT_TRUE(std::all_of(sevens.begin(), sevens.end(), [](double x) { return x == 7; }));
 }
 
+// values(...): the literal list in element order, whatever the seed (a suite's literal data).
+TEST(FillBuffer, ValuesAreTheListInElementOrderForEverySeed) {
+  const spec::InitSpec listed{.kind = spec::InitKind::values, .a = 0, .b = 0, .values = {16, 128, 256, -3}};
+  EXPECT_EQ(generate("int64", listed, 4, 1), (std::vector<double>{16, 128, 256, -3}));
+  EXPECT_EQ(generate("int64", listed, 4, 99), (std::vector<double>{16, 128, 256, -3}));
+  const spec::InitSpec halves{.kind = spec::InitKind::values, .a = 0, .b = 0, .values = {0.5, -1.5}};
+  EXPECT_EQ(generate("float16", halves, 2, 3), (std::vector<double>{0.5, -1.5}));
+}
+
+// sorted(F): F's own values (the same multiset as unsorted), in ascending order.
+TEST(FillBuffer, SortedIsTheFillsValuesAscending) {
+  const spec::InitSpec uniform{.kind = spec::InitKind::uniform, .a = -1, .b = 1};
+  spec::InitSpec ascending = uniform;
+  ascending.arrangement = spec::Arrangement::sorted;
+  auto drawn = generate("float16", uniform, 5000, 4);
+  auto sorted = generate("float16", ascending, 5000, 4);
+  EXPECT_TRUE(std::is_sorted(sorted.begin(), sorted.end()));
+  std::sort(drawn.begin(), drawn.end());
+  EXPECT_EQ(sorted, drawn);
+  EXPECT_EQ(ascending.text(), "sorted(uniform(-1,1))");
+}
+
+// tril(F, n): F with each n x n matrix's elements above the diagonal zero; triu below.
+TEST(FillBuffer, TriangleZeroesTheOtherSideOfEachMatrix) {
+  spec::InitSpec lower{.kind = spec::InitKind::uniform, .a = 1, .b = 2};
+  lower.arrangement = spec::Arrangement::lower_triangle;
+  lower.width = 3;
+  auto two = generate("float32", lower, 18, 5);  // two 3 x 3 matrices
+  for (int i = 0; i < 18; ++i) {
+    const int column = i % 3, row = (i / 3) % 3;
+    EXPECT_EQ(two[i] == 0, column > row) << i;
+  }
+  spec::InitSpec upper = lower;
+  upper.arrangement = spec::Arrangement::upper_triangle;
+  auto upper_values = generate("float32", upper, 9, 5);
+  EXPECT_EQ(upper_values[3], 0);  // row 1, column 0
+  EXPECT_NE(upper_values[1], 0);  // row 0, column 1
+  EXPECT_EQ(upper.text(), "triu(uniform(1,2),3)");
+}
+
 TEST(ElementConversion, RoundTripsRepresentableValuesInEveryDtype) {
   for (const spec::DType& dtype : spec::all_dtypes()) {
     std::vector<std::byte> data(4 * dtype.bytes);

@@ -27,7 +27,8 @@ TEST(InitSpec, ParsesEverySpelling) {
 TEST(InitSpec, WritesTextThatParsesBack) {
   for (std::string_view text :
        {"normal", "normal(1.5,0.25)", "uniform(-1,1)", "int(0,99)", "int(-5,-5)", "zeros", "ones", "full(2.5)",
-        "full(-3)", "full(1e-09)"}) {
+        "full(-3)", "full(1e-09)", "values(16,128,-2.5)", "values(7)", "sorted(uniform(-1,1))",
+        "sorted(int(0,9))", "tril(uniform(-1,1),4)", "triu(normal,2)"}) {
     EXPECT_EQ(InitSpec::parse(text).text(), text);
   }
 }
@@ -62,6 +63,46 @@ TEST(InitSpec, FullIsOneValueEverywhere) {
   EXPECT_THAT(init_error("full"), HasSubstr("expected normal"));
   EXPECT_THAT(init_error("full(1,2)"), HasSubstr("or full(value)"));
   EXPECT_THAT(init_error("full(1e308*10)"), HasSubstr("is not finite"));
+}
+
+// values(v0, v1, ...): one literal value per element (a suite's literal data, a shape array),
+// each an expression of the dims, so one spec lists each case's own shape.
+TEST(InitSpec, ValuesListOneValuePerElement) {
+  InitSpec listed = InitSpec::parse("values(1.0, -2, 3.5)");
+  EXPECT_EQ(listed.kind, InitKind::values);
+  EXPECT_EQ(listed.values, (std::vector<double>{1.0, -2, 3.5}));
+  InitFormula shape = InitFormula::parse("values(B, min(N, 4), N * 2)");
+  EXPECT_EQ(shape.bind({{"B", Number{std::int64_t{16}}}, {"N", Number{std::int64_t{8}}}}).values,
+            (std::vector<double>{16, 4, 16}));
+  auto init_error = [](std::string_view text) { return error_of([&] { InitSpec::parse(text); }); };
+  EXPECT_THAT(init_error("values"), HasSubstr("or values(v0,v1,...)"));
+  EXPECT_THAT(init_error("values(1, 1e308*10)"), HasSubstr("is not finite"));
+}
+
+// sorted(F): a random fill's values in ascending order (a suite's torch.sort of random data).
+TEST(InitSpec, SortedWrapsARandomFill) {
+  InitSpec merged = InitFormula::parse("sorted(uniform(-1, N))").bind({{"N", Number{std::int64_t{4}}}});
+  EXPECT_EQ(merged.kind, InitKind::uniform);
+  EXPECT_TRUE(merged.arrangement == Arrangement::sorted && merged.host_written());
+  EXPECT_EQ(merged.b, 4);
+  EXPECT_EQ(InitSpec::parse("sorted(int[0, 10))").text(), "sorted(int(0,9))");
+  auto init_error = [](std::string_view text) { return error_of([&] { InitSpec::parse(text); }); };
+  EXPECT_THAT(init_error("sorted(zeros)"), HasSubstr("sorted(...) takes a random fill"));
+  EXPECT_THAT(init_error("sorted(normal, normal)"), HasSubstr("expected sorted(FILL)"));
+  EXPECT_THAT(init_error("sorted(gaussian)"), HasSubstr("init \"gaussian\": expected normal"));
+}
+
+// tril(F, n) / triu(F, n): a random fill with each n x n matrix's other triangle zeroed; n an
+// expression of the dims.
+TEST(InitSpec, TriangleWrapsARandomFillWithItsRowLength) {
+  InitSpec lower = InitFormula::parse("tril(int[0, 10), n)").bind({{"n", Number{std::int64_t{8}}}});
+  EXPECT_EQ(lower.arrangement, Arrangement::lower_triangle);
+  EXPECT_EQ(lower.width, 8);
+  EXPECT_EQ(lower.text(), "tril(int(0,9),8)");
+  auto init_error = [](std::string_view text) { return error_of([&] { InitSpec::parse(text); }); };
+  EXPECT_THAT(init_error("tril(uniform(-1,1))"), HasSubstr("expected tril(FILL, n)"));
+  EXPECT_THAT(init_error("triu(ones, 4)"), HasSubstr("triu(...) takes a random fill"));
+  EXPECT_THAT(init_error("tril(normal, 0)"), HasSubstr("the row length must be > 0"));
 }
 
 TEST(InitSpec, ReadsIntegerRangesInclusiveUnlessHalfOpen) {

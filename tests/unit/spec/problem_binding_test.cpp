@@ -68,6 +68,18 @@ TEST(ProblemSpecBinding, FillsAConstantThatFitsTheDtype) {
               HasSubstr("init \"full(2.5)\" does not fit int32"));
 }
 
+// values(...) holds one value per element, each one the buffer's type can hold.
+TEST(ProblemSpecBinding, ListsOneValuePerElementThatFitsTheDtype) {
+  constexpr std::string_view kernel = "extern \"C\" void solve(const int* x, int* y, int N) {}";
+  Problem listed = bind_problem(parse_text("kernel = \"k.cu\"\n[dims]\nN = 3\n[buffers.x]\ninit = \"values(N, 2, 1)\"\n"),
+                                signature_of(kernel));
+  EXPECT_EQ(buffer(listed.cases[0], 0).init->values, (std::vector<double>{3, 2, 1}));
+  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[dims]\nN = 4\n[buffers.x]\ninit = \"values(1, 2, 3)\"\n", kernel),
+              HasSubstr("buffer x: init values(1,2,3) gives 3 values for 4 elements in case \"default\""));
+  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[dims]\nN = 2\n[buffers.x]\ninit = \"values(1, 2.5)\"\n", kernel),
+              HasSubstr("init \"values(1, 2.5)\" does not fit int32"));
+}
+
 TEST(ProblemSpecBinding, FillsIntegerInputsWithDocumentedDefaultsAndOutputsWithInitAreInOut) {
   Problem problem = bind_problem(
       parse_text("kernel = \"k.cu\"\n[dims]\nN = 8\n[buffers.hist]\ninit = \"zeros\"\n"),
