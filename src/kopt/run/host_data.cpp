@@ -91,6 +91,14 @@ void fill_chunk(std::byte* data, ElementType type, const spec::InitSpec& init, s
       for (std::int64_t i = begin; i < end; ++i) save(data, i, convert(init.values[static_cast<std::size_t>(i)]));
       return;
     }
+    if (init.kind == spec::InitKind::choice) {  // b with probability p: a uniform [0, 1) draw below p
+      for (std::int64_t i = begin; i < end; ++i) {
+        const std::uint64_t bits = kopt_generator::element_bits(key, static_cast<std::uint64_t>(i));
+        const double u = kopt_generator::element_value(bits, kopt_generator::uniform, 0.0, 1.0);
+        save(data, i, convert(u < init.probability ? init.b : init.a));
+      }
+      return;
+    }
     for (std::int64_t i = begin; i < end; ++i) {
       const std::uint64_t bits = kopt_generator::element_bits(key, static_cast<std::uint64_t>(i));
       save(data, i, convert(kopt_generator::element_value(bits, kind, init.a, init.b)));
@@ -194,6 +202,33 @@ static void zero_triangle(std::span<std::byte> data, ElementType type, std::int6
   });
 }
 
+// softmax(F, n): each run of n elements (the last one may be shorter) replaced by exp(x - max) /
+// sum(exp(x - max)) over the run, computed in double and rounded once to the type.
+static void softmax_rows(std::span<std::byte> data, ElementType type, std::int64_t elements, std::int64_t width) {
+  std::vector<double> row;
+  with_conversion(type, [&](auto convert) {
+    for (std::int64_t begin = 0; begin < elements; begin += width) {
+      const std::int64_t end = std::min(elements, begin + width);
+      row.resize(static_cast<std::size_t>(end - begin));
+      for (std::int64_t i = begin; i < end; ++i) row[static_cast<std::size_t>(i - begin)] = element_as_double(data.data(), type, i);
+      const double top = *std::ranges::max_element(row);
+      double sum = 0;
+      for (double& x : row) sum += (x = std::exp(x - top));
+      for (std::int64_t i = begin; i < end; ++i) save(data.data(), i, convert(row[static_cast<std::size_t>(i - begin)] / sum));
+    }
+  });
+}
+
+// plus_eye(F, n, v): v added to the diagonal of each row-major n x n matrix (x + torch.eye(n) * v).
+static void add_to_diagonal(std::span<std::byte> data, ElementType type, std::int64_t elements, std::int64_t width,
+                            double value) {
+  with_conversion(type, [&](auto convert) {
+    for (std::int64_t i = 0; i < elements; ++i) {
+      if (i % width == (i / width) % width) save(data.data(), i, convert(element_as_double(data.data(), type, i) + value));
+    }
+  });
+}
+
 void fill_buffer(std::span<std::byte> data, const DType& dtype, const spec::InitSpec& init,
                  std::uint64_t seed, std::string_view buffer_name) {
   const ElementType type = element_type(dtype);
@@ -213,6 +248,8 @@ void fill_buffer(std::span<std::byte> data, const DType& dtype, const spec::Init
   if (init.arrangement == Arrangement::lower_triangle || init.arrangement == Arrangement::upper_triangle) {
     zero_triangle(data, type, elements, init.width, init.arrangement == Arrangement::lower_triangle);
   }
+  if (init.arrangement == Arrangement::softmax) softmax_rows(data, type, elements, init.width);
+  if (init.arrangement == Arrangement::plus_eye) add_to_diagonal(data, type, elements, init.width, init.diagonal);
 }
 
 }  // namespace kopt::run

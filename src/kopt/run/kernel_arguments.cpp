@@ -46,7 +46,7 @@ void KernelArguments::regenerate_on_device(const KernelLibrary& library, std::ui
     }
     const spec::InitSpec& init = *arg.buffer->init;
     const std::uint64_t key = buffer_stream_key(seed, arg.buffer->name);
-    // A list or an arrangement (sorted, a triangle) is the host's to write: the device draws per element.
+    // A list, a choice or an arrangement (sorted, a triangle, softmax, plus_eye) is the host's to write: the device draws per element.
     if (init.host_written() ||
         !library.launch_fill(arg.device->data(), static_cast<std::size_t>(arg.buffer->elements),
                              static_cast<int>(arg.type), static_cast<int>(init.kind), init.a, init.b, key, blocks)) {

@@ -17,7 +17,8 @@ namespace {
 
 constexpr std::string_view kSpellings =
     "normal, normal(mean,std), uniform(lo,hi), int(lo,hi), int[lo,hi), zeros, ones or full(value), "
-    "or values(v0,v1,...), sorted(FILL), tril(FILL, n) or triu(FILL, n)";
+    "or values(v0,v1,...), choice(a,b) or choice(a,b,p), sorted(FILL), tril(FILL, n), triu(FILL, n), softmax(FILL, n) "
+    "or plus_eye(FILL, n, v)";
 
 // Integer bounds travel as doubles (InitSpec, the generator's arguments): beyond 2^53 a
 // bound would silently round to a neighbour.
@@ -76,6 +77,7 @@ bool takes_argument_count(const std::string& kind, std::size_t count) {
   if (kind == "uniform" || kind == "int") return count == 2;
   if (kind == "full") return count == 1;
   if (kind == "values") return count >= 1;
+  if (kind == "choice") return count == 2 || count == 3;
   return (kind == "zeros" || kind == "ones") && count == 0;
 }
 
@@ -85,42 +87,67 @@ InitKind kind_named(const std::string& kind) {
   if (kind == "int") return InitKind::integers;
   if (kind == "full") return InitKind::full;
   if (kind == "values") return InitKind::values;
+  if (kind == "choice") return InitKind::choice;
   return kind == "zeros" ? InitKind::zeros : InitKind::ones;
 }
 
-// The arrangements' spellings: a wrapper around a fill, tril and triu with the row length after it.
-constexpr std::pair<std::string_view, Arrangement> kArrangements[] = {
-    {"sorted(", Arrangement::sorted}, {"tril(", Arrangement::lower_triangle}, {"triu(", Arrangement::upper_triangle}};
+// The arrangements' spellings: a wrapper around a fill, with what follows the fill (tril, triu
+// and softmax: the row length n; plus_eye: n and the value v added to the diagonal).
+struct ArrangementSpelling {
+  std::string_view prefix;
+  Arrangement arrangement;
+  std::size_t after_fill;  // how many arguments follow the fill
+  std::string_view form;
+};
+constexpr ArrangementSpelling kArrangements[] = {
+    {"sorted(", Arrangement::sorted, 0, "sorted(FILL)"},
+    {"tril(", Arrangement::lower_triangle, 1, "tril(FILL, n)"},
+    {"triu(", Arrangement::upper_triangle, 1, "triu(FILL, n)"},
+    {"softmax(", Arrangement::softmax, 1, "softmax(FILL, n)"},
+    {"plus_eye(", Arrangement::plus_eye, 2, "plus_eye(FILL, n, v)"}};
 
-// Where "FILL, n" splits: the last comma outside every bracket, ( and [ alike (int[0, 10) opens
-// with one and closes with the other); npos where there is none.
-std::size_t last_top_level_comma(std::string_view text) {
+// The arguments of "FILL, n, v": split at the commas outside every bracket, ( and [ alike
+// (int[0, 10) opens with one and closes with the other).
+std::vector<std::string> top_level_arguments(std::string_view text) {
+  std::vector<std::string> parts;
   int depth = 0;
-  std::size_t found = std::string_view::npos;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    depth += (text[i] == '(' || text[i] == '[') ? 1 : (text[i] == ')' || text[i] == ']') ? -1 : 0;
-    if (text[i] == ',' && depth == 0) found = i;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    const char c = i < text.size() ? text[i] : ',';
+    depth += (c == '(' || c == '[') ? 1 : (c == ')' || c == ']') ? -1 : 0;
+    if (c != ',' || depth != 0) continue;
+    parts.push_back(collapse_whitespace(text.substr(start, i - start)));
+    start = i + 1;
   }
-  return found;
+  return parts;
 }
 
 }  // namespace
 
 // sorted(F): F's values over the whole buffer in ascending order (a suite's torch.sort of random
 // data: merge inputs); tril(F, n) / triu(F, n): F with each n x n matrix's upper / lower
-// triangle zeroed (torch.tril of random data). Only a random fill is worth arranging.
+// triangle zeroed (torch.tril of random data); softmax(F, n): each run of n elements its
+// softmax; plus_eye(F, n, v): v added to each n x n matrix's diagonal. Only a random fill (or a
+// choice) is worth arranging.
 InitFormula InitFormula::arranged(const std::string& text, std::string_view prefix, Arrangement arrangement) {
-  const std::string inner_text = text.substr(prefix.size(), text.size() - prefix.size() - 1);  // inside "(" and ")"
-  const std::size_t comma = last_top_level_comma(inner_text);
-  const bool sorted = arrangement == Arrangement::sorted;
-  if (text.back() != ')' || sorted != (comma == std::string::npos)) {
-    throw input_error("init \"{}\": expected {}", text, sorted ? "sorted(FILL)" : fmt::format("{}FILL, n)", prefix));
+  const ArrangementSpelling& spelling =
+      *std::ranges::find_if(kArrangements, [&](const ArrangementSpelling& s) { return s.arrangement == arrangement; });
+  const std::vector<std::string> parts =
+      top_level_arguments(std::string_view(text).substr(prefix.size(), text.size() - prefix.size() - 1));
+  if (text.back() != ')' || parts.size() != spelling.after_fill + 1 ||
+      std::ranges::any_of(parts, [](const std::string& part) { return part.empty(); })) {
+    throw input_error("init \"{}\": expected {}", text, spelling.form);
   }
-  InitFormula inner = InitFormula::parse(sorted ? inner_text : inner_text.substr(0, comma));
-  if (inner.kind_ != InitKind::normal && inner.kind_ != InitKind::uniform && inner.kind_ != InitKind::integers) {
-    throw input_error("init \"{}\": {}...) takes a random fill (normal, uniform or int)", text, prefix);
+  InitFormula inner = InitFormula::parse(parts[0]);
+  if (inner.kind_ != InitKind::normal && inner.kind_ != InitKind::uniform && inner.kind_ != InitKind::integers &&
+      inner.kind_ != InitKind::choice) {
+    throw input_error("init \"{}\": {}...) takes a random fill (normal, uniform, int or choice)", text, prefix);
   }
-  if (!sorted) inner.width_ = Expression::parse(collapse_whitespace(inner_text.substr(comma + 1)));
+  if (inner.arrangement_ != Arrangement::as_drawn) {
+    throw input_error("init \"{}\": {}...) takes a fill as drawn, not an arranged one", text, prefix);
+  }
+  if (parts.size() > 1) inner.width_ = Expression::parse(parts[1]);
+  if (parts.size() > 2) inner.diagonal_ = Expression::parse(parts[2]);
   inner.text_ = text;
   inner.arrangement_ = arrangement;
   return inner;
@@ -129,8 +156,8 @@ InitFormula InitFormula::arranged(const std::string& text, std::string_view pref
 InitFormula InitFormula::parse(std::string_view text) {
   InitFormula formula;
   formula.text_ = collapse_whitespace(text);
-  for (const auto& [prefix, arrangement] : kArrangements) {
-    if (formula.text_.starts_with(prefix)) return arranged(formula.text_, prefix, arrangement);
+  for (const ArrangementSpelling& spelling : kArrangements) {
+    if (formula.text_.starts_with(spelling.prefix)) return arranged(formula.text_, spelling.prefix, spelling.arrangement);
   }
   std::optional<CallParts> parts = split_call(formula.text_);
   if (!parts || !brackets_allowed(*parts) || !takes_argument_count(parts->kind, parts->arguments.size())) {
@@ -157,6 +184,7 @@ std::vector<std::string> InitFormula::names() const {
     for (std::string& name : argument.names()) names.push_back(std::move(name));
   }
   if (width_) std::ranges::move(width_->names(), std::back_inserter(names));
+  if (diagonal_) std::ranges::move(diagonal_->names(), std::back_inserter(names));
   return names;
 }
 
@@ -171,6 +199,14 @@ InitSpec InitFormula::bind(const Dims& dims) const {
     }
     if (init.width <= 0) throw failure(fmt::format("the row length must be > 0 (it is {})", init.width));
   }
+  if (diagonal_) {
+    try {
+      init.diagonal = to_double(diagonal_->evaluate(dims));
+    } catch (const Error& error) {
+      throw failure(error.what());
+    }
+    if (!std::isfinite(init.diagonal)) throw failure(fmt::format("the diagonal's value must be finite (it is {})", init.diagonal));
+  }
   return init;
 }
 
@@ -182,6 +218,7 @@ InitSpec InitFormula::bind_drawn(const Dims& dims) const {
   }
   if (kind_ == InitKind::integers) return bind_integers(dims);
   if (kind_ == InitKind::values) return bind_values(dims);
+  if (kind_ == InitKind::choice) return bind_choice(dims);
   if (kind_ == InitKind::full) {
     const double value = argument(0, dims);
     if (!std::isfinite(value)) throw failure(fmt::format("the value must be finite (it is {})", value));
@@ -219,6 +256,20 @@ InitSpec InitFormula::bind_values(const Dims& dims) const {
   return init;
 }
 
+// choice(a, b, p): two finite values, and b's probability strictly between 0 and 1 (either end
+// is full(a) or full(b), which say so).
+InitSpec InitFormula::bind_choice(const Dims& dims) const {
+  InitSpec init{.kind = InitKind::choice, .a = argument(0, dims), .b = argument(1, dims)};
+  if (arguments_.size() == 3) init.probability = argument(2, dims);
+  if (!std::isfinite(init.a) || !std::isfinite(init.b)) {
+    throw failure(fmt::format("the values must be finite (they are {} and {})", init.a, init.b));
+  }
+  if (!(init.probability > 0 && init.probability < 1)) {
+    throw failure(fmt::format("the probability must lie strictly between 0 and 1 (it is {})", init.probability));
+  }
+  return init;
+}
+
 double InitFormula::argument(std::size_t index, const Dims& dims) const {
   Number value;
   try {
@@ -237,8 +288,13 @@ std::string InitSpec::text() const {
   if (arrangement != Arrangement::as_drawn) {
     InitSpec drawn = *this;
     drawn.arrangement = Arrangement::as_drawn;
-    if (arrangement == Arrangement::sorted) return fmt::format("sorted({})", drawn.text());
-    return fmt::format("{}({},{})", arrangement == Arrangement::lower_triangle ? "tril" : "triu", drawn.text(), width);
+    switch (arrangement) {
+      case Arrangement::sorted: return fmt::format("sorted({})", drawn.text());
+      case Arrangement::softmax: return fmt::format("softmax({},{})", drawn.text(), width);
+      case Arrangement::plus_eye: return fmt::format("plus_eye({},{},{})", drawn.text(), width, diagonal);
+      default:
+        return fmt::format("{}({},{})", arrangement == Arrangement::lower_triangle ? "tril" : "triu", drawn.text(), width);
+    }
   }
   switch (kind) {
     case InitKind::normal:
@@ -255,6 +311,8 @@ std::string InitSpec::text() const {
       return fmt::format("full({})", a);
     case InitKind::values:
       return fmt::format("values({})", fmt::join(values, ","));
+    case InitKind::choice:
+      return probability == 0.5 ? fmt::format("choice({},{})", a, b) : fmt::format("choice({},{},{})", a, b, probability);
   }
   return "normal";
 }

@@ -319,6 +319,7 @@ class Binder {
       return v == std::trunc(v) && fits_integer(*param.dtype, static_cast<std::int64_t>(v));
     };
     if (!param.dtype->is_floating() && ((init.kind == InitKind::full && !fits(init.a)) ||
+                                        (init.kind == InitKind::choice && !(fits(init.a) && fits(init.b))) ||
                                         (init.kind == InitKind::values && !std::ranges::all_of(init.values, fits)))) {
       throw input_error("{} init \"{}\" does not fit {}", where, formula.text(), param.dtype->name);
     }

@@ -20,28 +20,36 @@ class Error;
 
 namespace kopt::spec {
 
-enum class InitKind { normal, uniform, integers, zeros, ones, full, values };
+enum class InitKind { normal, uniform, integers, zeros, ones, full, values, choice };
 
 // How a fill's values are laid out over the buffer: as drawn, sorted ascending over the whole
-// buffer (sorted(F)), or with the elements above (tril(F, n)) or below (triu(F, n)) the
-// diagonal of each n x n matrix zeroed, as torch.tril and torch.triu leave them.
-enum class Arrangement { as_drawn, sorted, lower_triangle, upper_triangle };
+// buffer (sorted(F)), with the elements above (tril(F, n)) or below (triu(F, n)) the
+// diagonal of each n x n matrix zeroed, as torch.tril and torch.triu leave them, each run of n
+// elements replaced by its softmax (softmax(F, n): torch.softmax along the last axis), or v
+// added to each n x n matrix's diagonal (plus_eye(F, n, v): x + torch.eye(n) * v).
+enum class Arrangement { as_drawn, sorted, lower_triangle, upper_triangle, softmax, plus_eye };
 
 // How a buffer is filled, with the values of one case. normal(mean, stddev); uniform(lo, hi);
 // int(lo, hi) draws integers in [lo, hi], both ends included (index-like inputs); zeros; ones;
 // full(v), the one value v everywhere (a suite's edge case: [2.0] * 30, torch.full(n, -3));
 // values(v0, v1, ...), element i is vi (a suite's literal data: torch.tensor([1.0, -2.0]), a
-// shape array passed as a parameter), one value per element; any of these arranged (above).
+// shape array passed as a parameter), one value per element; choice(a, b, p), each element b
+// with probability p (0.5 when not given), else a (torch.randint(0, 2) * 2 - 1 is choice(-1, 1));
+// any of these arranged (above).
 struct InitSpec {
   InitKind kind = InitKind::normal;
-  double a = 0;  // mean, lo, full's value
-  double b = 1;  // stddev, hi (included); full's value again
+  double a = 0;  // mean, lo, full's value, choice's first value
+  double b = 1;  // stddev, hi (included); full's value again; choice's second value
   std::vector<double> values;  // values(...)'s, in element order; empty for every other kind
+  double probability = 0.5;    // choice: how likely b is
   Arrangement arrangement = Arrangement::as_drawn;
-  std::int64_t width = 0;      // tril/triu: the matrices' row length n
-  // Written by the host and uploaded, never generated on the device: a list, or an arrangement
-  // of the whole buffer, is no formula of (seed, index) the device generator knows.
-  bool host_written() const { return kind == InitKind::values || arrangement != Arrangement::as_drawn; }
+  std::int64_t width = 0;      // tril/triu/plus_eye: the matrices' row length n; softmax: the row's
+  double diagonal = 0;         // plus_eye: the v added to each diagonal element
+  // Written by the host and uploaded, never generated on the device: a list, a choice, or an
+  // arrangement of the whole buffer, is no formula of (seed, index) the device generator knows.
+  bool host_written() const {
+    return kind == InitKind::values || kind == InitKind::choice || arrangement != Arrangement::as_drawn;
+  }
   std::string text() const;  // as a spec would write it: "normal", "uniform(-1,1)", "int(0,99)"
   // Parses the spellings of InitFormula with numbers for bounds; throws input_error quoting `text`.
   static InitSpec parse(std::string_view text);
@@ -64,6 +72,7 @@ class InitFormula {
  private:
   InitSpec bind_integers(const Dims& dims) const;
   InitSpec bind_values(const Dims& dims) const;
+  InitSpec bind_choice(const Dims& dims) const;
   InitSpec bind_drawn(const Dims& dims) const;
   static InitFormula arranged(const std::string& text, std::string_view prefix, Arrangement arrangement);
   double argument(std::size_t index, const Dims& dims) const;
@@ -73,8 +82,9 @@ class InitFormula {
   InitKind kind_ = InitKind::normal;
   std::vector<Expression> arguments_;  // none: the kind's defaults
   bool half_open_ = false;             // int[lo,hi)
-  Arrangement arrangement_ = Arrangement::as_drawn;  // sorted(F), tril(F, n), triu(F, n)
-  std::optional<Expression> width_;                  // tril/triu's n
+  Arrangement arrangement_ = Arrangement::as_drawn;  // sorted(F), tril/triu/softmax(F, n), plus_eye(F, n, v)
+  std::optional<Expression> width_;                  // tril/triu/softmax/plus_eye's n
+  std::optional<Expression> diagonal_;               // plus_eye's v
 };
 
 struct Tolerance {

@@ -137,6 +137,59 @@ TEST(FillBuffer, TriangleZeroesTheOtherSideOfEachMatrix) {
   EXPECT_EQ(upper.text(), "triu(uniform(1,2),3)");
 }
 
+// choice(a, b, p): every element a or b, b about p of the time, the same for a seed.
+TEST(FillBuffer, ChoiceDrawsTwoValuesWithItsProbability) {
+  const spec::InitSpec signs{.kind = spec::InitKind::choice, .a = -1, .b = 1};
+  auto drawn = generate("float32", signs, 20000, 3);
+  EXPECT_EQ(drawn, generate("float32", signs, 20000, 3));
+  const auto ones = std::ranges::count(drawn, 1.0);
+  EXPECT_EQ(ones + std::ranges::count(drawn, -1.0), 20000);
+  EXPECT_NEAR(ones / 20000.0, 0.5, 0.02);
+  spec::InitSpec rare = signs;
+  rare.a = 0;
+  rare.b = 10;
+  rare.probability = 0.1;
+  auto sparse = generate("int32", rare, 20000, 3);
+  EXPECT_NEAR(std::ranges::count(sparse, 10.0) / 20000.0, 0.1, 0.01);
+  EXPECT_TRUE(rare.host_written());
+  EXPECT_EQ(rare.text(), "choice(0,10,0.1)");
+}
+
+// softmax(F, n): each run of n elements sums to 1, in the order of the drawn values.
+TEST(FillBuffer, SoftmaxMakesEachRowADistribution) {
+  const spec::InitSpec uniform{.kind = spec::InitKind::uniform, .a = 0, .b = 1};
+  spec::InitSpec rows = uniform;
+  rows.arrangement = spec::Arrangement::softmax;
+  rows.width = 4;
+  auto drawn = generate("float64", uniform, 8, 2);
+  auto soft = generate("float64", rows, 8, 2);
+  for (int row = 0; row < 2; ++row) {
+    double sum = 0;
+    for (int i = 4 * row; i < 4 * row + 4; ++i) sum += soft[i];
+    EXPECT_NEAR(sum, 1.0, 1e-12);
+    double expected = 0;
+    for (int i = 4 * row; i < 4 * row + 4; ++i) expected += std::exp(drawn[i] - drawn[4 * row]);
+    EXPECT_NEAR(soft[4 * row], 1.0 / expected, 1e-12);
+  }
+  EXPECT_EQ(rows.text(), "softmax(uniform(0,1),4)");
+}
+
+// plus_eye(F, n, v): F with v added to each n x n matrix's diagonal, the rest as drawn.
+TEST(FillBuffer, PlusEyeAddsToEachDiagonal) {
+  const spec::InitSpec noise{.kind = spec::InitKind::normal, .a = 0, .b = 0.01};
+  spec::InitSpec shifted = noise;
+  shifted.arrangement = spec::Arrangement::plus_eye;
+  shifted.width = 3;
+  shifted.diagonal = 0.1;
+  auto drawn = generate("float64", noise, 18, 9);
+  auto plus = generate("float64", shifted, 18, 9);
+  for (int i = 0; i < 18; ++i) {
+    const bool diagonal = i % 3 == (i / 3) % 3;
+    EXPECT_DOUBLE_EQ(plus[i], drawn[i] + (diagonal ? 0.1 : 0.0)) << i;
+  }
+  EXPECT_EQ(shifted.text(), "plus_eye(normal(0,0.01),3,0.1)");
+}
+
 TEST(ElementConversion, RoundTripsRepresentableValuesInEveryDtype) {
   for (const spec::DType& dtype : spec::all_dtypes()) {
     std::vector<std::byte> data(4 * dtype.bytes);

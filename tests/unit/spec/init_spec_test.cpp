@@ -28,7 +28,8 @@ TEST(InitSpec, WritesTextThatParsesBack) {
   for (std::string_view text :
        {"normal", "normal(1.5,0.25)", "uniform(-1,1)", "int(0,99)", "int(-5,-5)", "zeros", "ones", "full(2.5)",
         "full(-3)", "full(1e-09)", "values(16,128,-2.5)", "values(7)", "sorted(uniform(-1,1))",
-        "sorted(int(0,9))", "tril(uniform(-1,1),4)", "triu(normal,2)"}) {
+        "sorted(int(0,9))", "tril(uniform(-1,1),4)", "triu(normal,2)", "choice(-1,1)", "choice(0,10,0.25)",
+        "softmax(uniform(0,1),8)", "softmax(choice(0,10),4)", "plus_eye(normal(0,0.01),4,0.1)"}) {
     EXPECT_EQ(InitSpec::parse(text).text(), text);
   }
 }
@@ -103,6 +104,39 @@ TEST(InitSpec, TriangleWrapsARandomFillWithItsRowLength) {
   EXPECT_THAT(init_error("tril(uniform(-1,1))"), HasSubstr("expected tril(FILL, n)"));
   EXPECT_THAT(init_error("triu(ones, 4)"), HasSubstr("triu(...) takes a random fill"));
   EXPECT_THAT(init_error("tril(normal, 0)"), HasSubstr("the row length must be > 0"));
+}
+
+// choice(a, b) and choice(a, b, p): two values, b with probability p (0.5 by default).
+TEST(InitSpec, ChoiceTakesTwoValuesAndAProbability) {
+  InitSpec signs = InitSpec::parse("choice(-1, 1)");
+  EXPECT_EQ(signs.kind, InitKind::choice);
+  EXPECT_EQ(signs.a, -1);
+  EXPECT_EQ(signs.b, 1);
+  EXPECT_EQ(signs.probability, 0.5);
+  InitSpec sparse = InitFormula::parse("choice(0, 10, 1 - 0.5*0.5)").bind({});
+  EXPECT_EQ(sparse.probability, 0.75);
+  auto init_error = [](std::string_view text) { return error_of([&] { InitSpec::parse(text); }); };
+  EXPECT_THAT(init_error("choice(1)"), HasSubstr("choice(a,b) or choice(a,b,p)"));
+  EXPECT_THAT(init_error("choice(0, 1, 1)"), HasSubstr("strictly between 0 and 1"));
+  EXPECT_THAT(init_error("choice(0, 1e308*10)"), HasSubstr("finite"));
+}
+
+// softmax(F, n) and plus_eye(F, n, v): n and v expressions of the dims.
+TEST(InitSpec, SoftmaxAndPlusEyeWrapARandomFill) {
+  const Dims dims{{"n", Number{std::int64_t{16}}}};
+  InitSpec rows = InitFormula::parse("softmax(uniform(0, 1), n)").bind(dims);
+  EXPECT_EQ(rows.arrangement, Arrangement::softmax);
+  EXPECT_EQ(rows.width, 16);
+  EXPECT_TRUE(rows.host_written());
+  InitSpec eye = InitFormula::parse("plus_eye(normal(0, 0.01), n, 0.1)").bind(dims);
+  EXPECT_EQ(eye.arrangement, Arrangement::plus_eye);
+  EXPECT_EQ(eye.width, 16);
+  EXPECT_EQ(eye.diagonal, 0.1);
+  EXPECT_EQ(eye.text(), "plus_eye(normal(0,0.01),16,0.1)");
+  auto init_error = [](std::string_view text) { return error_of([&] { InitSpec::parse(text); }); };
+  EXPECT_THAT(init_error("plus_eye(normal, 4)"), HasSubstr("expected plus_eye(FILL, n, v)"));
+  EXPECT_THAT(init_error("softmax(ones, 4)"), HasSubstr("takes a random fill"));
+  EXPECT_THAT(init_error("softmax(sorted(normal), 4)"), HasSubstr("not an arranged one"));
 }
 
 TEST(InitSpec, ReadsIntegerRangesInclusiveUnlessHalfOpen) {
