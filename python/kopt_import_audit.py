@@ -60,12 +60,16 @@ def spec_fill(text, dims):
     if text.startswith("sorted(") and text.endswith(")"):
         inner = spec_fill(text[len("sorted("):-1], dims)
         return ["sorted"] + inner if inner[0] != "unknown" else ["unknown", text]
-    if text.startswith(("tril(", "triu(")) and text.endswith(")"):  # tril(FILL, n), as the stand-in records
-        fill, width = text[len("tril("):-1].rsplit(",", 1)
-        inner = spec_fill(fill, dims)
-        return [text[:4], int(kopt_suite_shim.evaluate(width, dims))] + inner if inner[0] != "unknown" \
-            else ["unknown", text]
-    match = re.fullmatch(r"(normal|uniform|full|int|values)([\[(])(.*)([\])])", text)
+    arranged = re.fullmatch(r"(tril|triu|softmax|plus_eye)\((.*)\)", text)
+    if arranged:  # tril(FILL, n), softmax(FILL, n), plus_eye(FILL, n, v), as the stand-in records them
+        parts = split_top(arranged.group(2))
+        inner = spec_fill(parts[0], dims)
+        if inner[0] == "unknown" or len(parts) != (3 if arranged.group(1) == "plus_eye" else 2):
+            return ["unknown", text]
+        numbers = [int(kopt_suite_shim.evaluate(parts[1], dims))] + \
+            [float(kopt_suite_shim.evaluate(p, dims)) for p in parts[2:]]
+        return [arranged.group(1)] + numbers + inner
+    match = re.fullmatch(r"(normal|uniform|full|int|values|choice)([\[(])(.*)([\])])", text)
     if not match:
         return ["unknown", text]
     kind, open_, args, close = match.groups()
@@ -76,13 +80,15 @@ def spec_fill(text, dims):
         return kopt_suite_shim.values_fill([int(n) if n.is_integer() else n for n in numbers])
     if kind == "int":
         return ["int", int(numbers[0]), int(numbers[1]) + (0 if (open_, close) == ("[", ")") else 1)]
+    if kind == "choice":  # choice(a, b) is b half the time
+        return ["choice", numbers[0], numbers[1], numbers[2] if len(numbers) > 2 else 0.5]
     return [kind] + numbers
 
 
 def split_top(text):
     parts, depth, start = [], 0, 0
     for i, c in enumerate(text + ","):
-        depth += c == "(" and 1 or c == ")" and -1 or 0
+        depth += c in "([" and 1 or c in ")]" and -1 or 0
         if c == "," and depth == 0:
             parts.append(text[start:i])
             start = i + 1

@@ -921,6 +921,16 @@ def fill_text(fill, dtype):
     if kind == "sorted":
         inner = fill_text(fill[1:], dtype)
         return None if inner is None else "sorted(%s)" % inner
+    if kind == "choice":
+        if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in fill[1:3]) or \
+                (dtype in INTEGER_DTYPES and any(v != int(v) for v in fill[1:3])):
+            return None
+        pair = ",".join(str(int(v)) if dtype in INTEGER_DTYPES else repr(float(v)) for v in fill[1:3])
+        return "choice(%s)" % pair if fill[3] == 0.5 else "choice(%s,%r)" % (pair, fill[3])
+    if kind in ("tril", "triu", "softmax", "plus_eye"):  # [kind, n, (v,) FILL...], as the stand-in records
+        after = 2 if kind == "plus_eye" else 1
+        inner = fill_text(fill[1 + after:], dtype)
+        return None if inner is None else "%s(%s,%s)" % (kind, inner, ",".join(str(x) for x in fill[1:1 + after]))
     if kind == "values" and all(isinstance(v, (int, float)) and math.isfinite(v) for v in fill[1]):
         integer = dtype in INTEGER_DTYPES or dtype == "bool"
         if integer and any(v != int(v) for v in fill[1]):

@@ -311,6 +311,11 @@ class Recorded:
     # -- arithmetic: a random fill moved and stretched stays one; a constant stays one
     def arithmetic(self, other, op, reflected=False):
         if isinstance(other, Recorded):
+            if op == "+" and self.shape == other.shape:  # random data + torch.eye(n) * v: plus_eye(FILL, n, v)
+                found = plus_eye(self, other)  # (never `or`: a tensor's truth is its value)
+                found = plus_eye(other, self) if found is None else found
+                if found is not None:
+                    return found
             shape = self.shape if len(self.shape) >= len(other.shape) else other.shape
             return self.computed("a tensor computed from tensors", shape)
         if not is_number(other):
@@ -336,6 +341,23 @@ class Recorded:
     __imul__ = __mul__
     __itruediv__ = __truediv__
 
+    def softmax(self, dim=None, *a, **k):
+        """A softmax of random data along its last axis: kopt's softmax(FILL, n)."""
+        if self.fill[0] not in RANDOM_FILLS or not self.shape or dim not in (-1, len(self.shape) - 1):
+            return self.computed(".softmax(...)")
+        return Recorded(self.shape, self.dtype, ["softmax", self.shape[-1]] + list(self.fill))
+
+    def scatter_(self, dim, index, src=None, **k):
+        """A constant with another scattered at k uniform random indices: each element that other
+        with probability 1 - (1 - 1/n)^k, kopt's choice(c, v, p)."""
+        n = self.shape[0] if len(self.shape) == 1 else None
+        value = src.fill[1] if isinstance(src, Recorded) and src.fill[0] == "const" and src.shape == index.shape \
+            else src if is_number(src) else None
+        if dim != 0 or n is None or self.fill[0] != "const" or value is None or not isinstance(index, Recorded) \
+                or index.fill != ["int", 0, n] or len(index.shape) != 1:
+            return self.refill(["computed", "scattered (.scatter_(...))"])
+        return self.refill(["choice", self.fill[1], value, 1 - (1 - 1 / n) ** index.shape[0]])
+
     def __getattr__(self, name):  # any other method: a tensor computed from this one
         if name.startswith("__"):
             raise AttributeError(name)
@@ -343,6 +365,28 @@ class Recorded:
 
     def record(self):
         return {"shape": list(self.shape), "dtype": self.dtype.name, "fill": self.fill}
+
+
+RANDOM_FILLS = ("uniform", "normal", "int", "choice")
+
+
+def eye_scale(t):
+    """v of a recorded torch.eye(n) * v (a square identity listed, or one too large to list), else None."""
+    if len(t.shape) != 2 or t.shape[0] != t.shape[1]:
+        return None
+    if t.fill[0] == "computed" and len(t.fill) == 3 and t.fill[2][0] == "eye":
+        return t.fill[2][2]
+    if t.fill[0] == "values":
+        n, v = t.shape[0], t.fill[1][0]
+        return v if v != 0 and t.fill[1] == [v if i == j else 0 for i in range(n) for j in range(n)] else None
+    return None
+
+
+def plus_eye(matrix, eye):
+    scale = eye_scale(eye)
+    if scale is None or matrix.fill[0] not in RANDOM_FILLS or len(matrix.shape) != 2:
+        return None
+    return Recorded(matrix.shape, matrix.dtype, ["plus_eye", matrix.shape[-1], scale] + list(matrix.fill))
 
 
 def plain(value):
@@ -361,6 +405,15 @@ def affine(fill, op, amount, reflected):
         return ["const", value]
     if kind == "values":
         return ["values", [affine(["const", v], op, amount, reflected)[1] for v in fill[1]]]
+    if kind == "int" and fill[2] - fill[1] == 2 and op in ("*", "+", "-"):  # randint(0, 2) * 2 - 1: two values
+        kind, fill = "choice", ["choice", fill[1], fill[1] + 1, 0.5]
+    if kind == "choice":  # each of the two values moved as a constant would be
+        if reflected and op == "/":
+            return ["computed", "a number divided by a choice"]
+        return ["choice", affine(["const", fill[1]], op, amount, reflected)[1],
+                affine(["const", fill[2]], op, amount, reflected)[1], fill[3]]
+    if kind == "computed" and len(fill) == 3 and op in ("*", "/") and not reflected:  # torch.eye(n) * v
+        return ["computed", fill[1], ["eye", fill[2][1], fill[2][2] * (amount if op == "*" else 1.0 / amount)]]
     if kind not in ("uniform", "normal") or (reflected and op == "/"):
         return ["computed", "a %s fill %s a number" % (kind, op)]
     a, b = fill[1], fill[2]
@@ -504,7 +557,13 @@ def make_torch():
         return make
 
     def eye(n, m=None, **k):
-        return Recorded([n, n if m is None else m], dtype_keyword(k), values_fill(identity(n, m)))
+        fill = values_fill(identity(n, m))
+        if fill[0] == "computed" and m in (None, n):  # too large to list: still what plus_eye adds
+            fill = fill + [["eye", n, 1.0]]
+        return Recorded([n, n if m is None else m], dtype_keyword(k), fill)
+
+    def softmax(t, dim=None, *a, **k):
+        return t.softmax(dim) if isinstance(t, Recorded) else Recorded([], "float32", ["computed", "torch.softmax(...)"])
 
     def sort(t, *a, **k):
         """A random fill sorted ascending is kopt's sorted(FILL); anything else is data built by code."""
@@ -523,8 +582,9 @@ def make_torch():
     torch.sort = sort
     torch.eye = eye
     torch.tril, torch.triu = triangle("tril"), triangle("triu")
+    torch.softmax = softmax
     for name in ("linspace", "randperm", "multinomial", "cat", "stack", "where", "cumsum",
-                 "matmul", "softmax", "sum", "mean", "exp", "sqrt", "clamp", "sigmoid", "bmm", "mm", "max", "min",
+                 "matmul", "sum", "mean", "exp", "sqrt", "clamp", "sigmoid", "bmm", "mm", "max", "min",
                  "abs", "searchsorted", "minimum", "maximum", "topk", "argsort", "flip", "complex", "from_numpy",
                  "bincount", "einsum", "outer", "sin", "cos", "log", "erf", "round", "relu", "pow", "square",
                  "var", "norm", "rsqrt", "mv", "dot", "argmin", "argmax", "add", "unique", "roll", "tanh"):

@@ -82,36 +82,49 @@ OPAQUE = Opaque()
 class Tensor:
     """An input as create_inputs builds it: numeric shape and its distribution."""
 
-    def __init__(self, shape, kind, a=0.0, b=1.0, values=None, triangle=None):
+    def __init__(self, shape, kind, a=0.0, b=1.0, values=None, arranged=None, p=0.5, diagonal=None):
         self.shape, self.kind, self.a, self.b = tuple(shape), kind, a, b
         self.values = values  # kind "values": the literal list, each a number or a dim's name
-        self.triangle = triangle  # "tril" or "triu" of a square random matrix
+        self.p = p  # kind "choice": b's probability (a otherwise)
+        # "tril" or "triu" of a square random matrix, "softmax" of random rows, "plus_eye" (a
+        # square random matrix plus torch.eye(n) * diagonal)
+        self.arranged, self.diagonal = arranged, diagonal
         self.width = shape[-1] if shape else None  # its row length; named once the axes are
 
     def scaled(self, factor):
+        if self.arranged:
+            return None  # tril(rand) * 2 is tril(uniform(0, 2)), but no suite writes it so
         if self.kind in ("uniform", "normal"):
             low, high = (self.a * factor, self.b * factor) if self.kind == "uniform" \
                 else (self.a * factor, self.b * abs(factor))
             if self.kind == "uniform" and low > high:
                 low, high = high, low
             return Tensor(self.shape, self.kind, low, high)
+        if self.kind == "eye":
+            return Tensor(self.shape, "eye", self.a * factor)
         if self.kind == "zeros" or factor == 1:
             return self
-        if self.triangle:
-            return None  # tril(rand) * 2 is tril(uniform(0, 2)), but no suite writes it so
         if self.kind == "values":
             return None  # a literal list stays as written
         if self.kind in ("ones", "full"):
             return Tensor(self.shape, "full", self.constant() * factor)
-        return None  # randint(0, 2) * 2 draws {0, 2}: no range of kopt's
+        if self.kind == "int" and self.b - self.a == 2:  # randint(0, 2) * 2 draws {0, 2}: a choice of two
+            return Tensor(self.shape, "choice", self.a * factor, (self.a + 1) * factor)
+        if self.kind == "choice":
+            return Tensor(self.shape, "choice", self.a * factor, self.b * factor, p=self.p)
+        return None  # randint(0, 3) * 2 draws {0, 2, 4}: no fill of kopt's
 
     def shifted(self, offset):
+        if self.arranged:
+            return None
         if self.kind == "uniform":
             return Tensor(self.shape, self.kind, self.a + offset, self.b + offset)
         if self.kind == "normal":
             return Tensor(self.shape, self.kind, self.a + offset, self.b)
         if self.kind == "int" and float(offset).is_integer():
             return Tensor(self.shape, "int", self.a + int(offset), self.b + int(offset))
+        if self.kind == "choice":
+            return Tensor(self.shape, "choice", self.a + offset, self.b + offset, p=self.p)
         if self.kind in ("zeros", "ones", "full"):
             return Tensor(self.shape, "full", self.constant() + offset)
         return None
@@ -119,19 +132,36 @@ class Tensor:
     def constant(self):
         return {"zeros": 0, "ones": 1}.get(self.kind, self.a)
 
+    def random(self):
+        """Whether kopt can arrange it: a random fill as drawn."""
+        return self.kind in ("uniform", "normal", "int", "choice") and not self.arranged
+
     def init(self):
-        if self.triangle:
-            return "%s(%s, %s)" % (self.triangle, Tensor(self.shape, self.kind, self.a, self.b).init(), self.width)
+        if self.arranged:
+            drawn = Tensor(self.shape, self.kind, self.a, self.b, p=self.p).init()
+            if self.arranged == "plus_eye":
+                return "plus_eye(%s, %s, %s)" % (drawn, self.width, clean(self.diagonal))
+            return "%s(%s, %s)" % (self.arranged, drawn, self.width)
         if self.kind in ("uniform", "normal"):
             return "%s(%s,%s)" % (self.kind, clean(self.a), clean(self.b))
         if self.kind == "int":
             return "int[%d,%d)" % (self.a, self.b)
+        if self.kind == "choice":
+            pair = "%s,%s" % (clean(self.a), clean(self.b))
+            return "choice(%s)" % pair if self.p == 0.5 else "choice(%s,%r)" % (pair, self.p)
         if self.kind == "values":
             return "values(%s)" % ",".join(v if isinstance(v, str) else str(clean(v)) for v in self.values)
         if self.kind == "full":
             value = self.constant()
             return "zeros" if value == 0 else "ones" if value == 1 else "full(%r)" % value
         return self.kind  # zeros, ones
+
+
+def plus_eye(matrix, eye):
+    """A square random matrix plus torch.eye(n) * v: kopt's plus_eye(FILL, n, v); None otherwise."""
+    if eye.kind != "eye" or not matrix.random() or matrix.shape != eye.shape:
+        return None
+    return Tensor(matrix.shape, matrix.kind, matrix.a, matrix.b, arranged="plus_eye", p=matrix.p, diagonal=eye.a)
 
 
 def clean(number):
@@ -316,6 +346,8 @@ class Evaluator:
                 found = left.shifted(right if isinstance(node.op, ast.Add) else -right)
         elif isinstance(right, Tensor) and number(left) and isinstance(node.op, (ast.Mult, ast.Add)):
             found = right.scaled(left) if isinstance(node.op, ast.Mult) else right.shifted(left)
+        elif isinstance(left, Tensor) and isinstance(right, Tensor) and isinstance(node.op, ast.Add):
+            found = plus_eye(left, right) or plus_eye(right, left) or OPAQUE
         if found is None:  # the values it draws are no range of kopt's: refused, never loosened
             self.fail(node, "an input built as %s (values no fill of kopt's draws)" % ast.unparse(node))
         return found
@@ -333,8 +365,9 @@ class Evaluator:
             return self.call(callee, [self.value(a, env) for a in node.args])
         name = ast.unparse(node.func)
         leaf = name.split(".")[-1]
-        if isinstance(node.func, ast.Attribute) and not name.startswith("torch."):
-            base = self.value(node.func.value, env)
+        if isinstance(node.func, ast.Attribute) and (not name.startswith("torch.")
+                                                     or isinstance(node.func.value, ast.Call)):
+            base = self.value(node.func.value, env)  # torch.rand(n).softmax(dim=0): a method of what a call built
             if isinstance(base, Tensor):
                 return self.tensor_method(node, base, leaf, env)
             if isinstance(node.func.value, ast.Call):  # (lambda g: ...)(gen) is a Call, a Name
@@ -386,15 +419,45 @@ class Evaluator:
             return self.literal_tensor(node, self.value(args[0], env))
         if leaf in ("tril", "triu") and len(args) == 1 and not node.keywords:
             return self.triangle(node, leaf, self.value(args[0], env))
+        if leaf == "softmax" and args:
+            return self.softmax(node, self.value(args[0], env), node.args[1:], env)
+        if leaf == "eye" and len(args) == 1:  # only as what plus_eye adds: x + torch.eye(n) * v
+            n = self.value(args[0], env)
+            if isinstance(n, int) and not isinstance(n, bool):
+                return Tensor((n, n), "eye", 1.0)
         self.fail(node, "an input built by torch.%s (kopt fills inputs with rand, randn, randint, zeros or ones)"
                   % leaf)
 
     def triangle(self, node, which, base):
         """torch.tril / torch.triu of a square random matrix: kopt's tril(FILL, n) / triu(FILL, n)."""
-        if not isinstance(base, Tensor) or base.kind not in ("uniform", "normal", "int") or base.triangle \
-                or len(base.shape) != 2 or base.shape[0] != base.shape[1]:
+        if not isinstance(base, Tensor) or not base.random() or len(base.shape) != 2 or base.shape[0] != base.shape[1]:
             self.fail(node, "torch.%s of %s, not of a square random matrix" % (which, ast.unparse(node.args[0])))
-        return Tensor(base.shape, base.kind, base.a, base.b, triangle=which)
+        return Tensor(base.shape, base.kind, base.a, base.b, arranged=which, p=base.p)
+
+    def softmax(self, node, base, args, env):
+        """x.softmax(dim) / torch.softmax(x, dim) of random data along its last axis: kopt's softmax(FILL, n)."""
+        dims = [self.value(a, env) for a in args] + [self.value(k.value, env) for k in node.keywords if k.arg == "dim"]
+        if not isinstance(base, Tensor) or not base.random() or len(dims) != 1 or not base.shape \
+                or dims[0] not in (-1, len(base.shape) - 1):
+            self.fail(node, "a softmax of %s, not of random data along its last axis" % ast.unparse(node))
+        return Tensor(base.shape, base.kind, base.a, base.b, arranged="softmax", p=base.p)
+
+    def scattered(self, node, base, env):
+        """zeros(n).scatter_(0, torch.randint(0, n, (k,)), ones(k) * v): each element v where one of k
+        uniform draws of an index hits it (probability 1 - (1 - 1/n)^k), else the base's constant:
+        kopt's choice(c, v, p)."""
+        args = [self.value(a, env) for a in node.args]
+        if len(args) == 3 and base.kind in ("zeros", "ones", "full") and len(base.shape) == 1 and args[0] == 0:
+            index, source = args[1], args[2]
+            n = base.shape[0]
+            value = source.constant() if isinstance(source, Tensor) and source.kind in ("zeros", "ones", "full") \
+                else source if isinstance(source, (int, float)) and not isinstance(source, bool) else None
+            if isinstance(index, Tensor) and index.kind == "int" and (index.a, index.b) == (0, n) \
+                    and len(index.shape) == 1 and value is not None \
+                    and (not isinstance(source, Tensor) or source.shape == index.shape):
+                p = 1 - (1 - 1 / n) ** index.shape[0]
+                return Tensor(base.shape, "choice", base.constant(), value, p=p)
+        self.fail(node, "an input changed by %s, not a constant scattered at random indices" % ast.unparse(node))
 
     def literal_tensor(self, node, data):
         """torch.tensor of a flat list of numbers (a shape array passed as a parameter): its values."""
@@ -428,6 +491,10 @@ class Evaluator:
         if leaf in ("uniform_", "normal_"):
             bounds = [self.value(a, env) for a in node.args] + [0.0, 1.0][len(node.args):]
             return Tensor(tensor.shape, leaf[:-1], bounds[0], bounds[1])
+        if leaf == "softmax":
+            return self.softmax(node, tensor, node.args, env)
+        if leaf == "scatter_":
+            return self.scattered(node, tensor, env)
         self.fail(node, "an input changed by .%s(...)" % leaf)
 
 
@@ -988,6 +1055,9 @@ def read(path):
                 if not isinstance(value, Tensor):
                     raise CannotRead("%s: input %s is not built by a torch constructor this reader knows"
                                      % (where, param["name"]))
+                if value.kind == "eye":  # torch.eye is read only as what plus_eye adds to random data
+                    raise CannotRead("%s: input %s is an identity, which kopt fills only as what it adds to a random "
+                                     "matrix (plus_eye)" % (where, param["name"]))
                 tensors[param["name"]] = value
             elif isinstance(value, (int, float)) and not isinstance(value, bool):
                 dims[param["name"]] = value
@@ -1012,9 +1082,9 @@ def read(path):
                              "axes" % (path, generate.lineno, name))
         shapes[name] = [axis_name(name, axis, [t[name].shape[axis] for t in tensors_per_case], dims_per_case, path)
                         for axis in range(rank)]
-    for tensors in tensors_per_case:  # a triangle's row length by its axis's name
+    for tensors in tensors_per_case:  # an arrangement's row length by its axis's name
         for name, tensor in tensors.items():
-            tensor.width = shapes[name][-1] if tensor.triangle else tensor.width
+            tensor.width = shapes[name][-1] if tensor.arranged else tensor.width
     output = params[outputs[0]]["name"]
     shapes[output] = output_shape(cls, path, [p["name"] for p in before], shapes, notes, output)
     buffers = {}

@@ -135,3 +135,19 @@ def test_a_triangle_of_a_random_matrix_is_recorded_with_its_row_length():
     assert torch.tril(drawn).fill == ["tril", 4, "uniform", -1.0, 1.0]
     assert torch.triu(drawn).fill == ["triu", 4, "uniform", -1.0, 1.0]
     assert torch.tril(drawn, diagonal=1).fill[0] == "computed"
+
+
+def test_two_values_a_softmax_a_scatter_and_an_identity_added_are_recorded():
+    torch = kopt_suite_shim.make_torch()
+    assert (torch.randint(0, 2, (8,)) * 2 - 1).fill == ["choice", -1, 1, 0.5]
+    assert (torch.randint(0, 3, (8,)) * 2).fill[0] == "computed"
+    assert torch.rand(16).softmax(dim=0).fill == ["softmax", 16, "uniform", 0.0, 1.0]
+    assert torch.softmax(torch.rand(2, 16), dim=-1).fill == ["softmax", 16, "uniform", 0.0, 1.0]
+    assert torch.rand(2, 16).softmax(dim=0).fill[0] == "computed"
+    sparse = torch.zeros(100).scatter_(0, torch.randint(0, 100, (10,)), torch.ones(10) * 10)
+    assert sparse.fill == ["choice", 0, 10, 1 - (1 - 1 / 100) ** 10]
+    assert torch.zeros(100).scatter_(0, torch.randint(0, 50, (10,)), 1.0).fill[0] == "computed"
+    for n in (4, 512):  # an identity listed, and one too large to list
+        shifted = torch.randn(n, n) * 0.01 + torch.eye(n) * 0.1
+        assert shifted.fill[:3] == ["plus_eye", n, 0.1] and shifted.fill[3] == "normal"
+    assert (torch.randn(4, 4) + torch.ones(4, 4)).fill[0] == "computed"

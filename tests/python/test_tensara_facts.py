@@ -297,3 +297,43 @@ def test_a_lower_triangle_of_a_random_matrix_is_tril_of_its_fill(tmp_path):
     assert facts["buffers"]["X"]["shape"] == ["n", "n"] and facts["buffers"]["X"]["init"] == "tril(uniform(-1,1), n)"
     code, message = read(written(tmp_path, text.replace("torch.tril(", "torch.triu(torch.ones(2, 2) + ")))
     assert code != 0 and "not of a square random matrix" in message
+
+
+SUITES = os.path.join(FIXTURES, "suites", "tensara")
+
+
+def test_two_values_a_softmax_and_an_identity_added_are_fills_of_their_own():
+    # hinge-loss: torch.randint(0, 2, (n,)) * 2 - 1 draws {-1, 1}: choice(-1,1).
+    code, facts = read(os.path.join(SUITES, "hinge-loss", "def.py"))
+    assert code == 0, facts
+    assert facts["buffers"]["targets"]["init"] == "choice(-1,1)"
+    # kl-loss: torch.rand(n).softmax(dim=0) is softmax(uniform(0,1), n); its sparse targets (ten
+    # scattered at n // 10 random indices of zeros) are each 10 with the chance one draw hits them.
+    code, facts = read(os.path.join(SUITES, "kl-loss", "def.py"))
+    assert code == 0, facts
+    assert facts["buffers"]["predictions"]["init"] == "softmax(uniform(0,1), n)"
+    sparse = facts["cases"][-1]
+    assert sparse["name"] == "Sparse_targets"
+    p = 1 - (1 - 1 / 1048576) ** (1048576 // 10)
+    assert sparse["init"] == {"targets": "softmax(choice(0,10,%r), n)" % p}
+    # matrix-power: torch.randn(size, size) * 0.01 + torch.eye(size) * 0.1 is plus_eye(normal(0,0.01), size, 0.1).
+    code, facts = read(os.path.join(SUITES, "matrix-power", "def.py"))
+    assert code == 0, facts
+    assert facts["buffers"]["input_matrix"]["init"] == "plus_eye(normal(0,0.01), size, 0.1)"
+    assert facts["buffers"]["input_matrix"]["shape"] == ["size", "size"]
+
+
+def test_what_no_fill_draws_is_still_refused_with_its_line(tmp_path):
+    # symmetric-matmul's x @ x.T / 2 stays refused, naming its line.
+    code, message = read(os.path.join(SUITES, "symmetric-matmul", "def.py"))
+    assert code != 0 and "def.py:57: an input built by torch.matmul" in message and "by hand" in message
+    # randint(0, 3) * 2 draws three values; a softmax along another axis; an identity alone.
+    text = FROBENIUS.replace("torch.randn(*shape, device=\"cuda\")", "torch.randint(0, 3, shape) * 2")
+    code, message = read(written(tmp_path, text))
+    assert code != 0 and "values no fill of kopt's draws" in message
+    text = FROBENIUS.replace("torch.randn(*shape, device=\"cuda\")", "torch.rand(*shape).softmax(dim=0)")
+    code, message = read(written(tmp_path, text))
+    assert code != 0 and "not of random data along its last axis" in message
+    text = FROBENIUS.replace("torch.randn(*shape, device=\"cuda\")", "torch.eye(shape[0])")
+    code, message = read(written(tmp_path, text))
+    assert code != 0 and "is an identity" in message
