@@ -17,30 +17,30 @@ nvidia-smi -L; date +%T
 ex=examples/workload_mlp
 
 call1() {
-  timeout 300 env CHAMPION_DEFINES="-D THREADS=256" SHORT=1 KOPT=$B/kopt bench/workload_example.sh "$OUT/wl" > "$OUT/wl.txt" 2>&1
+  timeout 300 env CHAMPION_DEFINES="-D THREADS=256" SHORT=1 KOPT="$B/kopt" bench/workload_example.sh "$OUT/wl" > "$OUT/wl.txt" 2>&1
   echo "== workload_example exit $? ($(date +%T))"; tail -45 "$OUT/wl.txt" | cut -c1-400
   rm -f "$OUT"/wl/trace_*.json
   # A session cut by the limit resumes from its folder: carry it back in a later call.
   [ -d "$OUT/wl/workload_session" ] || cp -r $ex/workload_session "$OUT/wl/" 2>/dev/null
   cp $ex/workload.toml "$OUT/wl/" 2>/dev/null
   git checkout -q $ex/workload.toml 2>/dev/null
-  timeout 150 env KOPT=$B/kopt KOPT_BEFORE=$B/kopt_before56 AA_RUNS=0 bench/issue56_gpu.sh "$OUT/i56" > "$OUT/i56.txt" 2>&1
+  timeout 150 env KOPT="$B/kopt" KOPT_BEFORE="$B/kopt_before56" AA_RUNS=0 bench/issue56_gpu.sh "$OUT/i56" > "$OUT/i56.txt" 2>&1
   echo "== issue56 exit $? ($(date +%T))"; cut -c1-600 "$OUT/i56.txt"
   rm -rf "$OUT/i56/cache"
   for who in head new; do
-    bin=$B/kopt; [ $who = head ] && bin=$B/kopt_head
-    timeout 55 env KOPT=$bin STEPS="first vadd" bench/loop_cost.sh "$OUT/cost_$who" > "$OUT/cost_$who.txt" 2>&1
+    bin="$B/kopt"; [ $who = head ] && bin="$B/kopt_head"
+    timeout 55 env KOPT="$bin" STEPS="first vadd" bench/loop_cost.sh "$OUT/cost_$who" > "$OUT/cost_$who.txt" 2>&1
     echo "== loop_cost $who exit $? ($(date +%T))"; cut -c1-600 "$OUT/cost_$who.txt"
     rm -rf "$OUT"/cost_$who/cache_*
   done
 }
 
 call2() {
-  KOPT_CACHE_DIR=$OUT/cache_aa KOPT=$B/kopt OUT=$OUT/aa RUNS=20 timeout 320 tools/bench_aa.sh
+  KOPT_CACHE_DIR="$OUT/cache_aa" KOPT="$B/kopt" RUNS=20 timeout 320 env OUT="$OUT/aa" tools/bench_aa.sh
   echo "== A/A exit $? ($(date +%T))"; rm -rf "$OUT/cache_aa" "$OUT/aa/compare_last.json"
   for who in head new; do
-    bin=$B/kopt; [ $who = head ] && bin=$B/kopt_head
-    timeout 128 env KOPT=$bin STEPS=loop LOOP_LIMIT=120 bench/loop_cost.sh "$OUT/loop_$who" > "$OUT/loop_$who.txt" 2>&1
+    bin="$B/kopt"; [ $who = head ] && bin="$B/kopt_head"
+    timeout 128 env KOPT="$bin" STEPS=loop LOOP_LIMIT=120 bench/loop_cost.sh "$OUT/loop_$who" > "$OUT/loop_$who.txt" 2>&1
     echo "== loop $who exit $? ($(date +%T))"; cut -c1-700 "$OUT/loop_$who.txt" | tail -50
     rm -rf "$OUT"/loop_$who/cache_*; find "$OUT/loop_$who" -name '*.ncu-rep' -delete
     find "$OUT/loop_$who" -name candidates -type d -prune -exec rm -rf {} +
@@ -49,12 +49,12 @@ call2() {
 
 call3() {
   mkdir -p /work; [ -e /work/main ] || ln -s "$PWD" /work/main  # slim's CTest files name /work/main/build
-  rm -rf build; cp -r $B/slim build; mkdir -p build/test-cache
+  rm -rf build; cp -r "$B/slim" build; mkdir -p build/test-cache
   timeout 260 ctest --test-dir build -L gpu -R "gpu.(bench|compare|integrity.control|integrity.audit|example.reduction)" \
       -j4 --timeout 200 > "$OUT/ctest.txt" 2>&1
   echo "== ctest exit $? ($(date +%T))"; grep -E "tests passed|tests failed|Failed|Timeout|Not Run" "$OUT/ctest.txt" | head -30
-  timeout 190 tests/gpu/workload_planted.sh $B/kopt .; echo "== workload_planted exit $? ($(date +%T))"
-  KOPT=$B/kopt timeout 100 bench/import_check.sh $B/leetgpu/challenges bench/leetgpu "$OUT/import"
+  timeout 190 tests/gpu/workload_planted.sh "$B/kopt" .; echo "== workload_planted exit $? ($(date +%T))"
+  KOPT="$B/kopt" timeout 100 bench/import_check.sh "$B/leetgpu/challenges" bench/leetgpu "$OUT/import"
   echo "== import_check exit $? ($(date +%T))"
 }
 
