@@ -267,7 +267,7 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
   // (verify/reference_server.hpp): Python, numpy and torch start once, not once per variant.
   const std::unique_ptr<verify::PythonReferenceServer> python_server = verify::serve_python_reference(
       load(request.variants.front(), timed_case_only), runner_, settings_.cache_dir,
-      std::chrono::duration<double>(settings_.worker.time_limit) * 4);
+      verify::python_reference_time_limit(settings_.worker));
   context.python_server = python_server.get();
   Measurement result;
   std::vector<spec::Problem> passing;

@@ -253,6 +253,32 @@ bool checked_every_kernel(BenchReport& report, const std::vector<spec::Problem>&
   return true;
 }
 
+// The checks the kernels are timed on: the caller's (run_bench's `checked`), else every kernel
+// checked here in order until one fails (false: nothing is timed).
+bool checks_for_timing(BenchReport& report, const std::vector<spec::Problem>& kernels, const BenchOptions& options,
+                       verify::CheckContext& context, const std::vector<verify::CheckReport>* checked,
+                       AuditWorkers& audit_workers) {
+  if (checked == nullptr) return checked_every_kernel(report, kernels, options, context);
+  if (checked->size() != kernels.size() || !std::ranges::all_of(*checked, &verify::CheckReport::passed)) {
+    throw std::logic_error("run_bench: the checks handed over are not one passing check per kernel");
+  }
+  report.checks = *checked;
+  audit_workers.start();  // no kernel worker of a check to wait for
+  return true;
+}
+
+// One Python runner serves every run of a .py reference in this bench (the checks, the audit
+// within tolerance, the reference's timing): Python, numpy and torch start once, not three
+// times and once per kernel (verify/reference_server.hpp). A caller's runner (the loop's lab
+// serves its own checks and this bench from one) is kept: none is started then.
+std::unique_ptr<verify::PythonReferenceServer> bench_python_server(const spec::Problem& first,
+                                                                   verify::CheckContext& context,
+                                                                   std::chrono::duration<double> timing_limit) {
+  if (context.python_server != nullptr) return nullptr;
+  return verify::serve_python_reference(first, context.runner, context.cache_dir,
+                                        std::max(verify::python_reference_time_limit(context.worker), timing_limit));
+}
+
 // The device the checks ran on, who else held a context on it, and its datasheet's peaks.
 void note_device(BenchReport& report, const run::GpuIdleCheck& contexts) {
   report.device = report.checks.front().device;
@@ -285,25 +311,13 @@ std::optional<BenchJobResult> timing_result(BenchReport& report, const TimingOut
 BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOptions& options,
                       verify::CheckContext& context, const std::vector<verify::CheckReport>* checked) {
   if (kernels.empty()) throw input_error("nothing to measure: name at least one kernel");
-  if (checked != nullptr && (checked->size() != kernels.size() || !std::ranges::all_of(*checked, &verify::CheckReport::passed))) {
-    throw std::logic_error("run_bench: the checks handed over are not one passing check per kernel");
-  }
   BenchReport report{.mode = std::string(timing_mode_name(options.settings.mode)), .settings = options.settings};
 
   const Stopwatch started;
   const auto timing_limit = std::chrono::duration<double>(
       60 + static_cast<double>(timed_cases(kernels.front(), options.timed_cases).size()) *
                (options.settings.stopping.timeout_seconds + 30));
-  // One Python runner serves every run of a .py reference in this bench (the checks, the audit
-  // within tolerance, the reference's timing): Python, numpy and torch start once, not three
-  // times and once per kernel (verify/reference_server.hpp).
-  // A caller's runner (the loop's lab serves its own checks and this bench from one) is kept.
-  const std::unique_ptr<verify::PythonReferenceServer> python_server =
-      context.python_server != nullptr
-          ? nullptr
-          : verify::serve_python_reference(kernels.front(), context.runner, context.cache_dir,
-                                           std::max(std::chrono::duration<double>(context.worker.time_limit) * 4,
-                                                    timing_limit));
+  const std::unique_ptr<verify::PythonReferenceServer> python_server = bench_python_server(kernels.front(), context, timing_limit);
   const ServedBy served(context, python_server.get());
   // The timing worker of .cu kernels starts now, so that its CUDA set-up overlaps the checks;
   // a Triton kernel's is its Python host (run/triton_worker.hpp), started once the checks have
@@ -320,12 +334,7 @@ BenchReport run_bench(const std::vector<spec::Problem>& kernels, const BenchOpti
   // (kopt's own workers aside), before anything is timed, and said.
   std::future<run::GpuIdleCheck> contexts =
       std::async(std::launch::async, [&context] { return run::query_gpu_contexts(context.runner, getpid()); });
-  if (checked != nullptr) {
-    report.checks = *checked;
-    audit_workers.start();  // no kernel worker of a check to wait for
-  } else if (!checked_every_kernel(report, kernels, options, context)) {
-    return report;  // correctness before speed
-  }
+  if (!checks_for_timing(report, kernels, options, context, checked, audit_workers)) return report;  // correctness before speed
   report.phase_seconds.checks = started.seconds();
   const spec::Problem& first = kernels.front();
   const std::string arch = report.checks.front().arch;

@@ -282,7 +282,8 @@ std::unique_ptr<PythonReferenceServer> serve_python_reference_now(const CheckRun
   if (!run.python_reference || references.python_server != nullptr) return nullptr;
   if (run.reuse_cache && python_references_cached(run.problem, run.report.seeds, references.cache_dir)) return nullptr;
   std::unique_ptr<PythonReferenceServer> server =
-      serve_python_reference(run.problem, run.context.runner, run.context.cache_dir, run.context.worker.time_limit * 4);
+      serve_python_reference(run.problem, run.context.runner, run.context.cache_dir,
+                             python_reference_time_limit(run.context.worker));
   references.python_server = server.get();
   return server;
 }

@@ -162,6 +162,10 @@ std::vector<json> run_python_runner(const spec::Problem& problem, const std::vec
 
 }  // namespace
 
+std::chrono::duration<double> python_reference_time_limit(const run::WorkerSettings& worker) {
+  return std::chrono::duration<double>(worker.time_limit) * 4;
+}
+
 bool is_python_reference(const fs::path& reference) { return reference.extension() == ".py"; }
 
 std::unique_ptr<PythonReferenceServer> serve_python_reference(const spec::Problem& problem, ProcessRunner& runner,
@@ -211,7 +215,7 @@ ReferenceOutputs python_reference_outputs(const spec::Problem& problem, const st
   if (manifests.empty()) return outputs;
 
   // The runner prints one JSON line per manifest saying what ran it.
-  for (const json& line : run_python_runner(problem, manifests, context, context.worker.time_limit * 4)) {
+  for (const json& line : run_python_runner(problem, manifests, context, python_reference_time_limit(context.worker))) {
     outputs.backend = line.value("backend", "") + " on " + line.value("device", "");
   }
   for (std::size_t c = 0, p = 0; c < problem.cases.size(); ++c) {

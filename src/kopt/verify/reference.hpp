@@ -53,6 +53,10 @@ struct ReferenceOutputs {
 
 bool is_python_reference(const std::filesystem::path& reference);
 
+// How long one run of a .py reference's runner may take: four of the worker's limits (the
+// reference may be slower than the kernels it judges).
+std::chrono::duration<double> python_reference_time_limit(const run::WorkerSettings& worker);
+
 // A runner that serves every run of `problem`'s .py reference for the rest of a command
 // (reference_server.hpp), each within `time_limit`; nullptr when its reference is no .py.
 std::unique_ptr<PythonReferenceServer> serve_python_reference(const spec::Problem& problem, ProcessRunner& runner,
