@@ -8,6 +8,7 @@
 #include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/spec/toml_fields.hpp"
+#include "kopt/workload/arm_environment.hpp"
 
 namespace kopt::workload {
 namespace {
@@ -212,7 +213,15 @@ void read_accuracy(const Reader& reader, const toml::table& root, WorkloadSpec& 
 }
 
 Arm read_arm(const Reader& reader, const toml::table& table, std::string fallback_name) {
-  return {reader.text(table, "name", std::move(fallback_name)), reader.env(table)};
+  return {reader.text(table, "name", std::move(fallback_name)), reader.env(table),
+          static_cast<int>(table.source().begin.line)};
+}
+
+// An arm's environment selects its code, never another GPU, a debugging mode or an injected
+// library (data/workload_env.toml): such a difference would be measured as the candidate's gain.
+void check_arm_environments(const Reader& reader, const WorkloadSpec& spec) {
+  const auto problem = arm_environment_problem(spec.original, spec.candidates, load_arm_environment_rules());
+  if (problem) throw reader.fields().failure(problem->arm->line, problem->text);
 }
 
 void read_arms(const Reader& reader, const toml::table& root, WorkloadSpec& spec) {
@@ -232,6 +241,7 @@ void read_arms(const Reader& reader, const toml::table& root, WorkloadSpec& spec
   if (spec.candidates.empty()) {
     throw reader.fields().failure(1, "no [[candidates]]: name at least one, with the environment variables that select it");
   }
+  check_arm_environments(reader, spec);
 }
 
 void read_measure(const Reader& reader, const toml::table& root, WorkloadSpec& spec) {

@@ -59,6 +59,7 @@ struct AccuracyGate {
 struct Arm {
   std::string name;
   std::vector<std::pair<std::string, std::string>> env;
+  int line = 1;  // where workload.toml defines it, for the refusals that name it
 };
 
 struct MeasureSettings {

@@ -103,6 +103,50 @@ name = "original"
             std::string::npos);
 }
 
+// An arm's environment selects its code; a difference in the GPU it gets, a debugging mode or a
+// library injected before the workload's code would be measured as the candidate's gain.
+TEST(WorkloadSpec, ArmsMayNotDifferInWhatChoosesTheGpuOrHowItRuns) {
+  const std::string on_gpu1 = std::string(kMinimal) + "[[candidates]]\nname = \"elsewhere\"\nenv = { CUDA_VISIBLE_DEVICES = \"1\" }\n";
+  const std::string said = refusal(on_gpu1);
+  EXPECT_NE(said.find("w/workload.toml:9: candidate \"elsewhere\" sets CUDA_VISIBLE_DEVICES=1 where the original "
+                      "leaves CUDA_VISIBLE_DEVICES unset: it chooses the GPU a run gets"),
+            std::string::npos)
+      << said;
+
+  const std::string slowed = std::string(kMinimal) + "[original]\nenv = { CUDA_LAUNCH_BLOCKING = \"1\" }\n";
+  EXPECT_NE(refusal(slowed).find("candidate \"fast\" leaves CUDA_LAUNCH_BLOCKING unset where the original sets "
+                                 "CUDA_LAUNCH_BLOCKING=1"),
+            std::string::npos)
+      << refusal(slowed);
+  EXPECT_NE(refusal(std::string(kMinimal) + "[[candidates]]\nname = \"tf32\"\nenv = { NVIDIA_TF32_OVERRIDE = \"1\" }\n")
+                .find("precision the workload's own code chose"),
+            std::string::npos);
+  EXPECT_NE(refusal(std::string(kMinimal) + "[[candidates]]\nname = \"patched\"\nenv = { LD_PRELOAD = \"t.so\" }\n")
+                .find("patch its timers"),
+            std::string::npos);
+  EXPECT_NE(refusal(std::string(kMinimal) + "[[candidates]]\nname = \"own\"\nenv = { KOPT_WORKLOAD_OUTPUT = \"x\" }\n")
+                .find("candidate \"own\" sets KOPT_WORKLOAD_OUTPUT: kopt sets the KOPT_WORKLOAD_* variables itself"),
+            std::string::npos);
+  EXPECT_NE(refusal(std::string(kMinimal) + "[original]\nenv = { KOPT_WORKLOAD_ARM = \"x\" }\n")
+                .find("the original \"original\" sets KOPT_WORKLOAD_ARM"),
+            std::string::npos);
+
+  // Set alike in every arm, the same variables are the workload's own setting.
+  const WorkloadSpec alike = parse_workload_spec(R"(
+command = ["python3", "run.py"]
+[metric]
+name = "step_ms"
+json_key = "step_ms"
+[original]
+env = { CUDA_VISIBLE_DEVICES = "0", CUDA_LAUNCH_BLOCKING = "1" }
+[[candidates]]
+name = "fast"
+env = { USE_FAST = "1", CUDA_VISIBLE_DEVICES = "0", CUDA_LAUNCH_BLOCKING = "1" }
+)",
+                                                 "w/workload.toml");
+  EXPECT_EQ(alike.candidates.size(), 1u);
+}
+
 TEST(RunMetrics, TheLastJsonLineHoldingTheKeyWins) {
   const WorkloadSpec spec = parse_workload_spec(kMinimal, "w/workload.toml");
   const RunMetrics metrics = read_run_metrics("{\"step_ms\": 1}\nnoise {\n{\"step_ms\": 2.5}\n{\"other\": 3}\n", spec);
