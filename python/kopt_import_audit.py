@@ -57,10 +57,12 @@ def spec_fill(text, dims):
         return ["const", 0 if text == "zeros" else 1]
     if text == "normal":
         return ["normal", 0.0, 1.0]
+    if text.startswith(("set(", "cat(")) and text.endswith(")"):
+        return written_fill(text, dims)
     if text.startswith("sorted(") and text.endswith(")"):
         inner = spec_fill(text[len("sorted("):-1], dims)
         return ["sorted"] + inner if inner[0] != "unknown" else ["unknown", text]
-    arranged = re.fullmatch(r"(tril|triu|softmax|plus_eye)\((.*)\)", text)
+    arranged = re.fullmatch(r"(tril|triu|softmax|plus_eye|halves)\((.*)\)", text)
     if arranged:  # tril(FILL, n), softmax(FILL, n), plus_eye(FILL, n, v), as the stand-in records them
         parts = split_top(arranged.group(2))
         inner = spec_fill(parts[0], dims)
@@ -83,6 +85,44 @@ def spec_fill(text, dims):
     if kind == "choice":  # choice(a, b) is b half the time
         return ["choice", numbers[0], numbers[1], numbers[2] if len(numbers) > 2 else 0.5]
     return [kind] + numbers
+
+
+def written_fill(text, dims):
+    """set(FILL, v, SELECTOR...) and cat(FILL:n, ...) at a case's dims, as the stand-in records them:
+    ["set", v, [selectors], *FILL] with each selector an index, ["slice", start, stop, step, width]
+    or ["walk", start, lo, hi]; ["cat", [[n, FILL], ...]]."""
+    number = lambda part: int(kopt_suite_shim.evaluate(part, dims))
+    parts = split_top(text[len("set("):-1])
+    if text.startswith("cat("):
+        runs = [split_top_on(part, ":") for part in parts]
+        fills = [(spec_fill(fill, dims), count) for fill, count in runs]
+        return ["unknown", text] if any(f[0] == "unknown" for f, _ in fills) else ["cat", [[number(c), f] for f, c in fills]]
+    inner = spec_fill(parts[0], dims)
+    if inner[0] == "unknown" or len(parts) < 3:
+        return ["unknown", text]
+    selectors = []
+    for part in parts[2:]:
+        if part.startswith("walk("):
+            selectors.append(["walk"] + [number(p) for p in split_top(part[len("walk("):-1])])
+        elif ":" in part:
+            pieces = split_top_on(part, ":") + ["1", "1"]
+            start, stop = (None if p == "" else number(p) for p in pieces[:2])
+            step, width = (1 if p == "" else number(p) for p in pieces[2:4])
+            selectors.append(kopt_suite_shim.canonical_selector(["slice", start, stop, step, width], math.inf))
+        else:
+            selectors.append(number(part))
+    value = float(kopt_suite_shim.evaluate(parts[1], dims))
+    return ["set", int(value) if value.is_integer() else value, selectors] + inner
+
+
+def split_top_on(text, separator):
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text + separator):
+        depth += c in "([" and 1 or c in ")]" and -1 or 0
+        if c == separator and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return parts
 
 
 def split_top(text):

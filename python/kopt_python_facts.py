@@ -664,7 +664,10 @@ def scalar_dims(reader, entries, params):
     return dims, dim_of
 
 
-def performance_problem(path, cls, function, params):
+def performance_problem(path, cls, function, params, record=None, notes=None):
+    """The performance test's dims and buffers as the source says them; a buffer the source
+    reading cannot follow (built by a helper it does not know, changed after it is built) is taken
+    from the test as the stand-in ran it (`record`), where kopt has a fill for what it holds."""
     reader, returned = TestReader(path, function, cls).returned_test()
     entries = test_dict(reader, returned)
     dims, dim_of = scalar_dims(reader, entries, params)
@@ -674,10 +677,18 @@ def performance_problem(path, cls, function, params):
         if kind != "buffer":
             continue
         node = entries.get(name)  # a local is followed by tensor(), which knows what changed it since
-        tensor = reader.tensor(node, dim_of) if node is not None else None
-        if tensor is None:
-            reader.fail(node or function, "buffer %s is not built by a constructor this reader knows"
-                        % name)
+        try:
+            tensor = reader.tensor(node, dim_of) if node is not None else None
+            if tensor is None:
+                reader.fail(node or function, "buffer %s is not built by a constructor this reader knows"
+                            % name)
+        except CannotRead as unread:
+            tensor = recorded_tensor(reader, record, name)
+            if tensor is None:
+                raise CannotRead("%s (%s)" % (unread, recorded_reason(record, name))) from None
+            if notes is not None:
+                notes.append("buffer %s of the performance test is %s as the generator ran (the source reading "
+                             "stops at %s)" % (name, tensor.init, str(unread).split(": ", 1)[0].rsplit("/", 1)[-1]))
         buffer = {"shape": tensor.shape, "role": role, "element_bytes": element_bytes}
         if role != "input" and tensor.init not in (None, "zeros"):
             buffer["role"] = "inout"  # the kernel reads what the test put there
@@ -685,6 +696,29 @@ def performance_problem(path, cls, function, params):
             buffer["init"] = tensor.init
         buffers[name] = buffer
     return dims, buffers
+
+
+def recorded_tensor(reader, record, name):
+    """A performance test's buffer as the stand-in recorded it (shape and fill), its sizes named by
+    the dims they equal; None where there is no record or kopt spells no fill of what it holds."""
+    tensor = record["performance"]["tensors"].get(name) if record else None
+    if tensor is None:
+        return None
+    named = lambda n: reader.by_value(n) if isinstance(n, int) and n > SMALL_LITERAL else str(n)
+    init = None if tensor["fill"][0] == "empty" else fill_text(tensor["fill"], tensor["dtype"], named)
+    if init is None and tensor["fill"][0] != "empty":
+        return None
+    return Tensor([named(n) for n in tensor["shape"]], init)
+
+
+def recorded_reason(record, name):
+    """Why the performance test's buffer could not be taken as the generator ran it either."""
+    if record is None:
+        return "nor do the generators run under kopt's stand-in torch"
+    tensor = record["performance"]["tensors"].get(name)
+    if tensor is None:
+        return "nor does the test as run build it"
+    return "as the generator ran it, it holds %s, which no fill of kopt's draws" % fill_reason(tensor["fill"])
 
 
 def functional_cases(path, cls, params, notes, observed=None, buffers=None):
@@ -870,19 +904,23 @@ def leetgpu(path):
     cls = class_named(tree, "Challenge", path)
     constants = class_constants(cls, path)
     params = solve_signature(cls, path)
-    dims, buffers = performance_problem(path, cls, method(cls, "generate_performance_test", path), params)
+    try:
+        record, shim_failure = kopt_suite_shim.leetgpu(path), None
+    except kopt_suite_shim.ShimFailure as e:  # the source's reading stands, with its notes
+        record, shim_failure = None, e
     notes = []
+    dims, buffers = performance_problem(path, cls, method(cls, "generate_performance_test", path), params,
+                                        record, notes)
     facts = {"format": "leetgpu", "name": str(constants.get("name", "")), "dims": dims,
              "buffers": buffers, "params": [{"name": n, "kind": k, "role": r} for n, (k, r, _) in params.items()],
              "notes": notes}
     observed, read_notes = [], []
     facts["cases"] = functional_cases(path, cls, params, read_notes, observed, buffers)
     axis_names(buffers, dims, observed)
-    try:
-        record = kopt_suite_shim.leetgpu(path)
-    except kopt_suite_shim.ShimFailure as e:  # the source's reading stands, with its notes
+    if record is None:
         notes.extend(read_notes)
-        notes.append("the functional tests were read from the source, not run: %s" % str(e).split(": ", 1)[-1])
+        notes.append("the functional tests were read from the source, not run: %s"
+                     % str(shim_failure).split(": ", 1)[-1])
     else:
         facts["cases"] = recorded_cases(record, dims, buffers, params, notes)
     for name, buffer in buffers.items():
@@ -902,9 +940,12 @@ KOPT_DTYPES = {"float8_e4m3fn": "float8_e4m3"}
 INTEGER_DTYPES = {"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"}
 
 
-def fill_text(fill, dtype):
-    """kopt's spelling of a recorded fill (kopt_suite_shim), or None where no fill of kopt's draws it."""
+def fill_text(fill, dtype, named=str):
+    """kopt's spelling of a recorded fill (kopt_suite_shim), or None where no fill of kopt's draws it.
+    `named`: how a row length n is written (a performance test's: the dim it equals)."""
     kind = fill[0]
+    if kind in ("set", "cat"):
+        return written_text(fill, dtype, named)
     if kind == "const":
         value = fill[1]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -927,16 +968,46 @@ def fill_text(fill, dtype):
             return None
         pair = ",".join(str(int(v)) if dtype in INTEGER_DTYPES else repr(float(v)) for v in fill[1:3])
         return "choice(%s)" % pair if fill[3] == 0.5 else "choice(%s,%r)" % (pair, fill[3])
-    if kind in ("tril", "triu", "softmax", "plus_eye"):  # [kind, n, (v,) FILL...], as the stand-in records
+    if kind in ("tril", "triu", "softmax", "plus_eye", "halves"):  # [kind, n, (v,) FILL...], as the stand-in records
         after = 2 if kind == "plus_eye" else 1
         inner = fill_text(fill[1 + after:], dtype)
-        return None if inner is None else "%s(%s,%s)" % (kind, inner, ",".join(str(x) for x in fill[1:1 + after]))
+        return None if inner is None else "%s(%s,%s)" % (kind, inner, ",".join([named(fill[1])] + [str(x) for x in fill[2:1 + after]]))
     if kind == "values" and all(isinstance(v, (int, float)) and math.isfinite(v) for v in fill[1]):
         integer = dtype in INTEGER_DTYPES or dtype == "bool"
         if integer and any(v != int(v) for v in fill[1]):
             return None
         return "values(%s)" % ",".join(str(int(v)) if integer else repr(float(v)) for v in fill[1])
     return None
+
+
+def written_text(fill, dtype, named=str):
+    """set(FILL, v, SELECTOR...) of a fill with elements written over it, cat(FILL:n, ...) of
+    flat tensors concatenated; None where a part has no spelling."""
+    if fill[0] == "cat":
+        parts = [(fill_text(segment, dtype), count) for count, segment in fill[1]]
+        return None if any(p is None for p, _ in parts) else "cat(%s)" % ",".join("%s:%d" % p for p in parts)
+    inner = fill_text(fill[3:], dtype, named)
+    value = fill[1]
+    if inner is None or (dtype in INTEGER_DTYPES and value != int(value)):
+        return None
+    value_text = str(int(value)) if dtype in INTEGER_DTYPES else repr(float(value))
+    return "set(%s,%s,%s)" % (inner, value_text, ",".join(selector_text(s) for s in fill[2]))
+
+
+def selector_text(selector):
+    """An index (-1: the last), a slice start:stop[:step[:width]] (an end left open empty), or
+    walk(start,lo,hi)."""
+    if isinstance(selector, int):
+        return str(selector)
+    if selector[0] == "walk":
+        return "walk(%d,%d,%d)" % tuple(selector[1:])
+    _, start, stop, step, width = selector
+    parts = ["" if start is None else str(start), "" if stop is None else str(stop)]
+    if step != 1 or width != 1:
+        parts.append(str(step))
+    if width != 1:
+        parts.append(str(width))
+    return ":".join(parts)
 
 
 def short_init(init):

@@ -154,6 +154,7 @@ class Recorded:
         self.dtype = dtype_of(dtype)
         self.fill = fill
         self.device = "cuda"
+        self.view_of = None  # the tensor whose elements this one shares (a view): written through, it changes
 
     # -- what a generator asks of a tensor
     def numel(self):
@@ -176,6 +177,8 @@ class Recorded:
             return self.fill[1]
         if self.fill[0] == "values" and len(self.fill[1]) == 1:
             return self.fill[1][0]
+        if self.fill[0] == "int" and self.numel() == 1:  # a step of a random walk (x[i] = 1; i += draw)
+            return DRAWS.draw(self.fill[1], self.fill[2])
         raise ShimFailure("the value of a %s tensor was read (.item())" % self.fill[0])
 
     def tolist(self):
@@ -225,17 +228,27 @@ class Recorded:
         if -1 in shape:
             known = math.prod(s for s in shape if s != -1)
             shape[shape.index(-1)] = self.numel() // known if known else 0
-        return Recorded(shape, self.dtype, self.fill)
+        return self.viewed(Recorded(shape, self.dtype, self.fill))
 
     def flatten(self, *a):
-        return Recorded([self.numel()], self.dtype, self.fill)
+        return self.viewed(Recorded([self.numel()], self.dtype, self.fill))
+
+    def viewed(self, view):
+        view.view_of = self.view_of or self
+        return view
+
+    def written_through(self):
+        """A view written: the tensor it views holds data built by code (kopt follows no write
+        through a view)."""
+        if self.view_of is not None:
+            self.view_of.fill = ["computed", "elements written through a view"]
 
     ravel = flatten
 
     def unsqueeze(self, dim):
         shape = list(self.shape)
         shape.insert(dim if dim >= 0 else len(shape) + dim + 1, 1)
-        return Recorded(shape, self.dtype, self.fill)
+        return self.viewed(Recorded(shape, self.dtype, self.fill))
 
     def expand(self, *shape):
         return self.computed("expanded", flat_shape(shape, {}))
@@ -281,13 +294,17 @@ class Recorded:
 
     def refill(self, fill):
         self.fill = fill
+        self.written_through()
         return self
 
     def __setitem__(self, index, value):
-        self.fill = ["computed", "elements written one by one (x[...] = ...)"]
+        self.fill = written(self, index, value)
+        self.written_through()
 
     def __getitem__(self, index):
-        return self.computed("an indexed part of a tensor", self.indexed_shape(index))
+        part = self.computed("an indexed part of a tensor", self.indexed_shape(index))
+        part.part_of = (self, index)  # what x[:, n//2:] = x[:, :n//2] copies (halves)
+        return self.viewed(part)
 
     def indexed_shape(self, index):
         index = index if isinstance(index, tuple) else (index,)
@@ -361,10 +378,12 @@ class Recorded:
     def __getattr__(self, name):  # any other method: a tensor computed from this one
         if name.startswith("__"):
             raise AttributeError(name)
+        if name.endswith("_"):  # in place (x.clamp_(0, 1), x.fill_diagonal_(0)): its own data is built by code
+            return lambda *a, **k: self.refill(["computed", ".%s(...)" % name])
         return lambda *a, **k: self.computed(".%s(...)" % name)
 
     def record(self):
-        return {"shape": list(self.shape), "dtype": self.dtype.name, "fill": self.fill}
+        return {"shape": list(self.shape), "dtype": self.dtype.name, "fill": settled(self.fill, self.numel())}
 
 
 RANDOM_FILLS = ("uniform", "normal", "int", "choice")
@@ -428,6 +447,248 @@ def affine(fill, op, amount, reflected):
         return ["uniform", low, high]
     shift = amount if op == "+" else -amount
     return [kind, a + shift, b + shift if kind == "uniform" else b]
+
+
+# ---------------------------------------------------------------- elements written after a fill
+
+# A fill with elements written over it, in the order the test writes them (kopt's set(FILL, v,
+# SELECTOR...); nested sets apply innermost first):
+#   ["set", v, [SELECTOR, ...], *FILL]
+# where a SELECTOR is an index i (Python's: negative counts from the end), ["slice", start,
+# stop, step, width] (each step-th run of width elements from start to stop, None for an end
+# left open: a Python slice has width 1, x.view(-1, n)[:, lo:hi] is [lo, None, n, hi - lo]), or
+# ["walk", start, lo, hi] (start, then each position the last plus a draw from [lo, hi), until
+# past the end: a test's `while i < n: x[i] = 1; i += randint(lo, hi)`).
+WRITTEN_BY_CODE = ["computed", "elements written one by one (x[...] = ...)"]
+
+
+class Written(int):
+    """An index written, with how many random values had been read (.item()) before: what tells
+    a random walk's positions from literal ones."""
+
+    def __new__(cls, value, serial):
+        made = super().__new__(cls, value)
+        made.serial = serial
+        return made
+
+
+class Draws:
+    """The random integers a test reads (.item() of a one-element randint): each is a concrete
+    value from the stand-in's own generator, and must turn out to be the step of a random walk
+    (walked); one read for anything else leaves the test data no fill of kopt's draws."""
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        import random
+        self.generator = random.Random(57)
+        self.drawn = []  # [lo, hi, value, explained]
+
+    def draw(self, lo, hi):
+        value = self.generator.randrange(int(lo), int(hi))
+        self.drawn.append([int(lo), int(hi), value, False])
+        return value
+
+    def check_explained(self):
+        if any(not explained for _, _, _, explained in self.drawn):
+            raise ShimFailure("a random value was read (.item()) and used otherwise than as the step of a random walk")
+
+
+DRAWS = Draws()
+
+
+def written(tensor, index, value):
+    """The fill of `tensor` after `tensor[index] = value`."""
+    copied = halves_copy(tensor, index, value)
+    if copied is not None:
+        return copied
+    number = plain(value) if isinstance(value, Recorded) and value.numel() == 1 and value.fill[0] == "const" else value
+    selectors = index_selectors(index, tensor)
+    if not is_number(number) or not math.isfinite(number) or selectors is None \
+            or tensor.fill[0] in ("empty", "computed"):
+        return list(WRITTEN_BY_CODE)
+    if tensor.fill[0] == "set" and tensor.fill[1] == number:  # the same value again: one set, more elements
+        return ["set", number, coalesced(tensor.fill[2] + selectors)] + tensor.fill[3:]
+    return ["set", number, coalesced(selectors)] + list(tensor.fill)
+
+
+def index_selectors(index, tensor):
+    """The selectors of an index of a 1-D tensor (an int, a slice, a tensor of indices or of a
+    range) or of a 2-D one (x[r, c], x[:, c], x[:, lo:hi]); None for any other."""
+    if isinstance(index, bool):
+        return None
+    if isinstance(index, int):
+        return [Written(index, len(DRAWS.drawn))] if -tensor.numel() <= index < tensor.numel() else None
+    if len(tensor.shape) == 1 and isinstance(index, slice):
+        return [python_slice(index)]
+    if len(tensor.shape) == 1 and isinstance(index, Recorded):
+        if index.fill[0] == "values" and all(isinstance(v, int) for v in index.fill[1]):
+            return [Written(v, len(DRAWS.drawn)) for v in index.fill[1]]
+        if index.fill[0] == "computed" and len(index.fill) == 3 and index.fill[2][0] == "range":
+            return [python_slice(slice(*index.fill[2][1:]))]
+        return None
+    if len(tensor.shape) == 2 and isinstance(index, tuple) and len(index) == 2:
+        rows, columns = tensor.shape
+        row, column = index
+        if isinstance(row, int) and isinstance(column, int) and not isinstance(row, bool):
+            return [Written((row % rows) * columns + column % columns, len(DRAWS.drawn))]
+        if row == slice(None) and isinstance(column, int) and not isinstance(column, bool):
+            return [["slice", column % columns, None, columns, 1]]
+        if row == slice(None) and isinstance(column, slice) and column.step in (None, 1):
+            lo, hi, _ = column.indices(columns)
+            return [["slice", lo, None, columns, hi - lo]] if hi > lo else []
+    return None
+
+
+def python_slice(part):
+    return ["slice", part.start, part.stop, 1 if part.step is None else part.step, 1]
+
+
+def selected(selector, n):
+    """The indices a selector names in a buffer of n elements (a walk: none it can know)."""
+    if isinstance(selector, int):
+        return [selector % n] if -n <= selector < n else []
+    if selector[0] != "slice":
+        return []
+    _, start, stop, step, width = selector
+    begin, end, _ = slice(start, stop).indices(n)
+    return [i for i in range(begin, end) if (i - begin) % step < width]
+
+
+def coalesced(selectors):
+    """Runs of one width written at a constant period (`for i in range(0, n, cols): x[i:i + 10]
+    = 0`) as one selector, [0, stop, cols, 10]."""
+    result = []
+    for selector in selectors:
+        last = result[-1] if result else None
+        block = contiguous(selector)
+        if block is not None and last is not None and not isinstance(last, int) and last[0] == "slice":
+            start, stop = block
+            previous = contiguous(last)
+            if previous is not None and stop - start == previous[1] - previous[0] and start >= previous[1]:
+                result[-1] = ["slice", previous[0], stop, start - previous[0], stop - start]
+                continue
+            if previous is None and None not in last[1:3] and last[1] >= 0 and last[3] > 1 \
+                    and stop - start == last[4] and start == last[2] - last[4] + last[3]:
+                result[-1] = ["slice", last[1], stop, last[3], last[4]]
+                continue
+        result.append(selector)
+    return result
+
+
+def contiguous(selector):
+    """(start, stop) of a slice of consecutive elements with both ends given, else None."""
+    if isinstance(selector, int) or selector[0] != "slice" or selector[3] != 1 or selector[4] != 1:
+        return None
+    start, stop = selector[1], selector[2]
+    return (start, stop) if isinstance(start, int) and isinstance(stop, int) and 0 <= start < stop else None
+
+
+def canonical_selector(selector, n):
+    """One spelling of a selector: a run of width w every w elements is a plain slice, and a slice
+    whose last run ends the buffer is open at its end."""
+    if isinstance(selector, int) or selector[0] != "slice":
+        return int(selector) if isinstance(selector, int) else list(selector)
+    _, start, stop, step, width = selector
+    if step == width:
+        step = width = 1
+    if isinstance(start, int) and start >= 0 and isinstance(stop, int) and stop > start:
+        last = start + (stop - 1 - start) // step * step
+        if last + step >= n and (stop >= n or stop >= last + width):
+            stop = None
+    return ["slice", start, stop, step, width]
+
+
+def settled(fill, n):
+    """A recorded fill as kopt spells it: a random walk's writes found (walked), and a small
+    literal written over element by element listed, values(...)."""
+    fill = walked(fill, n)
+    writes = []
+    base = fill
+    while base[0] == "set":
+        writes.append(base[:3])
+        base = base[3:]
+    if not writes or base[0] not in ("const", "values") or n > MAX_VALUES or \
+            any(not isinstance(s, int) and s[0] == "walk" for w in writes for s in w[2]):
+        return fill
+    values = [base[1]] * n if base[0] == "const" else list(base[1])
+    for _, value, selectors in reversed(writes):  # innermost first, as the test wrote them
+        for selector in selectors:
+            for i in selected(selector, n):
+                values[i] = value
+    return values_fill(values)
+
+
+def walked(fill, n):
+    """A set's run of indices, each the last plus the random value read between them, whose next
+    step passes the end: a random walk, ["walk", start, lo, hi]; its draws are then explained."""
+    if fill[0] != "set":
+        return fill
+    selectors, result, i = fill[2], [], 0
+    while i < len(selectors):
+        end = walk_end(selectors, i, n)
+        if end is None:
+            result.append(canonical_selector(selectors[i], n))
+            i += 1
+            continue
+        lo, hi = DRAWS.drawn[selectors[i].serial][:2]
+        for serial in range(selectors[i].serial, selectors[end].serial + 1):
+            DRAWS.drawn[serial][3] = True
+        result.append(["walk", int(selectors[i]), lo, hi])
+        i = end + 1
+    return ["set", fill[1], result] + walked(fill[3:], n)
+
+
+def walk_end(selectors, first, n):
+    """The last index of a random walk that starts at selectors[first], or None."""
+    def step(j):  # the draw read after selectors[j] was written
+        if not isinstance(selectors[j], Written) or selectors[j].serial >= len(DRAWS.drawn):
+            return None
+        return DRAWS.drawn[selectors[j].serial]
+    last = first
+    while last + 1 < len(selectors) and step(last) is not None and isinstance(selectors[last + 1], Written) \
+            and selectors[last + 1].serial == selectors[last].serial + 1 \
+            and selectors[last + 1] - selectors[last] == step(last)[2] and step(last)[:2] == step(first)[:2]:
+        last += 1
+    final = step(last)
+    if last == first or final is None or final[:2] != step(first)[:2] or selectors[last] + final[2] < n:
+        return None
+    return last
+
+
+def halves_copy(tensor, index, value):
+    """`t[:, n//2:] = t[:, :n//2]` of random data (RoPE's cos and sin tables): kopt's halves(FILL, n)."""
+    if len(tensor.shape) != 2 or tensor.fill[0] not in RANDOM_FILLS or not isinstance(value, Recorded):
+        return None
+    source = getattr(value, "part_of", None)
+    n = tensor.shape[1]
+    if source is None or source[0] is not tensor or n % 2 or not all(isinstance(i, tuple) and len(i) == 2
+                                                                     for i in (index, source[1])):
+        return None
+    half = lambda part: part[0] == slice(None) and isinstance(part[1], slice) and part[1].step in (None, 1) \
+        and part[1].indices(n)[:2]
+    if half(index) != (n // 2, n) or half(source[1]) != (0, n // 2):
+        return None
+    return ["halves", n] + list(tensor.fill)
+
+
+def concatenated(tensors, dim=0, **k):
+    """torch.cat of flat tensors each filled element by element (a model's packed weights):
+    ["cat", [[count, FILL], ...]], kopt's cat(FILL:count, ...); anything else computed."""
+    tensors = [unwrapped(t) for t in tensors]
+    drawn = ("const", "uniform", "normal", "int")
+    if not tensors or not all(isinstance(t, Recorded) and len(t.shape) == 1 and t.fill[0] in drawn for t in tensors):
+        first = next((t for t in tensors if isinstance(t, Recorded)), None)
+        shape = [sum(t.numel() for t in tensors if isinstance(t, Recorded))] if dim == 0 and first is not None else []
+        return Recorded(shape, first.dtype if first is not None else "float32", ["computed", "torch.cat(...)"])
+    segments = []
+    for t in tensors:
+        if segments and segments[-1][1] == t.fill:
+            segments[-1][0] += t.numel()  # two neighbours drawn alike are one segment
+        else:
+            segments.append([t.numel(), list(t.fill)])
+    return Recorded([sum(t.numel() for t in tensors)], tensors[0].dtype, ["cat", segments])
 
 
 # ---------------------------------------------------------------- the stand-in torch
@@ -526,7 +787,10 @@ def make_torch():
         values = list(range(int(start), int(end), int(step))) if all(isinstance(x, int) for x in (start, end, step)) \
             else [start + i * step for i in range(int(math.ceil((end - start) / step)))]
         floating = any(isinstance(x, float) for x in (start, end, step))
-        return Recorded([len(values)], dtype_keyword(k, "float32" if floating else "int64"), values_fill(values))
+        fill = values_fill(values)
+        if fill[0] == "computed" and not floating:  # too long to list: still a slice when it indexes
+            fill = fill + [["range", int(start), int(end), int(step)]]
+        return Recorded([len(values)], dtype_keyword(k, "float32" if floating else "int64"), fill)
 
     def like(fill):
         def make(t, **k):
@@ -583,7 +847,8 @@ def make_torch():
     torch.eye = eye
     torch.tril, torch.triu = triangle("tril"), triangle("triu")
     torch.softmax = softmax
-    for name in ("linspace", "randperm", "multinomial", "cat", "stack", "where", "cumsum",
+    torch.cat = concatenated
+    for name in ("linspace", "randperm", "multinomial", "stack", "where", "cumsum",
                  "matmul", "sum", "mean", "exp", "sqrt", "clamp", "sigmoid", "bmm", "mm", "max", "min",
                  "abs", "searchsorted", "minimum", "maximum", "topk", "argsort", "flip", "complex", "from_numpy",
                  "bincount", "einsum", "outer", "sin", "cos", "log", "erf", "round", "relu", "pow", "square",
@@ -762,9 +1027,12 @@ def leetgpu(path):
         core.challenge_base = base
         namespace = run_definition(path, dict(torch_modules(), core=core, **{"core.challenge_base": base}))
         challenge = namespace["Challenge"]()
+        DRAWS.reset()
         generated = getattr(challenge, "generate_functional_test", lambda: [])()  # a challenge may have none
         functional = [recorded_test(i + 1, t) for i, t in enumerate(generated)]
-        return {"performance": recorded_test(0, challenge.generate_performance_test()), "functional": functional}
+        performance = recorded_test(0, challenge.generate_performance_test())
+        DRAWS.check_explained()
+        return {"performance": performance, "functional": functional}
     return guarded(path, run)
 
 
@@ -777,6 +1045,7 @@ def tensara(path):
         if not classes:
             raise ShimFailure("%s: no class derived from Problem" % path)
         problem = classes[0]()
+        DRAWS.reset()
         parameters = type(problem).parameters
         output = next(i for i, p in enumerate(parameters) if p.get("pointer") and not p.get("const"))
         # create_inputs makes the inputs before the output; get_extra_params those after it (a
@@ -798,6 +1067,7 @@ def tensara(path):
             test["scalars"] = {k: v for k, v in case.items() if is_number(v)}
             tests.append(test)
         del base
+        DRAWS.check_explained()
         return {"performance": None, "functional": tests}
     return guarded(path, run)
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kopt/core/parallel_for.hpp"
+#include "kopt/run/host_writes.hpp"
 #include "kopt_input_generator.h"
 
 namespace kopt::run {
@@ -235,6 +236,11 @@ void fill_buffer(std::span<std::byte> data, const DType& dtype, const spec::Init
   const std::int64_t elements = static_cast<std::int64_t>(data.size() / dtype.bytes);
   const std::int64_t chunks = (elements + kChunkElements - 1) / kChunkElements;
   const std::uint64_t key = buffer_stream_key(seed, buffer_name);
+  if (init.kind == spec::InitKind::segments) {
+    fill_segments(data, type, init.segments, key);
+    apply_writes(data, type, elements, init.writes, key);
+    return;
+  }
   parallel_for(
       static_cast<std::size_t>(chunks),
       [&](std::size_t chunk) {
@@ -250,6 +256,8 @@ void fill_buffer(std::span<std::byte> data, const DType& dtype, const spec::Init
   }
   if (init.arrangement == Arrangement::softmax) softmax_rows(data, type, elements, init.width);
   if (init.arrangement == Arrangement::plus_eye) add_to_diagonal(data, type, elements, init.width, init.diagonal);
+  if (init.arrangement == Arrangement::halves) copy_halves(data, dtype.bytes, init.width);
+  apply_writes(data, type, elements, init.writes, key);
 }
 
 }  // namespace kopt::run

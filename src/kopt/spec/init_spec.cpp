@@ -18,7 +18,7 @@ namespace {
 constexpr std::string_view kSpellings =
     "normal, normal(mean,std), uniform(lo,hi), int(lo,hi), int[lo,hi), zeros, ones or full(value), "
     "or values(v0,v1,...), choice(a,b) or choice(a,b,p), sorted(FILL), tril(FILL, n), triu(FILL, n), softmax(FILL, n) "
-    "or plus_eye(FILL, n, v)";
+    "or plus_eye(FILL, n, v), halves(FILL, n), set(FILL, v, SELECTOR...) or cat(FILL:n, ...)";
 
 // Integer bounds travel as doubles (InitSpec, the generator's arguments): beyond 2^53 a
 // bound would silently round to a neighbour.
@@ -104,7 +104,8 @@ constexpr ArrangementSpelling kArrangements[] = {
     {"tril(", Arrangement::lower_triangle, 1, "tril(FILL, n)"},
     {"triu(", Arrangement::upper_triangle, 1, "triu(FILL, n)"},
     {"softmax(", Arrangement::softmax, 1, "softmax(FILL, n)"},
-    {"plus_eye(", Arrangement::plus_eye, 2, "plus_eye(FILL, n, v)"}};
+    {"plus_eye(", Arrangement::plus_eye, 2, "plus_eye(FILL, n, v)"},
+    {"halves(", Arrangement::halves, 1, "halves(FILL, n)"}};
 
 // The arguments of "FILL, n, v": split at the commas outside every bracket, ( and [ alike
 // (int[0, 10) opens with one and closes with the other).
@@ -143,7 +144,7 @@ InitFormula InitFormula::arranged(const std::string& text, std::string_view pref
       inner.kind_ != InitKind::choice) {
     throw input_error("init \"{}\": {}...) takes a random fill (normal, uniform, int or choice)", text, prefix);
   }
-  if (inner.arrangement_ != Arrangement::as_drawn) {
+  if (inner.arrangement_ != Arrangement::as_drawn || !inner.writes_.empty()) {
     throw input_error("init \"{}\": {}...) takes a fill as drawn, not an arranged one", text, prefix);
   }
   if (parts.size() > 1) inner.width_ = Expression::parse(parts[1]);
@@ -156,6 +157,11 @@ InitFormula InitFormula::arranged(const std::string& text, std::string_view pref
 InitFormula InitFormula::parse(std::string_view text) {
   InitFormula formula;
   formula.text_ = collapse_whitespace(text);
+  if (formula.text_.starts_with("set(") || formula.text_.starts_with("cat(")) {
+    formula = formula.text_.starts_with("set(") ? with_writes(formula.text_) : concatenated(formula.text_);
+    if (formula.names().empty()) formula.bind({});  // literal writes checked now, as bounds are
+    return formula;
+  }
   for (const ArrangementSpelling& spelling : kArrangements) {
     if (formula.text_.starts_with(spelling.prefix)) return arranged(formula.text_, spelling.prefix, spelling.arrangement);
   }
@@ -185,6 +191,7 @@ std::vector<std::string> InitFormula::names() const {
   }
   if (width_) std::ranges::move(width_->names(), std::back_inserter(names));
   if (diagonal_) std::ranges::move(diagonal_->names(), std::back_inserter(names));
+  std::ranges::move(write_names(), std::back_inserter(names));
   return names;
 }
 
@@ -207,10 +214,15 @@ InitSpec InitFormula::bind(const Dims& dims) const {
     }
     if (!std::isfinite(init.diagonal)) throw failure(fmt::format("the diagonal's value must be finite (it is {})", init.diagonal));
   }
+  if (arrangement_ == Arrangement::halves && init.width % 2 != 0) {
+    throw failure(fmt::format("halves(FILL, n) needs an even n (it is {})", init.width));
+  }
+  bind_writes(init, dims);
   return init;
 }
 
 InitSpec InitFormula::bind_drawn(const Dims& dims) const {
+  if (kind_ == InitKind::segments) return {InitKind::segments, 0, 0};  // the runs: bind_writes
   if (arguments_.empty()) {
     if (kind_ == InitKind::zeros) return {InitKind::zeros, 0, 0};
     if (kind_ == InitKind::ones) return {InitKind::ones, 1, 1};
@@ -285,6 +297,12 @@ Error InitFormula::failure(std::string_view why) const { return input_error("ini
 InitSpec InitSpec::parse(std::string_view text) { return InitFormula::parse(text).bind({}); }
 
 std::string InitSpec::text() const {
+  if (!writes.empty()) {
+    InitSpec unwritten = *this;
+    unwritten.writes.clear();
+    return written_text(unwritten.text(), writes);
+  }
+  if (kind == InitKind::segments) return segments_text(segments);
   if (arrangement != Arrangement::as_drawn) {
     InitSpec drawn = *this;
     drawn.arrangement = Arrangement::as_drawn;
@@ -292,6 +310,7 @@ std::string InitSpec::text() const {
       case Arrangement::sorted: return fmt::format("sorted({})", drawn.text());
       case Arrangement::softmax: return fmt::format("softmax({},{})", drawn.text(), width);
       case Arrangement::plus_eye: return fmt::format("plus_eye({},{},{})", drawn.text(), width, diagonal);
+      case Arrangement::halves: return fmt::format("halves({},{})", drawn.text(), width);
       default:
         return fmt::format("{}({},{})", arrangement == Arrangement::lower_triangle ? "tril" : "triu", drawn.text(), width);
     }
@@ -313,6 +332,8 @@ std::string InitSpec::text() const {
       return fmt::format("values({})", fmt::join(values, ","));
     case InitKind::choice:
       return probability == 0.5 ? fmt::format("choice({},{})", a, b) : fmt::format("choice({},{},{})", a, b, probability);
+    case InitKind::segments:
+      return segments_text(segments);
   }
   return "normal";
 }

@@ -208,6 +208,7 @@ class Binder {
       throw input_error("buffer {}: init {} gives {} values for {} elements in case \"{}\"", param.name,
                         buffer.init->text(), buffer.init->values.size(), buffer.elements, bound.name);
     }
+    if (buffer.init) check_writes_fit(param, *buffer.init, buffer.elements, bound.name);
     if (buffer.is_output) buffer.tolerance = tolerance_for(param, given);
     return buffer;
   }
@@ -302,6 +303,31 @@ class Binder {
     if (random_real && !param.dtype->is_floating()) {
       throw input_error("{} init \"{}\" needs a floating dtype, but {} is {}; use int(lo,hi), int[lo,hi), zeros or ones",
                         where, init.text(), param.name, param.dtype->name);
+    }
+  }
+
+  // set(...)'s indices must name elements of the buffer, and its values fit an integer buffer;
+  // cat(...)'s runs must add up to the buffer (a suite's packed weights, laid end to end).
+  static void check_writes_fit(const KernelParam& param, const InitSpec& init, std::int64_t elements,
+                               const std::string& case_name) {
+    std::int64_t runs = 0;
+    for (const FillSegment& segment : init.segments) runs += segment.count;
+    if (init.kind == InitKind::segments && runs != elements) {
+      throw input_error("buffer {}: init {} lays {} elements for {} in case \"{}\"", param.name, init.text(), runs,
+                        elements, case_name);
+    }
+    for (const ElementWrite& write : init.writes) {
+      if (!param.dtype->is_floating() && !(write.value == std::trunc(write.value) &&
+                                           fits_integer(*param.dtype, static_cast<std::int64_t>(write.value)))) {
+        throw input_error("buffer {}: init {} writes {}, which {} does not hold", param.name, init.text(), write.value,
+                          param.dtype->name);
+      }
+      for (const ElementSelector& selector : write.selectors) {
+        if (selector.kind == ElementSelector::Kind::index && (*selector.start < -elements || *selector.start >= elements)) {
+          throw input_error("buffer {}: init {} writes element {} of {} in case \"{}\"", param.name, init.text(),
+                            *selector.start, elements, case_name);
+        }
+      }
     }
   }
 

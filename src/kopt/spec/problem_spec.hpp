@@ -20,14 +20,46 @@ class Error;
 
 namespace kopt::spec {
 
-enum class InitKind { normal, uniform, integers, zeros, ones, full, values, choice };
+// segments: cat(FILL:n, ...), consecutive runs each drawn by its own fill (a model's packed weights).
+enum class InitKind { normal, uniform, integers, zeros, ones, full, values, choice, segments };
 
 // How a fill's values are laid out over the buffer: as drawn, sorted ascending over the whole
 // buffer (sorted(F)), with the elements above (tril(F, n)) or below (triu(F, n)) the
 // diagonal of each n x n matrix zeroed, as torch.tril and torch.triu leave them, each run of n
 // elements replaced by its softmax (softmax(F, n): torch.softmax along the last axis), or v
 // added to each n x n matrix's diagonal (plus_eye(F, n, v): x + torch.eye(n) * v).
-enum class Arrangement { as_drawn, sorted, lower_triangle, upper_triangle, softmax, plus_eye };
+// halves(F, n): each run of n elements ends with a copy of its first n/2 (RoPE's cos and sin tables:
+// t[:, n//2:] = t[:, :n//2]).
+enum class Arrangement { as_drawn, sorted, lower_triangle, upper_triangle, softmax, plus_eye, halves };
+
+// Which elements set(FILL, v, SELECTOR...) writes v to (docs/check.md): an index (negative counts
+// from the end, as Python's), a slice start:stop:step:width (width elements at every step-th
+// one from start, up to stop; an end left open is the buffer's; a Python slice has width 1), or
+// walk(start, lo, hi) (start, then each position the last plus a random draw from [lo, hi), until
+// past the end: a suite's `while i < n: x[i] = 1; i += randint(lo, hi)`).
+struct ElementSelector {
+  enum class Kind { index, slice, walk };
+  Kind kind = Kind::index;
+  std::optional<std::int64_t> start;  // index: the element; slice: open when absent; walk: the first position
+  std::optional<std::int64_t> stop;   // slice only: open when absent
+  std::int64_t step = 1;              // slice: from one run to the next; walk: the least step (lo)
+  std::int64_t width = 1;             // slice: elements per run; walk: the step's bound (hi, excluded)
+  std::string text() const;
+};
+
+// One set(..., v, SELECTOR...): v at every selected element, written after the fill beneath it.
+struct ElementWrite {
+  double value = 0;
+  std::vector<ElementSelector> selectors;
+};
+
+// One run of cat(FILL:n, ...): n elements drawn by a per-element fill (normal, uniform, int, zeros,
+// ones, full).
+struct FillSegment {
+  InitKind kind = InitKind::zeros;
+  double a = 0, b = 0;
+  std::int64_t count = 0;
+};
 
 // How a buffer is filled, with the values of one case. normal(mean, stddev); uniform(lo, hi);
 // int(lo, hi) draws integers in [lo, hi], both ends included (index-like inputs); zeros; ones;
@@ -45,15 +77,23 @@ struct InitSpec {
   Arrangement arrangement = Arrangement::as_drawn;
   std::int64_t width = 0;      // tril/triu/plus_eye: the matrices' row length n; softmax: the row's
   double diagonal = 0;         // plus_eye: the v added to each diagonal element
+  std::vector<FillSegment> segments;  // cat(...): the runs, in order
+  std::vector<ElementWrite> writes;   // set(...): applied last, innermost first
   // Written by the host and uploaded, never generated on the device: a list, a choice, or an
-  // arrangement of the whole buffer, is no formula of (seed, index) the device generator knows.
+  // arrangement of the whole buffer, is no formula of (seed, index) the device generator knows;
+  // nor are runs of several fills or elements written over a fill.
   bool host_written() const {
-    return kind == InitKind::values || kind == InitKind::choice || arrangement != Arrangement::as_drawn;
+    return kind == InitKind::values || kind == InitKind::choice || kind == InitKind::segments ||
+           arrangement != Arrangement::as_drawn || !writes.empty();
   }
   std::string text() const;  // as a spec would write it: "normal", "uniform(-1,1)", "int(0,99)"
   // Parses the spellings of InitFormula with numbers for bounds; throws input_error quoting `text`.
   static InitSpec parse(std::string_view text);
 };
+
+// The spellings of a bound fill's writes and runs (init_writes.cpp): set(TEXT, v, ...), cat(...).
+std::string written_text(std::string text, const std::vector<ElementWrite>& writes);
+std::string segments_text(const std::vector<FillSegment>& segments);
 
 // An init as kopt.toml writes it: the spellings of InitSpec, plus int[lo,hi] (as int(lo,hi))
 // and int[lo,hi) (hi excluded, as torch.randint), with every argument an expression of the
@@ -75,6 +115,11 @@ class InitFormula {
   InitSpec bind_choice(const Dims& dims) const;
   InitSpec bind_drawn(const Dims& dims) const;
   static InitFormula arranged(const std::string& text, std::string_view prefix, Arrangement arrangement);
+  // set(FILL, v, SELECTOR...) and cat(FILL:n, ...) (init_writes.cpp).
+  static InitFormula with_writes(const std::string& text);
+  static InitFormula concatenated(const std::string& text);
+  void bind_writes(InitSpec& init, const Dims& dims) const;
+  std::vector<std::string> write_names() const;
   double argument(std::size_t index, const Dims& dims) const;
   Error failure(std::string_view why) const;
 
@@ -85,6 +130,18 @@ class InitFormula {
   Arrangement arrangement_ = Arrangement::as_drawn;  // sorted(F), tril/triu/softmax(F, n), plus_eye(F, n, v)
   std::optional<Expression> width_;                  // tril/triu/softmax/plus_eye's n
   std::optional<Expression> diagonal_;               // plus_eye's v
+  struct SelectorFormula {
+    ElementSelector::Kind kind = ElementSelector::Kind::index;
+    std::vector<std::optional<Expression>> parts;  // index: {i}; slice: {start, stop, step, width}; walk: {start, lo, hi}
+  };
+  struct WriteFormula {
+    Expression value;
+    std::vector<SelectorFormula> selectors;
+  };
+  ElementSelector bind_selector(const SelectorFormula& formula, const Dims& dims) const;
+  std::vector<WriteFormula> writes_;         // set(...)'s, innermost first
+  std::vector<InitFormula> segment_fills_;   // cat(...)'s fills and counts
+  std::vector<Expression> segment_counts_;
 };
 
 struct Tolerance {

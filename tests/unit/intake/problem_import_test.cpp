@@ -71,7 +71,8 @@ TEST(LeetGpuImport, SaysInOneLineWhatItCannotTranslate) {
   write_file_atomic(folder.path() / "challenge.py", challenge);
   std::string error = error_of([&] { import_problem(folder.path() / "challenge.py", ProblemFormat::leetgpu); });
   EXPECT_THAT(error, HasSubstr("challenge.py:63: generate_performance_test: buffer X is not built by a constructor this "
-                               "reader knows; by hand: write [buffers.X] shape and init in kopt.toml (docs/check.md)"));
+                               "reader knows (nor do the generators run under kopt's stand-in torch); by hand: write "
+                               "[buffers.X] shape and init in kopt.toml (docs/check.md)"));
   EXPECT_EQ(error.find('\n'), std::string::npos);
 }
 
