@@ -2,6 +2,7 @@
 // kopt.toml writes it and as one case binds it.
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <iterator>
 #include <utility>
@@ -18,7 +19,8 @@ namespace {
 constexpr std::string_view kSpellings =
     "normal, normal(mean,std), uniform(lo,hi), int(lo,hi), int[lo,hi), zeros, ones or full(value), "
     "or values(v0,v1,...), choice(a,b) or choice(a,b,p), sorted(FILL), tril(FILL, n), triu(FILL, n), softmax(FILL, n) "
-    "or plus_eye(FILL, n, v)";
+    "or plus_eye(FILL, n, v), mx_data(FILL, element, block, source), mx_scale(FILL, element, block, source) "
+    "or mx_scale_blocked(FILL, element, block, source, rows, columns)";
 
 // Integer bounds travel as doubles (InitSpec, the generator's arguments): beyond 2^53 a
 // bound would silently round to a neighbour.
@@ -122,7 +124,81 @@ std::vector<std::string> top_level_arguments(std::string_view text) {
   return parts;
 }
 
+// The block-scaled fills' spellings (spec/block_scaled.hpp): the two halves of one quantization.
+struct BlockScaledSpelling {
+  std::string_view prefix;
+  BlockScaledPart part;
+};
+constexpr BlockScaledSpelling kBlockScaledSpellings[] = {{"mx_data(", BlockScaledPart::data},
+                                                         {"mx_scale(", BlockScaledPart::scale},
+                                                         {"mx_scale_blocked(", BlockScaledPart::scale_blocked}};
+
+bool is_source_name(std::string_view text) {
+  return !text.empty() && (std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_') &&
+         std::ranges::all_of(text, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+std::string_view part_prefix(BlockScaledPart part) {
+  return std::ranges::find_if(kBlockScaledSpellings, [&](const BlockScaledSpelling& s) { return s.part == part; })->prefix;
+}
+
 }  // namespace
+
+// mx_data(F, element, block, source) / mx_scale(...) / mx_scale_blocked(..., rows, columns): the
+// packed elements or the e8m0 scales of the source's values (drawn by F, a normal or uniform fill
+// as drawn) quantized in blocks of `block` along its last axis (spec/block_scaled.hpp).
+InitFormula InitFormula::block_scaled(const std::string& text, std::string_view prefix, BlockScaledPart part) {
+  const bool blocked = part == BlockScaledPart::scale_blocked;
+  const std::vector<std::string> parts =
+      top_level_arguments(std::string_view(text).substr(prefix.size(), text.size() - prefix.size() - 1));
+  if (text.back() != ')' || parts.size() != (blocked ? 6u : 4u) ||
+      std::ranges::any_of(parts, [](const std::string& p) { return p.empty(); })) {
+    throw input_error("init \"{}\": expected {}FILL, element, block, source{})", text, prefix,
+                      blocked ? ", rows, columns" : "");
+  }
+  InitFormula inner = InitFormula::parse(parts[0]);
+  if ((inner.kind_ != InitKind::normal && inner.kind_ != InitKind::uniform) ||
+      inner.arrangement_ != Arrangement::as_drawn || inner.block_scaled_) {
+    throw input_error("init \"{}\": {}...) quantizes a normal or uniform fill as drawn", text, prefix);
+  }
+  try {
+    block_element_format(parts[1]);
+  } catch (const Error& error) {
+    throw input_error("init \"{}\": {}", text, error.what());
+  }
+  if (!is_source_name(parts[3])) {
+    throw input_error("init \"{}\": the source \"{}\" must be a name (the tensor quantized: a)", text, parts[3]);
+  }
+  inner.block_scaled_ = BlockScaledFormula{.part = part,
+                                           .element = parts[1],
+                                           .block = Expression::parse(parts[2]),
+                                           .source = parts[3],
+                                           .rows = blocked ? std::optional(Expression::parse(parts[4])) : std::nullopt,
+                                           .columns = blocked ? std::optional(Expression::parse(parts[5])) : std::nullopt};
+  inner.text_ = text;
+  if (inner.names().empty()) inner.bind({});  // literal sizes are checked now, so the error names the line
+  return inner;
+}
+
+BlockScaledInit InitFormula::bind_block_scaled(const Dims& dims) const {
+  const auto positive = [&](const Expression& expression, std::string_view what) {
+    std::int64_t value = 0;
+    try {
+      value = expression.evaluate_integer(dims);
+    } catch (const Error& error) {
+      throw failure(error.what());
+    }
+    if (value <= 0) throw failure(fmt::format("the {} must be > 0 (it is {})", what, value));
+    return value;
+  };
+  BlockScaledInit init{.part = block_scaled_->part,
+                       .element = block_scaled_->element,
+                       .block = positive(block_scaled_->block, "block size"),
+                       .source = block_scaled_->source};
+  if (block_scaled_->rows) init.rows = positive(*block_scaled_->rows, "row count");
+  if (block_scaled_->columns) init.columns = positive(*block_scaled_->columns, "column count");
+  return init;
+}
 
 // sorted(F): F's values over the whole buffer in ascending order (a suite's torch.sort of random
 // data: merge inputs); tril(F, n) / triu(F, n): F with each n x n matrix's upper / lower
@@ -156,6 +232,9 @@ InitFormula InitFormula::arranged(const std::string& text, std::string_view pref
 InitFormula InitFormula::parse(std::string_view text) {
   InitFormula formula;
   formula.text_ = collapse_whitespace(text);
+  for (const BlockScaledSpelling& spelling : kBlockScaledSpellings) {
+    if (formula.text_.starts_with(spelling.prefix)) return block_scaled(formula.text_, spelling.prefix, spelling.part);
+  }
   for (const ArrangementSpelling& spelling : kArrangements) {
     if (formula.text_.starts_with(spelling.prefix)) return arranged(formula.text_, spelling.prefix, spelling.arrangement);
   }
@@ -185,12 +264,18 @@ std::vector<std::string> InitFormula::names() const {
   }
   if (width_) std::ranges::move(width_->names(), std::back_inserter(names));
   if (diagonal_) std::ranges::move(diagonal_->names(), std::back_inserter(names));
+  if (block_scaled_) {
+    std::ranges::move(block_scaled_->block.names(), std::back_inserter(names));
+    if (block_scaled_->rows) std::ranges::move(block_scaled_->rows->names(), std::back_inserter(names));
+    if (block_scaled_->columns) std::ranges::move(block_scaled_->columns->names(), std::back_inserter(names));
+  }
   return names;
 }
 
 InitSpec InitFormula::bind(const Dims& dims) const {
   InitSpec init = bind_drawn(dims);
   init.arrangement = arrangement_;
+  if (block_scaled_) init.block_scaled = bind_block_scaled(dims);
   if (width_) {
     try {
       init.width = width_->evaluate_integer(dims);
@@ -285,6 +370,14 @@ Error InitFormula::failure(std::string_view why) const { return input_error("ini
 InitSpec InitSpec::parse(std::string_view text) { return InitFormula::parse(text).bind({}); }
 
 std::string InitSpec::text() const {
+  if (block_scaled) {
+    InitSpec drawn = *this;
+    drawn.block_scaled.reset();
+    const BlockScaledInit& mx = *block_scaled;
+    std::string text = fmt::format("{}{},{},{},{}", part_prefix(mx.part), drawn.text(), mx.element, mx.block, mx.source);
+    if (mx.part == BlockScaledPart::scale_blocked) text += fmt::format(",{},{}", mx.rows, mx.columns);
+    return text + ")";
+  }
   if (arrangement != Arrangement::as_drawn) {
     InitSpec drawn = *this;
     drawn.arrangement = Arrangement::as_drawn;

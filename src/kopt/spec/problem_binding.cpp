@@ -208,6 +208,12 @@ class Binder {
       throw input_error("buffer {}: init {} gives {} values for {} elements in case \"{}\"", param.name,
                         buffer.init->text(), buffer.init->values.size(), buffer.elements, bound.name);
     }
+    if (buffer.init && buffer.init->block_scaled) {
+      const std::string problem = block_scaled_size_problem(*buffer.init->block_scaled, bytes);
+      if (!problem.empty()) {
+        throw input_error("buffer {}: init {} in case \"{}\": {}", param.name, buffer.init->text(), bound.name, problem);
+      }
+    }
     if (buffer.is_output) buffer.tolerance = tolerance_for(param, given);
     return buffer;
   }
@@ -298,6 +304,13 @@ class Binder {
 
   // `where`: "[buffers.x]", or "[[cases]] init.x of case \"c\":" for a case's own fill.
   static void check_init_kind(const KernelParam& param, const InitFormula& init, std::string_view where) {
+    if (init.block_scaled()) {  // packed elements or e8m0 scales: bytes, whatever the values they stand for
+      if (param.dtype->bytes != 1) {
+        throw input_error("{} init \"{}\" writes bytes (packed elements or e8m0 scales), but {} is {}; use uint8",
+                          where, init.text(), param.name, param.dtype->name);
+      }
+      return;
+    }
     const bool random_real = init.kind() == InitKind::normal || init.kind() == InitKind::uniform;
     if (random_real && !param.dtype->is_floating()) {
       throw input_error("{} init \"{}\" needs a floating dtype, but {} is {}; use int(lo,hi), int[lo,hi), zeros or ones",

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kopt/spec/block_scaled.hpp"
 #include "kopt/spec/expression.hpp"
 #include "kopt/spec/kernel_signature.hpp"
 #include "kopt/spec/precision.hpp"
@@ -45,10 +46,13 @@ struct InitSpec {
   Arrangement arrangement = Arrangement::as_drawn;
   std::int64_t width = 0;      // tril/triu/plus_eye: the matrices' row length n; softmax: the row's
   double diagonal = 0;         // plus_eye: the v added to each diagonal element
+  // mx_data / mx_scale / mx_scale_blocked: this fill (kind, a, b) is the source's, quantized.
+  std::optional<BlockScaledInit> block_scaled;
   // Written by the host and uploaded, never generated on the device: a list, a choice, or an
   // arrangement of the whole buffer, is no formula of (seed, index) the device generator knows.
   bool host_written() const {
-    return kind == InitKind::values || kind == InitKind::choice || arrangement != Arrangement::as_drawn;
+    return kind == InitKind::values || kind == InitKind::choice || arrangement != Arrangement::as_drawn ||
+           block_scaled.has_value();
   }
   std::string text() const;  // as a spec would write it: "normal", "uniform(-1,1)", "int(0,99)"
   // Parses the spellings of InitFormula with numbers for bounds; throws input_error quoting `text`.
@@ -66,6 +70,7 @@ class InitFormula {
   const std::string& text() const { return text_; }  // as written, whitespace collapsed
   InitKind kind() const { return kind_; }
   std::vector<std::string> names() const;  // the dims its arguments read
+  bool block_scaled() const { return block_scaled_.has_value(); }
   // The fill of the case whose dims are `dims`; throws input_error quoting the text.
   InitSpec bind(const Dims& dims) const;
 
@@ -75,6 +80,8 @@ class InitFormula {
   InitSpec bind_choice(const Dims& dims) const;
   InitSpec bind_drawn(const Dims& dims) const;
   static InitFormula arranged(const std::string& text, std::string_view prefix, Arrangement arrangement);
+  static InitFormula block_scaled(const std::string& text, std::string_view prefix, BlockScaledPart part);
+  BlockScaledInit bind_block_scaled(const Dims& dims) const;
   double argument(std::size_t index, const Dims& dims) const;
   Error failure(std::string_view why) const;
 
@@ -85,6 +92,15 @@ class InitFormula {
   Arrangement arrangement_ = Arrangement::as_drawn;  // sorted(F), tril/triu/softmax(F, n), plus_eye(F, n, v)
   std::optional<Expression> width_;                  // tril/triu/softmax/plus_eye's n
   std::optional<Expression> diagonal_;               // plus_eye's v
+  // mx_data(F, element, block, source) and its kin: this formula's fill is the source's.
+  struct BlockScaledFormula {
+    BlockScaledPart part;
+    std::string element;
+    Expression block;
+    std::string source;
+    std::optional<Expression> rows, columns;  // mx_scale_blocked's
+  };
+  std::optional<BlockScaledFormula> block_scaled_;
 };
 
 struct Tolerance {
