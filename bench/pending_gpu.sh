@@ -43,6 +43,9 @@ call2() {
 }
 
 call3() {
+  # The tenth A/A experiment, when call 2's budget ended before it: a session of one.
+  timeout 90 env KOPT="$B/kopt" bench/workload_aa.sh "$OUT/wl_aa1" 1 > "$OUT/wl_aa1.txt" 2>&1
+  echo "== workload A/A (one) exit $? ($(date +%T))"; tail -3 "$OUT/wl_aa1.txt"
   for who in head new; do
     bin="$B/kopt"; [ $who = head ] && bin="$B/kopt_head"
     timeout 128 env KOPT="$bin" STEPS=loop LOOP_LIMIT=120 bench/loop_cost.sh "$OUT/loop_$who" > "$OUT/loop_$who.txt" 2>&1
@@ -53,6 +56,8 @@ call3() {
   timeout 150 env KOPT="$B/kopt" KOPT_BEFORE="$B/kopt_before56" AA_RUNS=0 bench/issue56_gpu.sh "$OUT/i56" > "$OUT/i56.txt" 2>&1
   echo "== issue56 exit $? ($(date +%T))"; cut -c1-600 "$OUT/i56.txt"
   rm -rf "$OUT/i56/cache"
+  KOPT="$B/kopt" timeout "${IMPORT_LIMIT:-100}" bench/import_check.sh "$B/leetgpu/challenges" bench/leetgpu "$OUT/import"
+  echo "== import_check exit $? ($(date +%T))"
 }
 
 call4() {

@@ -62,6 +62,9 @@ def spec_fill(text, dims):
     if text.startswith("sorted(") and text.endswith(")"):
         inner = spec_fill(text[len("sorted("):-1], dims)
         return ["sorted"] + inner if inner[0] != "unknown" else ["unknown", text]
+    quantized = re.fullmatch(r"(mx_data|mx_scale|mx_scale_blocked)\((.*)\)", text)
+    if quantized:  # mx_data(FILL, element, block, source[, rows, columns]), as the stand-in's to_mx records it
+        return block_scaled_fill(quantized.group(1), split_top(quantized.group(2)), dims, text)
     arranged = re.fullmatch(r"(tril|triu|softmax|plus_eye|halves)\((.*)\)", text)
     if arranged:  # tril(FILL, n), softmax(FILL, n), plus_eye(FILL, n, v), as the stand-in records them
         parts = split_top(arranged.group(2))
@@ -123,6 +126,33 @@ def split_top_on(text, separator):
             parts.append(text[start:i])
             start = i + 1
     return parts
+
+
+def block_scaled_fill(kind, parts, dims, text):
+    """[kind, element, block, (rows, columns,) *source fill]: the source's name is left out (the
+    stand-in cannot know it); block_scaled_pairs checks which buffers share one."""
+    inner = spec_fill(parts[0], dims) if parts else ["unknown", text]
+    if inner[0] == "unknown" or len(parts) != (6 if kind == "mx_scale_blocked" else 4):
+        return ["unknown", text]
+    sizes = [int(kopt_suite_shim.evaluate(p, dims)) for p in [parts[2]] + parts[4:]]
+    return [kind, parts[1]] + sizes + inner
+
+
+def block_scaled_pairs(spec, case, test):
+    """Whether the buffers that hold halves of one quantization in the test (the same source) are
+    the ones that name one source in the spec; a phrase where they are not."""
+    in_test, in_spec = {}, {}
+    for name, tensor in test["tensors"].items():
+        text = (case["init"].get(name) or spec.buffers.get(name, {}).get("init") or "").replace(" ", "")
+        if "source" in tensor and text.startswith("mx_"):
+            in_test.setdefault(tensor["source"], set()).add(name)
+            in_spec.setdefault(split_top(text[text.index("(") + 1:-1])[3], set()).add(name)
+        elif "source" in tensor:
+            return ["%s is half of a quantization in the test, not in the spec" % name]
+    if sorted(map(sorted, in_test.values())) != sorted(map(sorted, in_spec.values())):
+        return ["the quantizations' halves pair as %s in the test, %s in the spec"
+                % (sorted(map(sorted, in_test.values())), sorted(map(sorted, in_spec.values())))]
+    return []
 
 
 def split_top(text):
@@ -213,7 +243,7 @@ def differences(spec, case, test, roles, shapes_known):
         if not same_fill(tensor["fill"], fill):
             found.append("%s is %s, the test's %s" % (name, "filled with " + fill_text(fill) if fill else "kopt's default fill",
                                                      fill_text(tensor["fill"])))
-    return found
+    return found + block_scaled_pairs(spec, case, test)
 
 
 # Integer dtypes by width; the signed one's range first.

@@ -216,10 +216,18 @@ class Recorded:
     int = lambda self: self.to(DTYPES["int32"])
     long = lambda self: self.to(DTYPES["int64"])
     double = lambda self: self.to(DTYPES["float64"])
-    cuda = cpu = contiguous = clone = detach = lambda self, *a, **k: Recorded(self.shape, self.dtype, self.fill)
+    def cuda(self, *a, **k):
+        copy = Recorded(self.shape, self.dtype, self.fill)
+        if self.__dict__.get("source") is not None:  # a half of to_mx stays one
+            copy.source = self.__dict__["source"]
+        return copy
+
+    cpu = contiguous = clone = detach = cuda
 
     def view(self, *shape):
         if len(shape) == 1 and isinstance(shape[0], (DType, str)):
+            if dtype_of(shape[0]).name == self.dtype.name:
+                return self  # as its own dtype: the same bytes (to_mx's uint8 halves viewed as uint8)
             return self.computed("reinterpreted as another dtype", dtype=shape[0])
         return self.reshape(*shape)
 
@@ -383,7 +391,10 @@ class Recorded:
         return lambda *a, **k: self.computed(".%s(...)" % name)
 
     def record(self):
-        return {"shape": list(self.shape), "dtype": self.dtype.name, "fill": settled(self.fill, self.numel())}
+        entry = {"shape": list(self.shape), "dtype": self.dtype.name, "fill": settled(self.fill, self.numel())}
+        if self.__dict__.get("source") is not None:  # a half of to_mx: which quantization it belongs to
+            entry["source"] = self.__dict__["source"]
+        return entry
 
 
 RANDOM_FILLS = ("uniform", "normal", "int", "choice")
@@ -968,6 +979,59 @@ def tensara_base():
     return module
 
 
+def torchao_modules():
+    """torchao's mx_tensor module as the mxfp4/mxfp8 problems import it: to_mx records the two
+    halves of one quantization of its source (the scales, then the packed elements, both uint8 as
+    the solution takes them), each naming the source it came from; to_dtype a computed tensor."""
+    import kopt_block_scaled_facts
+    names = ["torchao", "torchao.prototype", "torchao.prototype.mx_formats", "torchao.prototype.mx_formats.mx_tensor"]
+    modules = {name: types.ModuleType(name) for name in names}
+    sources = []
+
+    def to_mx(data_hp, elem_dtype, block_size, scaling_mode=None, is_swizzled_scales=False):
+        dtype = elem_dtype.name if isinstance(elem_dtype, DType) else \
+            elem_dtype.what.split(".")[-1] if isinstance(elem_dtype, Anything) else str(elem_dtype)
+        element = kopt_block_scaled_facts.element_formats().get(dtype)
+        if element is None or len(data_hp.shape) != 2 or data_hp.shape[-1] % block_size:
+            raise ShimFailure("to_mx of a %s tensor to %s in blocks of %s" % (list(data_hp.shape), dtype, block_size))
+        rows, columns = data_hp.shape
+        if not any(s is data_hp for s in sources):
+            sources.append(data_hp)
+        label = next(i for i, s in enumerate(sources) if s is data_hp)
+        if is_swizzled_scales:
+            scale = Recorded([-(-rows // 128) * 32, -(-columns // 128) * 16], "uint8",
+                             ["mx_scale_blocked", element["name"], block_size, rows, columns] + list(data_hp.fill))
+        else:
+            scale = Recorded([rows, columns // block_size], "uint8",
+                             ["mx_scale", element["name"], block_size] + list(data_hp.fill))
+        data = Recorded([rows, columns // element["per_byte"]], "uint8",
+                        ["mx_data", element["name"], block_size] + list(data_hp.fill))
+        scale.source = data.source = label
+        return scale, data
+
+    def to_dtype(data_lp, scale, elem_dtype, block_size, target_dtype):
+        return data_lp.computed("to_dtype(...)", dtype=target_dtype)
+    mx_tensor = modules["torchao.prototype.mx_formats.mx_tensor"]
+    mx_tensor.to_mx, mx_tensor.to_dtype = to_mx, to_dtype
+    for parent, child in zip(names, names[1:]):
+        setattr(modules[parent], child.split(".")[-1], modules[child])
+    return modules
+
+
+def with_modules(modules, call):
+    """call() with `modules` in sys.modules, which are restored after it."""
+    saved = {name: sys.modules.get(name) for name in modules}
+    sys.modules.update(modules)
+    try:
+        return call()
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+
+
 def unwrapped(value):
     return value if isinstance(value, Recorded) else getattr(value, "recorded", value)
 
@@ -1038,7 +1102,8 @@ def leetgpu(path):
 
 def tensara(path):
     def run():
-        namespace = run_definition(path, dict(torch_modules(), problem=tensara_base()))
+        torchao = torchao_modules()  # imported when a test is made (create_inputs), not when the module loads
+        namespace = run_definition(path, dict(torch_modules(), problem=tensara_base(), **torchao))
         base = sys.modules.get("problem")
         classes = [v for v in namespace.values() if isinstance(v, type) and v.__name__ != "Problem"
                    and any(b.__name__ == "Problem" for b in v.__mro__[1:])]
@@ -1054,7 +1119,7 @@ def tensara(path):
                           for side in (parameters[:output], parameters[output + 1:]))
         tests = []
         for index, case in enumerate(problem.generate_test_cases()):
-            made = case["create_inputs"]()
+            made = with_modules(torchao, case["create_inputs"])
             made = made if isinstance(made, tuple) else (made,)
             entries = {"name": case.get("name", "")}
             tensors = [m for m in made if isinstance(m, Recorded)]

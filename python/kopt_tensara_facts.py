@@ -31,6 +31,9 @@ import math
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kopt_block_scaled_facts as block_scaled  # noqa: E402  to_mx's halves (mxfp4, mxfp8)
+
 EXIT_OK = 0
 EXIT_FAILED = 2
 
@@ -90,9 +93,12 @@ class Tensor:
         # square random matrix plus torch.eye(n) * diagonal)
         self.arranged, self.diagonal = arranged, diagonal
         self.width = shape[-1] if shape else None  # its row length; named once the axes are
+        # one half of torchao's to_mx of a random source (kopt_block_scaled_facts.Quantized), and
+        # that source's named axes once they are
+        self.block_scaled, self.source_axes = None, None
 
     def scaled(self, factor):
-        if self.arranged:
+        if self.arranged or self.block_scaled is not None:
             return None  # tril(rand) * 2 is tril(uniform(0, 2)), but no suite writes it so
         if self.kind in ("uniform", "normal"):
             low, high = (self.a * factor, self.b * factor) if self.kind == "uniform" \
@@ -115,7 +121,7 @@ class Tensor:
         return None  # randint(0, 3) * 2 draws {0, 2, 4}: no fill of kopt's
 
     def shifted(self, offset):
-        if self.arranged:
+        if self.arranged or self.block_scaled is not None:
             return None
         if self.kind == "uniform":
             return Tensor(self.shape, self.kind, self.a + offset, self.b + offset)
@@ -137,6 +143,9 @@ class Tensor:
         return self.kind in ("uniform", "normal", "int", "choice") and not self.arranged
 
     def init(self):
+        if self.block_scaled is not None:
+            drawn = Tensor(self.shape, self.kind, self.a, self.b).init()
+            return block_scaled.init_text(self, drawn, self.source_axes)
         if self.arranged:
             drawn = Tensor(self.shape, self.kind, self.a, self.b, p=self.p).init()
             if self.arranged == "plus_eye":
@@ -186,8 +195,10 @@ class Closure:
 class Evaluator:
     """Evaluates the restricted Python of generate_test_cases and the lambdas in it."""
 
-    def __init__(self, path, problem_name, attributes=None, module=None):
+    def __init__(self, path, problem_name, attributes=None, module=None, cls=None):
         self.path, self.problem_name = path, problem_name
+        # the class's helper methods a test case is built by (self._make_case(m, k, name))
+        self.methods = {f.name: f for f in (cls.body if cls is not None else []) if isinstance(f, ast.FunctionDef)}
         self.attributes = attributes or {}  # self.X of the class's __init__, where a number (instance_numbers)
         self.module = {}  # the module's numbers (`P = (1 << 31) - 1`), which every method sees
         for statement in (module.body if module is not None else []):
@@ -232,6 +243,15 @@ class Evaluator:
                 return self.value(statement.value, env) if statement.value is not None else OPAQUE
             elif isinstance(statement, ast.FunctionDef):  # def make_inputs(n=n, seed=seed): a named lambda
                 env[statement.name] = self.closure(statement, env)
+            elif isinstance(statement, ast.If):  # if k % BLOCK_SIZE != 0: raise ...
+                test = self.value(statement.test, env)
+                if not isinstance(test, bool):
+                    self.fail(statement, "an if on %s, which the reader cannot decide" % ast.unparse(statement.test))
+                returned = self.run(statement.body if test else statement.orelse, env, out)
+                if returned is not None:
+                    return returned
+            elif isinstance(statement, ast.Raise):
+                self.fail(statement, "a test case its own code refuses (%s)" % ast.unparse(statement))
             elif isinstance(statement, (ast.Expr, ast.Pass)):
                 continue
             else:
@@ -246,6 +266,10 @@ class Evaluator:
         return value
 
     def bind(self, target, value, env):
+        if isinstance(value, Opaque) and isinstance(target, (ast.Tuple, ast.List)):  # to_mx, _ = self._api()
+            for element in target.elts:
+                self.bind(element, OPAQUE, env)
+            return
         if isinstance(target, ast.Name):
             env[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -299,6 +323,16 @@ class Evaluator:
         except (TypeError, KeyError, IndexError):
             return OPAQUE
 
+    def value_ListComp(self, node, env):
+        """[f(m, k) for m, k in configs]: one generator over a literal list, no condition."""
+        if len(node.generators) != 1 or node.generators[0].ifs:
+            return OPAQUE
+        items, scope = [], dict(env)
+        for item in self.iterable(node.generators[0].iter, env):
+            self.bind(node.generators[0].target, item, scope)
+            items.append(self.value(node.elt, scope))
+        return items
+
     def value_Lambda(self, node, env):
         return self.closure(node, env)
 
@@ -334,7 +368,8 @@ class Evaluator:
         if number(left) and number(right):
             ops = {ast.Add: lambda: left + right, ast.Sub: lambda: left - right, ast.Mult: lambda: left * right,
                    ast.FloorDiv: lambda: left // right, ast.Div: lambda: left / right, ast.Pow: lambda: left ** right,
-                   ast.LShift: lambda: int(left) << int(right), ast.RShift: lambda: int(left) >> int(right)}
+                   ast.LShift: lambda: int(left) << int(right), ast.RShift: lambda: int(left) >> int(right),
+                   ast.Mod: lambda: left % right}
             return ops[type(node.op)]() if type(node.op) in ops else OPAQUE
         found = OPAQUE
         if isinstance(left, Tensor) and number(right):
@@ -364,6 +399,11 @@ class Evaluator:
         if isinstance(callee, Closure):
             return self.call(callee, [self.value(a, env) for a in node.args])
         name = ast.unparse(node.func)
+        helper = self.helper_method(name)
+        if helper is not None:  # self._make_case(m, k, name): its self is opaque
+            return self.call(Closure(helper, self.scope({})), [OPAQUE] + [self.value(a, env) for a in node.args])
+        if name == "to_mx":
+            return block_scaled.to_mx_pair(self, node, env)
         leaf = name.split(".")[-1]
         if isinstance(node.func, ast.Attribute) and (not name.startswith("torch.")
                                                      or isinstance(node.func.value, ast.Call)):
@@ -382,6 +422,16 @@ class Evaluator:
                     "tuple": lambda: tuple(args[0]), "min": lambda: min(*args), "max": lambda: max(*args),
                     "int": lambda: int(args[0]), "float": lambda: float(args[0])}[name]()
         return OPAQUE
+
+    def helper_method(self, name):
+        """The class's method `self.NAME` where it only computes (a method that imports or catches,
+        as one fetching torchao's API, is not followed: its value is opaque)."""
+        if not name.startswith("self.") or name[5:] not in self.methods:
+            return None
+        function = self.methods[name[5:]]
+        if any(isinstance(n, (ast.Import, ast.ImportFrom, ast.Try)) for n in ast.walk(function)):
+            return None
+        return function
 
     def call(self, closure, args):
         env = dict(closure.env)
@@ -488,6 +538,9 @@ class Evaluator:
     def tensor_method(self, node, tensor, leaf, env):
         if leaf in ("float", "contiguous", "to", "cuda", "clone"):
             return tensor
+        if leaf == "view" and tensor.block_scaled is not None and len(node.args) == 1 \
+                and ast.unparse(node.args[0]) == "torch.uint8":
+            return tensor  # to_mx's halves as the bytes the solution takes
         if leaf in ("uniform_", "normal_"):
             bounds = [self.value(a, env) for a in node.args] + [0.0, 1.0][len(node.args):]
             return Tensor(tensor.shape, leaf[:-1], bounds[0], bounds[1])
@@ -1023,16 +1076,60 @@ def flops(cls, path, extra_names, extra_params):
     return None if value is None or "?" in value.text else value.text
 
 
+def quantized_sources(tensors_per_case, dims_per_case, shapes, path):
+    """The halves of to_mx (kopt_block_scaled_facts): each one's shape from its source's named axes,
+    and the axes kept on the tensor of every case (its fill names them). Returns input -> axes."""
+    sources = {}
+    for name, tensor in tensors_per_case[0].items():
+        if tensor.block_scaled is None:
+            continue
+        extents = lambda axis: [t[name].block_scaled.source.shape[axis] for t in tensors_per_case]
+        sources[name] = [axis_name(name, axis, extents(axis), dims_per_case, path) for axis in range(2)]
+        shapes[name] = block_scaled.shape_expressions(tensor, sources[name])
+        for tensors in tensors_per_case:
+            tensors[name].source_axes = sources[name]
+    return sources
+
+
+def output_shapes(cls, path, input_names, tensors, shapes, sources, notes, output_names):
+    """Each output's shape into `shapes`; the block-scaled facts of the problem (what its reference
+    does, in which format) where it has any, else None."""
+    function = method(cls, "reference_solution", path)
+    try:
+        quantized = block_scaled.quantized_outputs(function, input_names, shapes, path)
+    except block_scaled.BlockScaledError as e:
+        raise CannotRead(str(e))
+    if quantized is not None and len(quantized[0]) == len(output_names):
+        shapes.update(zip(output_names, quantized[0]))
+        notes.append("%s are compared byte for byte with the reference's (Tensara compares their dequantized values "
+                     "within its tolerance): stricter, as a -0 written for torchao's +0 fails here"
+                     % " and ".join(output_names))
+        return quantized[1]
+    if len(output_names) != 1:
+        raise CannotRead("%s:%d: %d outputs; kopt import reads problems with one output, or the two halves of "
+                         "to_mx" % (path, class_attribute(cls, "parameters").lineno, len(output_names)))
+    dequantized = block_scaled.dequantized_output(function, input_names, tensors, sources)
+    if dequantized is not None:
+        shapes[output_names[0]] = dequantized[0]
+        return dequantized[1]
+    shapes[output_names[0]] = output_shape(cls, path, input_names, shapes, notes, output_names[0])
+    return None
+
+
 def read(path):
     tree = parse(path)
     cls = problem_class(tree, path)
+    flashinfer = block_scaled.flashinfer_line(tree)
+    if flashinfer is not None:
+        raise CannotRead("%s:%d: %s" % (path, flashinfer, block_scaled.NVFP4_REFUSAL))
     params = parameters(cls, path)
     outputs = [i for i, p in enumerate(params) if p.get("pointer") and not p.get("const")]
-    if len(outputs) != 1:
-        raise CannotRead("%s:%d: %d non-const pointer parameters; kopt import reads problems with one output"
-                         % (path, class_attribute(cls, "parameters").lineno, len(outputs)))
-    before, after = params[:outputs[0]], params[outputs[0] + 1:]
-    evaluator = Evaluator(path, problem_name(cls), instance_numbers(cls), tree)
+    if not outputs or outputs != list(range(outputs[0], outputs[0] + len(outputs))):
+        raise CannotRead("%s:%d: %d non-const pointer parameters, not side by side; kopt import reads problems "
+                         "whose outputs follow the inputs" % (path, class_attribute(cls, "parameters").lineno,
+                                                                len(outputs)))
+    before, after = params[:outputs[0]], params[outputs[-1] + 1:]
+    evaluator = Evaluator(path, problem_name(cls), instance_numbers(cls), tree, cls)
     cases = []
     generate = method(cls, "generate_test_cases", path)
     returned = evaluator.run(generate.body, evaluator.scope({"self": OPAQUE}), cases)
@@ -1067,6 +1164,7 @@ def read(path):
         tensors_per_case.append(tensors)
     notes = []
     shapes = shape_arrays(tensors_per_case, dims_per_case)
+    sources = quantized_sources(tensors_per_case, dims_per_case, shapes, path)
     for name in tensors_per_case[0]:
         if name in shapes:
             continue
@@ -1085,17 +1183,19 @@ def read(path):
     for tensors in tensors_per_case:  # an arrangement's row length by its axis's name
         for name, tensor in tensors.items():
             tensor.width = shapes[name][-1] if tensor.arranged else tensor.width
-    output = params[outputs[0]]["name"]
-    shapes[output] = output_shape(cls, path, [p["name"] for p in before], shapes, notes, output)
+    output_names = [params[i]["name"] for i in outputs]
+    mx_facts = output_shapes(cls, path, [p["name"] for p in before], tensors_per_case[0], shapes, sources, notes,
+                             output_names)
+    output = output_names[0]
     buffers = {}
     for param in params:
         if not param.get("pointer"):
             continue
         name = param["name"]
-        buffer = {"shape": shapes[name], "role": "output" if name == output else "input",
+        buffer = {"shape": shapes[name], "role": "output" if name in output_names else "input",
                   "element_bytes": TYPE_BYTES[param["type"]]}
         buffer["dtype"] = TYPE_DTYPES[param["type"]]
-        if name != output:
+        if name not in output_names:
             buffer["init"] = tensors_per_case[0][name].init()
         elif buffer["dtype"].startswith(("int", "uint")) or class_flag(cls, "is_exact"):
             buffer["exact"] = True  # counts, indices, or a problem Tensara itself compares exactly
@@ -1105,6 +1205,8 @@ def read(path):
              "cases": [case_entry(n, d, t, buffers) for n, d, t in zip(names[1:], dims_per_case[1:], tensors_per_case[1:])],
              "params": [{"name": p["name"], "kind": "buffer" if p.get("pointer") else "scalar"} for p in params],
              "class": cls.name, "inputs": [p["name"] for p in before], "output": output, "notes": notes}
+    if mx_facts is not None:
+        facts["block_scaled"] = mx_facts
     found = tolerance(cls, path)
     if found:
         facts["tolerance"] = found

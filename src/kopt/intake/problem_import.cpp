@@ -8,7 +8,9 @@
 #include <sstream>
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/embedded_files.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/intake/block_scaled_reference.hpp"
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/spec/python_facts.hpp"
 
@@ -197,6 +199,13 @@ ImportedProblem import_problem(const fs::path& file, ProblemFormat format) {
   if (tensara) {
     problem.reference_source = tensara_reference_source(facts.at("class"), facts.at("inputs"));
     problem.extra_files.emplace_back("def.py", read_file(file));
+    if (facts.contains("block_scaled")) {
+      problem.reference_source += block_scaled_reference_tail(facts["block_scaled"]);
+      problem.extra_files.emplace_back("kopt_mx_formats.py", data_file("python/kopt_mx_formats.py"));
+      problem.notes.push_back(
+          "block-scaled inputs are written by kopt's host as torchao's to_mx makes them (mx_data, mx_scale: "
+          "docs/check.md); ref.py runs the suite's reference where torchao runs, else kopt_mx_formats.py, and says which");
+    }
   } else {
     problem.notes.push_back("no FLOP count: LeetGPU gives none ([work] has bytes only)");
   }

@@ -13,6 +13,7 @@
 
 #include "kopt/core/parallel_for.hpp"
 #include "kopt/run/host_writes.hpp"
+#include "kopt/run/block_scaled_fill.hpp"
 #include "kopt_input_generator.h"
 
 namespace kopt::run {
@@ -232,6 +233,7 @@ static void add_to_diagonal(std::span<std::byte> data, ElementType type, std::in
 
 void fill_buffer(std::span<std::byte> data, const DType& dtype, const spec::InitSpec& init,
                  std::uint64_t seed, std::string_view buffer_name) {
+  if (init.block_scaled) return fill_block_scaled(data, init, seed);  // keyed by its source's name, not the buffer's
   const ElementType type = element_type(dtype);
   const std::int64_t elements = static_cast<std::int64_t>(data.size() / dtype.bytes);
   const std::int64_t chunks = (elements + kChunkElements - 1) / kChunkElements;

@@ -2,6 +2,7 @@
 // kopt.toml writes it and as one case binds it.
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <iterator>
 #include <utility>
@@ -9,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "kopt/core/error.hpp"
+#include "kopt/spec/init_text.hpp"
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/spec/source_text.hpp"
 
@@ -18,7 +20,9 @@ namespace {
 constexpr std::string_view kSpellings =
     "normal, normal(mean,std), uniform(lo,hi), int(lo,hi), int[lo,hi), zeros, ones or full(value), "
     "or values(v0,v1,...), choice(a,b) or choice(a,b,p), sorted(FILL), tril(FILL, n), triu(FILL, n), softmax(FILL, n) "
-    "or plus_eye(FILL, n, v), halves(FILL, n), set(FILL, v, SELECTOR...) or cat(FILL:n, ...)";
+    "or plus_eye(FILL, n, v), halves(FILL, n), set(FILL, v, SELECTOR...), cat(FILL:n, ...), "
+    "mx_data(FILL, element, block, source), mx_scale(FILL, element, block, source) "
+    "or mx_scale_blocked(FILL, element, block, source, rows, columns)";
 
 // Integer bounds travel as doubles (InitSpec, the generator's arguments): beyond 2^53 a
 // bound would silently round to a neighbour.
@@ -107,6 +111,8 @@ constexpr ArrangementSpelling kArrangements[] = {
     {"plus_eye(", Arrangement::plus_eye, 2, "plus_eye(FILL, n, v)"},
     {"halves(", Arrangement::halves, 1, "halves(FILL, n)"}};
 
+}  // namespace
+
 // The arguments of "FILL, n, v": split at the commas outside every bracket, ( and [ alike
 // (int[0, 10) opens with one and closes with the other).
 std::vector<std::string> top_level_arguments(std::string_view text) {
@@ -122,8 +128,6 @@ std::vector<std::string> top_level_arguments(std::string_view text) {
   }
   return parts;
 }
-
-}  // namespace
 
 // sorted(F): F's values over the whole buffer in ascending order (a suite's torch.sort of random
 // data: merge inputs); tril(F, n) / triu(F, n): F with each n x n matrix's upper / lower
@@ -162,6 +166,7 @@ InitFormula InitFormula::parse(std::string_view text) {
     if (formula.names().empty()) formula.bind({});  // literal writes checked now, as bounds are
     return formula;
   }
+  if (std::optional<InitFormula> quantized = block_scaled(formula.text_)) return *quantized;
   for (const ArrangementSpelling& spelling : kArrangements) {
     if (formula.text_.starts_with(spelling.prefix)) return arranged(formula.text_, spelling.prefix, spelling.arrangement);
   }
@@ -192,12 +197,18 @@ std::vector<std::string> InitFormula::names() const {
   if (width_) std::ranges::move(width_->names(), std::back_inserter(names));
   if (diagonal_) std::ranges::move(diagonal_->names(), std::back_inserter(names));
   std::ranges::move(write_names(), std::back_inserter(names));
+  if (block_scaled_) {
+    std::ranges::move(block_scaled_->block.names(), std::back_inserter(names));
+    if (block_scaled_->rows) std::ranges::move(block_scaled_->rows->names(), std::back_inserter(names));
+    if (block_scaled_->columns) std::ranges::move(block_scaled_->columns->names(), std::back_inserter(names));
+  }
   return names;
 }
 
 InitSpec InitFormula::bind(const Dims& dims) const {
   InitSpec init = bind_drawn(dims);
   init.arrangement = arrangement_;
+  if (block_scaled_) init.block_scaled = bind_block_scaled(dims);
   if (width_) {
     try {
       init.width = width_->evaluate_integer(dims);
@@ -303,6 +314,11 @@ std::string InitSpec::text() const {
     return written_text(unwritten.text(), writes);
   }
   if (kind == InitKind::segments) return segments_text(segments);
+  if (block_scaled) {
+    InitSpec drawn = *this;
+    drawn.block_scaled.reset();
+    return block_scaled_init_text(drawn.text(), *block_scaled);
+  }
   if (arrangement != Arrangement::as_drawn) {
     InitSpec drawn = *this;
     drawn.arrangement = Arrangement::as_drawn;

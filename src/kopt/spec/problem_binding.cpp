@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "kopt/core/error.hpp"
+#include "kopt/spec/init_binding.hpp"
 #include "kopt/spec/problem_spec.hpp"
 
 namespace kopt::spec {
@@ -38,14 +39,6 @@ std::string join_names(const Range& items, Name name) {
   std::string text;
   for (const auto& item : items) text += (text.empty() ? "" : ", ") + std::string(name(item));
   return text;
-}
-
-bool fits_integer(const DType& dtype, std::int64_t value) {
-  const int bits = static_cast<int>(dtype.bytes * 8);
-  if (dtype.kind == DTypeKind::unsigned_integer) {
-    return value >= 0 && (bits >= 64 || value < (std::int64_t{1} << bits));
-  }
-  return bits >= 64 || (value >= -(std::int64_t{1} << (bits - 1)) && value < (std::int64_t{1} << (bits - 1)));
 }
 
 // Largest finite value of each floating dtype (IEEE formats; fp8 per the OCP FP8 spec).
@@ -195,20 +188,15 @@ class Binder {
           param.name, shape, buffer.elements, param.dtype->bytes, bound.name);
     }
     if (auto own = case_inits.find(param.name); own != case_inits.end()) {
-      buffer.init = bind_init(param, own->second, bound, fmt::format("[[cases]] init.{}", param.name));
+      buffer.init = bind_init(param, own->second, bound.dims, bound.name, fmt::format("[[cases]] init.{}", param.name));
     } else if (given != nullptr && given->init) {
-      buffer.init = bind_init(param, *given->init, bound, fmt::format("[buffers.{}]", param.name));
+      buffer.init = bind_init(param, *given->init, bound.dims, bound.name, fmt::format("[buffers.{}]", param.name));
     } else if (param.is_input_buffer()) {
       buffer.init = default_init(*param.dtype);
     } else if (spec_.seed_task) {
       buffer.init = InitSpec{InitKind::zeros, 0, 0};  // a reference that accumulates into it needs zeros
     }
-    if (buffer.init && buffer.init->kind == InitKind::values &&
-        std::cmp_not_equal(buffer.init->values.size(), buffer.elements)) {
-      throw input_error("buffer {}: init {} gives {} values for {} elements in case \"{}\"", param.name,
-                        buffer.init->text(), buffer.init->values.size(), buffer.elements, bound.name);
-    }
-    if (buffer.init) check_writes_fit(param, *buffer.init, buffer.elements, bound.name);
+    if (buffer.init) check_init_fits_buffer(param, *buffer.init, buffer.elements, bytes, bound.name);
     if (buffer.is_output) buffer.tolerance = tolerance_for(param, given);
     return buffer;
   }
@@ -295,69 +283,6 @@ class Binder {
     if (spec_.tolerance) return *spec_.tolerance;
     const auto [atol, rtol] = default_atol_rtol(*param.dtype, precision_);
     return {atol, rtol};
-  }
-
-  // `where`: "[buffers.x]", or "[[cases]] init.x of case \"c\":" for a case's own fill.
-  static void check_init_kind(const KernelParam& param, const InitFormula& init, std::string_view where) {
-    const bool random_real = init.kind() == InitKind::normal || init.kind() == InitKind::uniform;
-    if (random_real && !param.dtype->is_floating()) {
-      throw input_error("{} init \"{}\" needs a floating dtype, but {} is {}; use int(lo,hi), int[lo,hi), zeros or ones",
-                        where, init.text(), param.name, param.dtype->name);
-    }
-  }
-
-  // set(...)'s indices must name elements of the buffer, and its values fit an integer buffer;
-  // cat(...)'s runs must add up to the buffer (a suite's packed weights, laid end to end).
-  static void check_writes_fit(const KernelParam& param, const InitSpec& init, std::int64_t elements,
-                               const std::string& case_name) {
-    std::int64_t runs = 0;
-    for (const FillSegment& segment : init.segments) runs += segment.count;
-    if (init.kind == InitKind::segments && runs != elements) {
-      throw input_error("buffer {}: init {} lays {} elements for {} in case \"{}\"", param.name, init.text(), runs,
-                        elements, case_name);
-    }
-    for (const ElementWrite& write : init.writes) {
-      if (!param.dtype->is_floating() && !(write.value == std::trunc(write.value) &&
-                                           fits_integer(*param.dtype, static_cast<std::int64_t>(write.value)))) {
-        throw input_error("buffer {}: init {} writes {}, which {} does not hold", param.name, init.text(), write.value,
-                          param.dtype->name);
-      }
-      for (const ElementSelector& selector : write.selectors) {
-        if (selector.kind == ElementSelector::Kind::index && (*selector.start < -elements || *selector.start >= elements)) {
-          throw input_error("buffer {}: init {} writes element {} of {} in case \"{}\"", param.name, init.text(),
-                            *selector.start, elements, case_name);
-        }
-      }
-    }
-  }
-
-  // The init's bounds may read the case's dims, so they are evaluated, and checked against
-  // the dtype, per case. `where`: "[buffers.x]", or "[[cases]] init.x" for a case's own fill.
-  static InitSpec bind_init(const KernelParam& param, const InitFormula& formula, const BoundCase& bound,
-                            std::string_view where) {
-    InitSpec init;
-    try {
-      init = formula.bind(bound.dims);
-    } catch (const Error& error) {
-      throw input_error("{}, case \"{}\": {}", where, bound.name, error.what());
-    }
-    const auto fits = [&](double v) {
-      return v == std::trunc(v) && fits_integer(*param.dtype, static_cast<std::int64_t>(v));
-    };
-    if (!param.dtype->is_floating() && ((init.kind == InitKind::full && !fits(init.a)) ||
-                                        (init.kind == InitKind::choice && !(fits(init.a) && fits(init.b))) ||
-                                        (init.kind == InitKind::values && !std::ranges::all_of(init.values, fits)))) {
-      throw input_error("{} init \"{}\" does not fit {}", where, formula.text(), param.dtype->name);
-    }
-    bool in_range = init.kind != InitKind::integers || param.dtype->is_floating() ||
-                    (fits_integer(*param.dtype, static_cast<std::int64_t>(init.a)) &&
-                     fits_integer(*param.dtype, static_cast<std::int64_t>(init.b)));
-    if (!in_range) {
-      const bool same_text = init.text() == formula.text();
-      throw input_error("{} init \"{}\" does not fit {}{}", where, formula.text(), param.dtype->name,
-                        same_text ? "" : fmt::format(" (it is {} in case \"{}\")", init.text(), bound.name));
-    }
-    return init;
   }
 
   // The work formulas must evaluate on every case, or the roofline would fail much later.

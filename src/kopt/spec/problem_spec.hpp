@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kopt/spec/block_scaled.hpp"
 #include "kopt/spec/expression.hpp"
 #include "kopt/spec/kernel_signature.hpp"
 #include "kopt/spec/precision.hpp"
@@ -79,12 +80,14 @@ struct InitSpec {
   double diagonal = 0;         // plus_eye: the v added to each diagonal element
   std::vector<FillSegment> segments;  // cat(...): the runs, in order
   std::vector<ElementWrite> writes;   // set(...): applied last, innermost first
+  // mx_data / mx_scale / mx_scale_blocked: this fill (kind, a, b) is the source's, quantized.
+  std::optional<BlockScaledInit> block_scaled;
   // Written by the host and uploaded, never generated on the device: a list, a choice, or an
   // arrangement of the whole buffer, is no formula of (seed, index) the device generator knows;
   // nor are runs of several fills or elements written over a fill.
   bool host_written() const {
     return kind == InitKind::values || kind == InitKind::choice || kind == InitKind::segments ||
-           arrangement != Arrangement::as_drawn || !writes.empty();
+           arrangement != Arrangement::as_drawn || !writes.empty() || block_scaled.has_value();
   }
   std::string text() const;  // as a spec would write it: "normal", "uniform(-1,1)", "int(0,99)"
   // Parses the spellings of InitFormula with numbers for bounds; throws input_error quoting `text`.
@@ -106,6 +109,7 @@ class InitFormula {
   const std::string& text() const { return text_; }  // as written, whitespace collapsed
   InitKind kind() const { return kind_; }
   std::vector<std::string> names() const;  // the dims its arguments read
+  bool block_scaled() const { return block_scaled_.has_value(); }
   // The fill of the case whose dims are `dims`; throws input_error quoting the text.
   InitSpec bind(const Dims& dims) const;
 
@@ -120,6 +124,10 @@ class InitFormula {
   static InitFormula concatenated(const std::string& text);
   void bind_writes(InitSpec& init, const Dims& dims) const;
   std::vector<std::string> write_names() const;
+  // mx_data(...), mx_scale(...), mx_scale_blocked(...) (init_block_scaled.cpp); nothing for another spelling.
+  static std::optional<InitFormula> block_scaled(const std::string& text);
+  static InitFormula block_scaled(const std::string& text, std::string_view prefix, BlockScaledPart part);
+  BlockScaledInit bind_block_scaled(const Dims& dims) const;
   double argument(std::size_t index, const Dims& dims) const;
   Error failure(std::string_view why) const;
 
@@ -142,6 +150,15 @@ class InitFormula {
   std::vector<WriteFormula> writes_;         // set(...)'s, innermost first
   std::vector<InitFormula> segment_fills_;   // cat(...)'s fills and counts
   std::vector<Expression> segment_counts_;
+  // mx_data(F, element, block, source) and its kin: this formula's fill is the source's.
+  struct BlockScaledFormula {
+    BlockScaledPart part;
+    std::string element;
+    Expression block;
+    std::string source;
+    std::optional<Expression> rows, columns;  // mx_scale_blocked's
+  };
+  std::optional<BlockScaledFormula> block_scaled_;
 };
 
 struct Tolerance {

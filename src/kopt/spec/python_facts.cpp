@@ -22,7 +22,10 @@ std::string helper_reason(const ProcessResult& result) {
 
 // The readers import one another and the stand-in torch that runs a suite's test generators
 // (kopt_suite_shim.py), so they run as files in one folder, written from kopt's embedded copies.
-constexpr const char* kHelpers[] = {"kopt_python_facts.py", "kopt_tensara_facts.py", "kopt_suite_shim.py"};
+constexpr const char* kHelpers[] = {"kopt_python_facts.py", "kopt_tensara_facts.py", "kopt_suite_shim.py",
+                                    "kopt_block_scaled_facts.py"};
+// The tables the readers consult, written beside them (block-scaled element formats).
+constexpr const char* kHelperTables[] = {"block_scaled_formats.toml"};
 
 }  // namespace
 
@@ -32,6 +35,7 @@ nlohmann::ordered_json read_python_facts(std::string_view what, const std::files
   const char* helper = what == "tensara" ? "kopt_tensara_facts.py" : "kopt_python_facts.py";
   TempDir helpers("kopt-python-facts");
   for (const char* name : kHelpers) write_file_atomic(helpers.path() / name, data_file(std::string("python/") + name));
+  for (const char* name : kHelperTables) write_file_atomic(helpers.path() / name, data_file(std::string("data/") + name));
   ProcessSpec spec{.argv = {find_python().string(), "-I", (helpers.path() / helper).string(), std::string(what),
                             file.string()},
                    .time_limit = std::chrono::seconds(60)};
