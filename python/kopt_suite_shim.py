@@ -1051,20 +1051,13 @@ def recorded_test(index, entries):
 
 def run_definition(path, modules):
     """The definition's module, executed with the stand-ins in sys.modules."""
-    saved = {name: sys.modules.get(name) for name in modules}
-    sys.modules.update(modules)
-    try:
+    def execute():
         with open(path, "r", encoding="utf-8") as f:
             code = compile(f.read(), path, "exec")
         namespace = {"__name__": "kopt_suite_definition", "__file__": path}
         exec(code, namespace)
         return namespace
-    finally:
-        for name, module in saved.items():
-            if module is None:
-                sys.modules.pop(name, None)
-            else:
-                sys.modules[name] = module
+    return with_modules(modules, execute)
 
 
 def failure_line(error, path):

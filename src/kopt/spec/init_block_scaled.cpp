@@ -46,7 +46,7 @@ std::optional<InitFormula> InitFormula::block_scaled(const std::string& text) {
 InitFormula InitFormula::block_scaled(const std::string& text, std::string_view prefix, BlockScaledPart part) {
   const bool blocked = part == BlockScaledPart::scale_blocked;
   const std::vector<std::string> parts =
-      top_level_arguments(std::string_view(text).substr(prefix.size(), text.size() - prefix.size() - 1));
+      split_outside_brackets(std::string_view(text).substr(prefix.size(), text.size() - prefix.size() - 1), ',');
   if (text.back() != ')' || parts.size() != (blocked ? 6u : 4u) ||
       std::ranges::any_of(parts, [](const std::string& p) { return p.empty(); })) {
     throw input_error("init \"{}\": expected {}FILL, element, block, source{})", text, prefix,

@@ -113,16 +113,16 @@ constexpr ArrangementSpelling kArrangements[] = {
 
 }  // namespace
 
-// The arguments of "FILL, n, v": split at the commas outside every bracket, ( and [ alike
-// (int[0, 10) opens with one and closes with the other).
-std::vector<std::string> top_level_arguments(std::string_view text) {
+// Splits at `separator` outside every bracket, ( and [ alike (int[0, 2) opens with one and closes
+// with the other); each part's whitespace collapsed, empty parts kept (an open slice end).
+std::vector<std::string> split_outside_brackets(std::string_view text, char separator) {
   std::vector<std::string> parts;
   int depth = 0;
   std::size_t start = 0;
   for (std::size_t i = 0; i <= text.size(); ++i) {
-    const char c = i < text.size() ? text[i] : ',';
+    const char c = i < text.size() ? text[i] : separator;
     depth += (c == '(' || c == '[') ? 1 : (c == ')' || c == ']') ? -1 : 0;
-    if (c != ',' || depth != 0) continue;
+    if (c != separator || depth != 0) continue;
     parts.push_back(collapse_whitespace(text.substr(start, i - start)));
     start = i + 1;
   }
@@ -138,7 +138,7 @@ InitFormula InitFormula::arranged(const std::string& text, std::string_view pref
   const ArrangementSpelling& spelling =
       *std::ranges::find_if(kArrangements, [&](const ArrangementSpelling& s) { return s.arrangement == arrangement; });
   const std::vector<std::string> parts =
-      top_level_arguments(std::string_view(text).substr(prefix.size(), text.size() - prefix.size() - 1));
+      split_outside_brackets(std::string_view(text).substr(prefix.size(), text.size() - prefix.size() - 1), ',');
   if (text.back() != ')' || parts.size() != spelling.after_fill + 1 ||
       std::ranges::any_of(parts, [](const std::string& part) { return part.empty(); })) {
     throw input_error("init \"{}\": expected {}", text, spelling.form);

@@ -1,6 +1,6 @@
 #pragma once
 // Pieces of init's spelling (spec/init_spec.cpp) shared with the fills kept in files of their
-// own (init_block_scaled.cpp).
+// own (init_block_scaled.cpp, init_writes.cpp).
 
 #include <string>
 #include <string_view>
@@ -10,8 +10,9 @@
 
 namespace kopt::spec {
 
-// The arguments of "FILL, n, v": split at the commas outside every bracket, ( and [ alike.
-std::vector<std::string> top_level_arguments(std::string_view text);
+// Splits at `separator` outside every bracket, ( and [ alike (the arguments of "FILL, n, v" at
+// ','; a slice's parts at ':'); each part's whitespace collapsed, empty parts kept.
+std::vector<std::string> split_outside_brackets(std::string_view text, char separator);
 
 // A block-scaled init as kopt.toml spells it, around the text of its source's fill.
 std::string block_scaled_init_text(const std::string& source_fill, const BlockScaledInit& init);

@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "kopt/core/error.hpp"
+#include "kopt/spec/init_text.hpp"
 #include "kopt/spec/problem_spec.hpp"
 #include "kopt/spec/source_text.hpp"
 
@@ -18,22 +19,6 @@ namespace {
 
 constexpr std::string_view kSetForm = "set(FILL, v, SELECTOR...) with each SELECTOR an index, start:stop[:step[:width]] or walk(start, lo, hi)";
 constexpr std::string_view kCatForm = "cat(FILL:n, FILL:n, ...) with each FILL normal, uniform, int, zeros, ones or full";
-
-// Splits at `separator` outside every bracket, ( and [ alike (int[0, 2) opens with one and closes
-// with the other); each part's whitespace collapsed, empty parts kept (an open slice end).
-std::vector<std::string> split_outside_brackets(std::string_view text, char separator) {
-  std::vector<std::string> parts;
-  int depth = 0;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= text.size(); ++i) {
-    const char c = i < text.size() ? text[i] : separator;
-    depth += (c == '(' || c == '[') ? 1 : (c == ')' || c == ']') ? -1 : 0;
-    if (c != separator || depth != 0) continue;
-    parts.push_back(collapse_whitespace(text.substr(start, i - start)));
-    start = i + 1;
-  }
-  return parts;
-}
 
 // The text inside "name(...)", or an error naming the expected form.
 std::string_view call_body(const std::string& text, std::string_view prefix, std::string_view form) {
