@@ -1,7 +1,8 @@
 // Confirms every sm_90 signature of data/sass_signatures.toml on real machine code: the
 // kernels of sm90.cu (sm_90) and sm90a.cu (sm_90a) are compiled with nvcc, disassembled with
 // cuobjdump and parsed; each signature must match its own kernels sig_<id>[__<variant>], miss
-// its kernel without the method (without_<id>, required for an absence or ratio check) and,
+// its kernels without the method (without_<id>[__<variant>]: sm90_deceptive.cu's imitate the
+// method; without_<id> is required for an absence or ratio check) and,
 // unless it checks an absence or a ratio, miss every control kernel. sm90.cu compiled for sm_100 checks the same spellings there. Exit 77 (skipped)
 // only when nvcc or cuobjdump is absent. The bundled CUTLASS BF16 GEMM (examples/) is compiled
 // as its kopt.toml says, with the headers kopt finds, and must show the Hopper signatures.
@@ -52,6 +53,7 @@ const std::map<std::string, sass::SassFunctionProfile>& kernels_for(int arch) {
   if (!compiled.contains(arch)) {
     auto& functions = compiled[arch];
     functions = compile_and_disassemble("sm90.cu", arch == 90 ? "sm_90" : "sm_100");
+    functions.merge(compile_and_disassemble("sm90_deceptive.cu", arch == 90 ? "sm_90" : "sm_100"));
     if (arch == 90) functions.merge(compile_and_disassemble("sm90a.cu", "sm_90a"));
   }
   return compiled.at(arch);
@@ -65,12 +67,13 @@ bool structural(const ArchSignature& signature) {
          !signature.structure.empty();
 }
 
-// Every kernel that shows the method: sig_<id> and its variants sig_<id>__<what>.
-std::vector<const sass::SassFunctionProfile*> kernels_with(const std::map<std::string, sass::SassFunctionProfile>& kernels,
-                                                           const std::string& id) {
+// Every kernel named <prefix><id> or <prefix><id>__<what>: sig_ shows the method, without_
+// lacks it (a deceptive without_<id>__<what> looks like it: a long body with no loop).
+std::vector<const sass::SassFunctionProfile*> kernels_named(const std::map<std::string, sass::SassFunctionProfile>& kernels,
+                                                            const std::string& prefix, const std::string& id) {
   std::vector<const sass::SassFunctionProfile*> with;
   for (const auto& [name, profile] : kernels) {
-    if (name == "sig_" + id || name.starts_with("sig_" + id + "__")) with.push_back(&profile);
+    if (name == prefix + id || name.starts_with(prefix + id + "__")) with.push_back(&profile);
   }
   return with;
 }
@@ -87,7 +90,7 @@ void check_every_signature(int arch) {
   int confirmed = 0;
   for (const auto& [id, signature] : table.signatures) {
     if (signature.for_arch(arch) == nullptr) continue;
-    const std::vector<const sass::SassFunctionProfile*> with = kernels_with(kernels, id);
+    const std::vector<const sass::SassFunctionProfile*> with = kernels_named(kernels, "sig_", id);
     if (with.empty()) {
       // Every sm_90 signature has a kernel; on sm_100 only those sm90.cu can build (not sm_90a's).
       EXPECT_NE(arch, 90) << "no kernel sig_" << id << " in tests/sass_signatures/";
@@ -98,7 +101,9 @@ void check_every_signature(int arch) {
       EXPECT_EQ(match.status, SignatureStatus::found) << "sm_" << arch << " " << own->name << ": " << match.reason;
     }
     const auto without = kernels.find("without_" + id);
-    if (without != kernels.end()) expect_missing_in(table, id, without->second, arch);
+    for (const sass::SassFunctionProfile* lacking : kernels_named(kernels, "without_", id)) {
+      expect_missing_in(table, id, *lacking, arch);
+    }
     if (structural(*signature.for_arch(arch))) {
       EXPECT_NE(without, kernels.end()) << id << " checks a structure or an absence: it needs a kernel without_" << id;
     } else {

@@ -1,8 +1,10 @@
 // coalesced_global_loads (sass_dataflow.hpp): each register's value as an affine function of
 // threadIdx.x, its coefficient known (k bytes or elements per thread, 0 for a warp-uniform
-// value) or not (a run-time stride, a value loaded, anything not affine).
+// value), a run-time multiple of it (kRunTime: a thread's row times a run-time width) or not
+// affine at all (a value loaded, a shuffle).
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -12,7 +14,13 @@
 namespace kopt::sass::dataflow {
 namespace {
 
-using Stride = std::optional<std::int64_t>;  // nothing: not affine in threadIdx.x, or unknown
+using Stride = std::optional<std::int64_t>;  // nothing: not affine in threadIdx.x
+constexpr std::int64_t kRunTime = std::numeric_limits<std::int64_t>::min();
+
+Stride scaled(Stride x, std::int64_t by) {
+  if (!x || *x == 0 || by == 0) return x ? Stride(0) : std::nullopt;
+  return *x == kRunTime ? kRunTime : *x * by;
+}
 
 struct Affine {
   std::map<std::string, Stride> registers;
@@ -28,7 +36,7 @@ struct Affine {
     if (varying == regs.end()) return 0;
     const auto it = registers.find(*varying);
     if (it == registers.end() || !it->second) return std::nullopt;
-    return negated ? -*it->second : *it->second;
+    return negated ? scaled(it->second, -1) : it->second;
   }
 };
 
@@ -44,20 +52,25 @@ std::vector<std::string> value_operands(const Instruction& i) {
   return values;
 }
 
-// a * b where one side is an immediate m: the other's stride times m; uniform times uniform: 0.
+// a * b where one side is an immediate m: the other's stride times m; uniform times uniform:
+// 0; a varying value times a run-time uniform one: a run-time stride.
 Stride product(const Affine& a, const std::string& x, const std::string& y) {
   const Stride sx = a.of(x), sy = a.of(y);
   if (sx == 0 && sy == 0) return 0;
-  if (const auto m = immediate_value(y); m && sx) return *sx * *m;
-  if (const auto m = immediate_value(x); m && sy) return *sy * *m;
+  if (const auto m = immediate_value(y); m && sx) return scaled(sx, *m);
+  if (const auto m = immediate_value(x); m && sy) return scaled(sy, *m);
+  if ((sx == 0 && sy) || (sy == 0 && sx)) return kRunTime;
   return std::nullopt;
 }
 
-Stride sum(Stride x, Stride y) { return x && y ? Stride(*x + *y) : std::nullopt; }
+Stride sum(Stride x, Stride y) {
+  if (!x || !y) return std::nullopt;
+  return *x == kRunTime || *y == kRunTime ? kRunTime : *x + *y;
+}
 
 Stride shifted(Stride x, const std::string& amount) {
   const auto s = immediate_value(amount);
-  return x && s && *s >= 0 && *s < 32 ? Stride(*x * (std::int64_t{1} << *s)) : std::nullopt;
+  return s && *s >= 0 && *s < 32 ? scaled(x, std::int64_t{1} << *s) : std::nullopt;
 }
 
 Stride all_uniform(const Affine& a, const std::vector<std::string>& ops) {
@@ -99,21 +112,37 @@ int load_width_bytes(const Instruction& i) {
   return 4;
 }
 
-}  // namespace
+struct LoadStrides {
+  int coalesced = 0, strided = 0;
+};
 
-int coalesced_global_loads(Code code) {
+LoadStrides global_load_strides(Code code) {
   Affine affine;
-  int count = 0;
+  LoadStrides loads;
   for (const Instruction& i : code) {
     if (i.opcode == "LDG" && i.operands.size() >= 2) {
       const auto base = address_register(i.operands[1]);
-      if (base && affine.of(*base) == load_width_bytes(i)) ++count;
+      const Stride stride = base ? affine.of(*base) : std::nullopt;
+      if (stride == load_width_bytes(i)) {
+        ++loads.coalesced;
+      } else if (stride && *stride != 0) {
+        ++loads.strided;
+      }
     }
     const std::vector<std::string> dests = written_registers(i);
     const Stride value = evaluate(affine, i);
     for (size_t n = 0; n < dests.size(); ++n) affine.registers[dests[n]] = n == 0 ? value : all_uniform(affine, value_operands(i));
   }
-  return count;
+  return loads;
+}
+
+}  // namespace
+
+int coalesced_global_loads(Code code) { return global_load_strides(code).coalesced; }
+
+int coalesced_load_percent(Code code) {
+  const LoadStrides loads = global_load_strides(code);
+  return loads.coalesced == 0 ? 0 : 100 * loads.coalesced / (loads.coalesced + loads.strided);
 }
 
 }  // namespace kopt::sass::dataflow

@@ -9,19 +9,19 @@
 #include "kopt/sass/sass_registers.hpp"
 
 namespace kopt::sass::dataflow {
-namespace {
 
-bool reads_any(const Instruction& i, const std::set<std::string>& registers) {
-  const std::vector<std::string> read = read_registers(i);
-  return std::ranges::any_of(read, [&](const std::string& r) { return registers.contains(r); });
-}
-
-// Loads, stores and floating-point math end a value's integer lineage.
 bool is_integer_arithmetic(const Instruction& i) {
   const std::string& op = i.opcode;
   if (op.starts_with("LD") || op.starts_with("ST") || op.starts_with("ATOM") || op.starts_with("RED")) return false;
   if (op.starts_with("F") || op.starts_with("H") || op.starts_with("D") || op == "MUFU") return false;
   return op != "S2R" && op != "S2UR" && op != "CS2R";
+}
+
+namespace {
+
+bool reads_any(const Instruction& i, const std::set<std::string>& registers) {
+  const std::vector<std::string> read = read_registers(i);
+  return std::ranges::any_of(read, [&](const std::string& r) { return registers.contains(r); });
 }
 
 // What a register's value comes from, followed forward through integer arithmetic: the

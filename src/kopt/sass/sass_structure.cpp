@@ -180,7 +180,8 @@ LoopBody histogram(Code body) {
 const std::vector<std::string>& structure_fact_names() {
   static const std::vector<std::string> names = {
       "loops", "grid_size_reads", "accumulator_chains", "loads_before_first_use", "fma_between_load_and_store",
-      "xor_shared_addresses", "block_index_remaps", "transformed_accumulator_stores", "coalesced_global_loads"};
+      "xor_shared_addresses", "block_index_remaps", "transformed_accumulator_stores", "coalesced_global_loads",
+      "coalesced_load_percent", "repeated_loads", "reciprocal_multiplies"};
   return names;
 }
 
@@ -199,6 +200,9 @@ FunctionStructure analyse_structure(Code code, std::string_view arch) {
     structure.loop_bodies.push_back(histogram(code.subspan(loop.begin, loop.end - loop.begin)));
   }
   if (loops.empty()) structure.loop_bodies.push_back(histogram(code));
+  std::vector<dataflow::Body> bodies;
+  for (const Loop& loop : loops) bodies.emplace_back(loop.begin, loop.end);
+  const std::vector<dataflow::Body> loop_free = {{0, code.size()}};
   structure.facts = {{"loops", static_cast<int>(loops.size())},
                      {"grid_size_reads", grid_size_reads(code, arch)},
                      {"accumulator_chains", chains},
@@ -208,7 +212,10 @@ FunctionStructure analyse_structure(Code code, std::string_view arch) {
                      {"block_index_remaps", dataflow::block_index_remaps(code)},
                      {"transformed_accumulator_stores",
                       dataflow::transformed_accumulator_stores(code, after_loops, accumulators)},
-                     {"coalesced_global_loads", dataflow::coalesced_global_loads(code)}};
+                     {"coalesced_global_loads", dataflow::coalesced_global_loads(code)},
+                     {"coalesced_load_percent", dataflow::coalesced_load_percent(code)},
+                     {"repeated_loads", dataflow::repeated_loads(code, loops.empty() ? loop_free : bodies)},
+                     {"reciprocal_multiplies", dataflow::reciprocal_multiplies(code, bodies)}};
   return structure;
 }
 

@@ -17,6 +17,12 @@
 //                                accumulator (not the accumulator itself)
 //   coalesced_global_loads       global loads whose address steps by the load's own width from
 //                                one threadIdx.x to the next
+//   coalesced_load_percent       of the global loads whose address varies with threadIdx.x, the
+//                                share (%) that are coalesced (a run-time stride is not)
+//   repeated_loads               the most loads through one pointer in one loop body (a
+//                                function without a loop: the whole function), an unrolled copy each
+//   reciprocal_multiplies        the most FMULs by one MUFU.RCP reciprocal (a use in a loop it
+//                                was hoisted out of counts twice)
 
 #include <map>
 #include <span>
