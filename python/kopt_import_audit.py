@@ -78,7 +78,8 @@ def spec_fill(text, dims):
     if not match:
         return ["unknown", text]
     kind, open_, args, close = match.groups()
-    numbers = [float(kopt_suite_shim.evaluate(a, dims)) for a in split_top(args)]
+    numbers = [NON_FINITE[a] if kind == "values" and a in NON_FINITE else float(kopt_suite_shim.evaluate(a, dims))
+               for a in split_top(args)]
     if kind == "full":
         return ["const", numbers[0]]
     if kind == "values":  # as the stand-in records a literal list (one value everywhere is a constant)
@@ -88,6 +89,10 @@ def spec_fill(text, dims):
     if kind == "choice":  # choice(a, b) is b half the time
         return ["choice", numbers[0], numbers[1], numbers[2] if len(numbers) > 2 else 0.5]
     return [kind] + numbers
+
+
+# values(...)'s words for what no expression evaluates to (a floating buffer's edge data).
+NON_FINITE = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 
 
 def written_fill(text, dims):

@@ -972,10 +972,11 @@ def fill_text(fill, dtype, named=str):
         after = 2 if kind == "plus_eye" else 1
         inner = fill_text(fill[1 + after:], dtype)
         return None if inner is None else "%s(%s,%s)" % (kind, inner, ",".join([named(fill[1])] + [str(x) for x in fill[2:1 + after]]))
-    if kind == "values" and all(isinstance(v, (int, float)) and math.isfinite(v) for v in fill[1]):
+    if kind == "values" and all(isinstance(v, (int, float)) for v in fill[1]):
         integer = dtype in INTEGER_DTYPES or dtype == "bool"
-        if integer and any(v != int(v) for v in fill[1]):
+        if integer and any(not math.isfinite(v) or v != int(v) for v in fill[1]):
             return None
+        # repr writes inf, -inf and nan as kopt's values(...) reads them (a floating buffer's edge data)
         return "values(%s)" % ",".join(str(int(v)) if integer else repr(float(v)) for v in fill[1])
     return None
 
@@ -1017,8 +1018,8 @@ def short_init(init):
 
 def fill_reason(fill):
     """Why a recorded fill has no kopt spelling, for the note that leaves its test out."""
-    if fill[0] == "values":  # values(...) holds finite numbers only
-        return "%d literal values, not all finite" % len(fill[1])
+    if fill[0] == "values":  # values(...) holds whole numbers only on an integer buffer
+        return "%d literal values, not all whole finite numbers of its integer type" % len(fill[1])
     if fill[0] == "const":
         return "the value %r everywhere" % (fill[1],)
     return "data built by code (%s)" % fill[1]

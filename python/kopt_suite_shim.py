@@ -17,7 +17,8 @@ A fill is one of (JSON lists):
   ["uniform", lo, hi]            torch.rand / uniform_ (moved and stretched by + - * /)
   ["normal", mean, std]          torch.randn / normal_
   ["int", lo, hi]                torch.randint: integers in [lo, hi)
-  ["values", [v, ...]]           literal values written out (torch.tensor([...]), arange)
+  ["values", [v, ...]]           literal values written out (torch.tensor([...]), arange, linspace,
+                                 and what a test computes from them: flip, stack, cos, elements written)
   ["computed", what]             built by code no fill of kopt's says (sorted, masked, matmul)
 
 Prints {"performance": TEST, "functional": [TEST, ...]} where a TEST is
@@ -32,6 +33,9 @@ import os
 import sys
 import traceback
 import types
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kopt_shim_values  # noqa: E402  literal data a test computes, element by element
 
 EXIT_OK = 0
 EXIT_FAILED = 2
@@ -355,9 +359,28 @@ class Recorded:
     __rmul__ = lambda self, o: self.arithmetic(o, "*", True)
     __truediv__ = lambda self, o: self.arithmetic(o, "/")
     __rtruediv__ = lambda self, o: self.arithmetic(o, "/", True)
-    __floordiv__ = __mod__ = __pow__ = __rpow__ = __and__ = __or__ = __xor__ = __lshift__ = __rshift__ = \
+    # of literal data, each value as Python computes it (torch's % and // floor alike): arange(T) % P
+    __floordiv__ = lambda self, o: self.arithmetic(o, "//")
+    __mod__ = lambda self, o: self.arithmetic(o, "%")
+    __pow__ = lambda self, o: self.arithmetic(o, "**")
+    __rpow__ = __and__ = __or__ = __xor__ = __lshift__ = __rshift__ = \
         lambda self, o: self.computed("a tensor computed from a tensor")
-    __neg__ = lambda self: self.arithmetic(-1, "*")
+    __neg__ = neg = lambda self: self.arithmetic(-1, "*")
+    # in place (torch.randn(M, N).sub_(0.5)): the fill moved as by the operator
+    add_ = lambda self, o, alpha=1: self.refill(self.arithmetic(o * alpha if is_number(o) else o, "+").fill)
+    sub_ = lambda self, o, alpha=1: self.refill(self.arithmetic(o * alpha if is_number(o) else o, "-").fill)
+    mul_ = lambda self, o: self.refill(self.arithmetic(o, "*").fill)
+    div_ = lambda self, o: self.refill(self.arithmetic(o, "/").fill)
+    neg_ = lambda self: self.refill(self.arithmetic(-1, "*").fill)
+
+    def flip(self, *dims):
+        """A literal tensor reversed along dims (a channel of arange(H * W).reshape(H, W).flip(0))."""
+        dims = flat_shape(dims, {})
+        if self.fill[0] == "const":
+            return Recorded(self.shape, self.dtype, list(self.fill))
+        if self.fill[0] != "values":
+            return self.computed(".flip(...)")
+        return Recorded(self.shape, self.dtype, ["values", kopt_shim_values.flipped(self.fill[1], self.shape, dims)])
     __matmul__ = lambda self, o: self.computed("a product of tensors", None)
     __lt__ = __le__ = __gt__ = __ge__ = lambda self, o: self.computed("a comparison", dtype="bool")
     __abs__ = lambda self: self.computed("abs")
@@ -391,7 +414,8 @@ class Recorded:
         return lambda *a, **k: self.computed(".%s(...)" % name)
 
     def record(self):
-        entry = {"shape": list(self.shape), "dtype": self.dtype.name, "fill": settled(self.fill, self.numel())}
+        fill = PARTLY_WRITTEN if self.fill[0] == "elements" else settled(self.fill, self.numel())
+        entry = {"shape": list(self.shape), "dtype": self.dtype.name, "fill": fill}
         if self.__dict__.get("source") is not None:  # a half of to_mx: which quantization it belongs to
             entry["source"] = self.__dict__["source"]
         return entry
@@ -431,10 +455,13 @@ def affine(fill, op, amount, reflected):
     if kind == "const":
         a = fill[1]
         value = {"+": lambda: a + amount, "-": lambda: amount - a if reflected else a - amount,
-                 "*": lambda: a * amount, "/": lambda: amount / a if reflected else a / amount}[op]()
+                 "*": lambda: a * amount, "/": lambda: amount / a if reflected else a / amount,
+                 "//": lambda: a // amount, "%": lambda: a % amount, "**": lambda: a ** amount}[op]()
         return ["const", value]
     if kind == "values":
         return ["values", [affine(["const", v], op, amount, reflected)[1] for v in fill[1]]]
+    if op in ("//", "%", "**"):  # of a drawn fill: no fill of kopt's says it
+        return ["computed", "a %s fill %s a number" % (kind, op)]
     if kind == "int" and fill[2] - fill[1] == 2 and op in ("*", "+", "-"):  # randint(0, 2) * 2 - 1: two values
         kind, fill = "choice", ["choice", fill[1], fill[1] + 1, 0.5]
     if kind == "choice":  # each of the two values moved as a constant would be
@@ -451,10 +478,10 @@ def affine(fill, op, amount, reflected):
         op, amount, a, b = "+", amount, (-b if kind == "uniform" else -a), (-a if kind == "uniform" else b)
     if op == "/":
         op, amount = "*", 1.0 / amount
-    if op == "*":
+    if op == "*":  # + 0.0: a bound negated from 0 is 0, not -0 (normal(0,1), as kopt writes it)
         if kind == "normal":
-            return ["normal", a * amount, b * abs(amount)]
-        low, high = sorted((a * amount, b * amount))
+            return ["normal", a * amount + 0.0, b * abs(amount)]
+        low, high = sorted((a * amount + 0.0, b * amount + 0.0))
         return ["uniform", low, high]
     shift = amount if op == "+" else -amount
     return [kind, a + shift, b + shift if kind == "uniform" else b]
@@ -517,19 +544,48 @@ def written(tensor, index, value):
     number = plain(value) if isinstance(value, Recorded) and value.numel() == 1 and value.fill[0] == "const" else value
     selectors = index_selectors(index, tensor)
     if not is_number(number) or not math.isfinite(number) or selectors is None \
-            or tensor.fill[0] in ("empty", "computed"):
-        return list(WRITTEN_BY_CODE)
+            or tensor.fill[0] in ("empty", "computed", "elements"):
+        listed = listed_write(tensor, index, value)
+        return listed if listed is not None else list(WRITTEN_BY_CODE)
     if tensor.fill[0] == "set" and tensor.fill[1] == number:  # the same value again: one set, more elements
         return ["set", number, coalesced(tensor.fill[2] + selectors)] + tensor.fill[3:]
     return ["set", number, coalesced(selectors)] + list(tensor.fill)
 
 
+def listed_write(tensor, index, value):
+    """The fill of a small tensor after `tensor[index] = value` where every value it holds is
+    known (a constant, a list, or uninitialised: torch.empty) and value is a number or a literal
+    tensor: values(...) once every element is known, ["elements", list] (None: not yet written)
+    while some are not; None where that is not so (a random fill, a mask, a computed value)."""
+    n = tensor.numel()
+    base = settled(tensor.fill, n) if tensor.fill[0] == "set" else tensor.fill
+    known = {"const": lambda: [base[1]] * n, "values": lambda: list(base[1]), "empty": lambda: [None] * n,
+             "elements": lambda: list(base[1])}
+    if n > MAX_VALUES or base[0] not in known:
+        return None
+    if isinstance(value, Recorded):
+        if value.fill[0] not in ("const", "values"):
+            return None
+        value = [value.fill[1]] if value.fill[0] == "const" else list(value.fill[1])
+    elif not is_number(value):
+        return None
+    result = kopt_shim_values.written_over(known[base[0]](), list(tensor.shape), index, value)
+    if result is None:
+        return None
+    return ["elements", result] if any(v is None for v in result) else values_fill(result)
+
+
+# An uninitialised tensor written in part: the rest holds whatever memory held.
+PARTLY_WRITTEN = ["computed", "elements written one by one over an uninitialised tensor, some never written"]
+
+
 def index_selectors(index, tensor):
     """The selectors of an index of a 1-D tensor (an int, a slice, a tensor of indices or of a
-    range) or of a 2-D one (x[r, c], x[:, c], x[:, lo:hi]); None for any other."""
+    range) or of a 2-D one (x[r, c], x[:, c], x[:, lo:hi]); None for any other (x[r] of a
+    matrix is a row: listed_write)."""
     if isinstance(index, bool):
         return None
-    if isinstance(index, int):
+    if isinstance(index, int) and len(tensor.shape) == 1:
         return [Written(index, len(DRAWS.drawn))] if -tensor.numel() <= index < tensor.numel() else None
     if len(tensor.shape) == 1 and isinstance(index, slice):
         return [python_slice(index)]
@@ -741,6 +797,118 @@ def values_fill(values):
     return ["values", list(values)]
 
 
+def linspace(start, end, steps=None, **k):
+    """torch.linspace: evenly spaced values, as torch computes them (kopt_shim_values.linspace)."""
+    steps = int(k.pop("steps", steps))
+    dtype = dtype_of(k.get("dtype"))
+    if steps > MAX_VALUES:
+        return Recorded([steps], dtype, ["computed", "%d evenly spaced values" % steps])
+    values = kopt_shim_values.linspace(plain(start), plain(end), steps)
+    return Recorded([steps], dtype, values_fill(values if dtype.is_floating_point else [int(v) for v in values]))
+
+
+def stack(tensors, dim=0, **k):
+    """torch.stack: tensors of one shape along a new axis; literal ones stay literal (a sinusoid's
+    real and imaginary parts interleaved: torch.stack((cos, sin), dim=1))."""
+    tensors = [unwrapped(t) for t in tensors]
+    first = tensors[0]
+    shape = list(first.shape)
+    dim = dim % (len(shape) + 1)
+    stacked_shape = shape[:dim] + [len(tensors)] + shape[dim:]
+    if not all(t.fill[0] in ("values", "const") and list(t.shape) == shape for t in tensors):
+        return Recorded(stacked_shape, first.dtype, ["computed", "torch.stack(...)"])
+    lists = [list(t.fill[1]) if t.fill[0] == "values" else [t.fill[1]] * t.numel() for t in tensors]
+    return Recorded(stacked_shape, first.dtype, values_fill(kopt_shim_values.stacked(lists, shape, dim)))
+
+
+def elementwise(name, otherwise):
+    """torch.cos(x) and its kin of literal data: its values; of anything else, `otherwise`."""
+    def make(t, *a, **k):
+        if isinstance(t, Recorded) and t.fill[0] in ("values", "const") and not a and not k:
+            values = kopt_shim_values.mapped(name, t.fill[1] if t.fill[0] == "values" else [t.fill[1]])
+            if values is not None:
+                dtype = t.dtype if t.dtype.is_floating_point else DTYPES["float32"]
+                return Recorded(t.shape, dtype, values_fill(values) if t.fill[0] == "values" else ["const", values[0]])
+        return otherwise(t, *a, **k)
+    return make
+
+
+def computed_like(what):
+    def make(*a, **k):
+        first = next((x for x in a if isinstance(x, Recorded)), None)
+        if isinstance(first, Recorded):
+            return first.computed(what)
+        if first is None and a and isinstance(a[0], (list, tuple)) and a[0] and isinstance(a[0][0], Recorded):
+            return a[0][0].computed(what)
+        return Recorded(flat_shape(a, k) if a and all(isinstance(x, int) for x in a) else [], dtype_of(k.get("dtype")),
+                        ["computed", what])
+    return make
+
+
+def triangle(which):
+    """torch.tril / torch.triu of a random fill: kopt's tril(FILL, n) / triu(FILL, n)."""
+    def make(t, diagonal=0, **k):
+        if diagonal != 0 or t.fill[0] not in ("uniform", "normal", "int") or len(t.shape) < 2 \
+                or t.shape[-1] != t.shape[-2]:
+            return t.computed("torch.%s(...)" % which)
+        return Recorded(t.shape, t.dtype, [which, t.shape[-1]] + list(t.fill))
+    return make
+
+
+def eye(n, m=None, **k):
+    fill = values_fill(identity(n, m))
+    if fill[0] == "computed" and m in (None, n):  # too large to list: still what plus_eye adds
+        fill = fill + [["eye", n, 1.0]]
+    return Recorded([n, n if m is None else m], dtype_of(k.get("dtype")), fill)
+
+
+def softmax(t, dim=None, *a, **k):
+    return t.softmax(dim) if isinstance(t, Recorded) else Recorded([], "float32", ["computed", "torch.softmax(...)"])
+
+
+def sort(t, *a, **k):
+    """A random fill sorted ascending is kopt's sorted(FILL); anything else is data built by code."""
+    ascending = t.fill[0] in ("uniform", "normal", "int") and not k.get("descending") and not a
+    values = Recorded(t.shape, t.dtype, ["sorted"] + list(t.fill)) if ascending else t.computed("sorted")
+    return Sorted((values, t.computed("sort indices", dtype="int64")))
+
+
+def randint(*a, **k):
+    a = list(a)
+    if "size" in k:
+        a.append(k.pop("size"))
+    if "low" in k or "high" in k:
+        a = [k.pop("low", 0), k.pop("high")] + a
+    low, high, size = (0, a[0], a[1]) if len(a) == 2 else (a[0], a[1], a[2])
+    return Recorded(flat_shape((size,), {}), dtype_of(k.get("dtype"), "int64"), ["int", int(low), int(high)])
+
+
+def tensor(data, **k):
+    found = literal(data)
+    if found is None:
+        base = data if isinstance(data, Recorded) else None
+        shape = base.shape if base is not None else []
+        return Recorded(shape, dtype_of(k.get("dtype")), ["computed", "torch.tensor of computed data"])
+    shape, values = found
+    floating = any(isinstance(v, float) for v in values)
+    default = "float32" if floating or not values else ("bool" if all(isinstance(v, bool) for v in values) else "int64")
+    dtype = dtype_of(k.get("dtype"), default)
+    if not dtype.is_floating_point:
+        values = [int(v) for v in values]
+    return Recorded(shape, dtype, values_fill(values))
+
+
+def arange(*a, **k):
+    start, end, step = (0, a[0], 1) if len(a) == 1 else (a[0], a[1], a[2] if len(a) > 2 else 1)
+    values = list(range(int(start), int(end), int(step))) if all(isinstance(x, int) for x in (start, end, step)) \
+        else [start + i * step for i in range(int(math.ceil((end - start) / step)))]
+    floating = any(isinstance(x, float) for x in (start, end, step))
+    fill = values_fill(values)
+    if fill[0] == "computed" and not floating:  # too long to list: still a slice when it indexes
+        fill = fill + [["range", int(start), int(end), int(step)]]
+    return Recorded([len(values)], dtype_of(k.get("dtype"), "float32" if floating else "int64"), fill)
+
+
 def make_torch():
     torch = types.ModuleType("torch")
     for name, dtype in DTYPES.items():
@@ -770,39 +938,6 @@ def make_torch():
     def randn(*a, **k):
         return Recorded(flat_shape(a, k), dtype_keyword(k), ["normal", 0.0, 1.0])
 
-    def randint(*a, **k):
-        a = list(a)
-        if "size" in k:
-            a.append(k.pop("size"))
-        if "low" in k or "high" in k:
-            a = [k.pop("low", 0), k.pop("high")] + a
-        low, high, size = (0, a[0], a[1]) if len(a) == 2 else (a[0], a[1], a[2])
-        return Recorded(flat_shape((size,), {}), dtype_keyword(k, "int64"), ["int", int(low), int(high)])
-
-    def tensor(data, **k):
-        found = literal(data)
-        if found is None:
-            base = data if isinstance(data, Recorded) else None
-            shape = base.shape if base is not None else []
-            return Recorded(shape, dtype_keyword(k), ["computed", "torch.tensor of computed data"])
-        shape, values = found
-        floating = any(isinstance(v, float) for v in values)
-        default = "float32" if floating or not values else ("bool" if all(isinstance(v, bool) for v in values) else "int64")
-        dtype = dtype_keyword(k, default)
-        if not dtype.is_floating_point:
-            values = [int(v) for v in values]
-        return Recorded(shape, dtype, values_fill(values))
-
-    def arange(*a, **k):
-        start, end, step = (0, a[0], 1) if len(a) == 1 else (a[0], a[1], a[2] if len(a) > 2 else 1)
-        values = list(range(int(start), int(end), int(step))) if all(isinstance(x, int) for x in (start, end, step)) \
-            else [start + i * step for i in range(int(math.ceil((end - start) / step)))]
-        floating = any(isinstance(x, float) for x in (start, end, step))
-        fill = values_fill(values)
-        if fill[0] == "computed" and not floating:  # too long to list: still a slice when it indexes
-            fill = fill + [["range", int(start), int(end), int(step)]]
-        return Recorded([len(values)], dtype_keyword(k, "float32" if floating else "int64"), fill)
-
     def like(fill):
         def make(t, **k):
             return Recorded(t.shape, dtype_of(k.get("dtype"), t.dtype.name), list(fill) if fill else ["empty"])
@@ -810,41 +945,6 @@ def make_torch():
 
     def full_like(t, value, **k):
         return Recorded(t.shape, dtype_of(k.get("dtype"), t.dtype.name), ["const", plain(value)])
-
-    def computed_like(what):
-        def make(*a, **k):
-            first = next((x for x in a if isinstance(x, Recorded)), None)
-            if isinstance(first, Recorded):
-                return first.computed(what)
-            if first is None and a and isinstance(a[0], (list, tuple)) and a[0] and isinstance(a[0][0], Recorded):
-                return a[0][0].computed(what)
-            return Recorded(flat_shape(a, k) if a and all(isinstance(x, int) for x in a) else [], dtype_keyword(k),
-                            ["computed", what])
-        return make
-
-    def triangle(which):
-        """torch.tril / torch.triu of a random fill: kopt's tril(FILL, n) / triu(FILL, n)."""
-        def make(t, diagonal=0, **k):
-            if diagonal != 0 or t.fill[0] not in ("uniform", "normal", "int") or len(t.shape) < 2 \
-                    or t.shape[-1] != t.shape[-2]:
-                return t.computed("torch.%s(...)" % which)
-            return Recorded(t.shape, t.dtype, [which, t.shape[-1]] + list(t.fill))
-        return make
-
-    def eye(n, m=None, **k):
-        fill = values_fill(identity(n, m))
-        if fill[0] == "computed" and m in (None, n):  # too large to list: still what plus_eye adds
-            fill = fill + [["eye", n, 1.0]]
-        return Recorded([n, n if m is None else m], dtype_keyword(k), fill)
-
-    def softmax(t, dim=None, *a, **k):
-        return t.softmax(dim) if isinstance(t, Recorded) else Recorded([], "float32", ["computed", "torch.softmax(...)"])
-
-    def sort(t, *a, **k):
-        """A random fill sorted ascending is kopt's sorted(FILL); anything else is data built by code."""
-        ascending = t.fill[0] in ("uniform", "normal", "int") and not k.get("descending") and not a
-        values = Recorded(t.shape, t.dtype, ["sorted"] + list(t.fill)) if ascending else t.computed("sorted")
-        return Sorted((values, t.computed("sort indices", dtype="int64")))
 
     torch.empty = empty
     torch.zeros, torch.ones = constant(0), constant(1)
@@ -859,12 +959,16 @@ def make_torch():
     torch.tril, torch.triu = triangle("tril"), triangle("triu")
     torch.softmax = softmax
     torch.cat = concatenated
-    for name in ("linspace", "randperm", "multinomial", "stack", "where", "cumsum",
-                 "matmul", "sum", "mean", "exp", "sqrt", "clamp", "sigmoid", "bmm", "mm", "max", "min",
-                 "abs", "searchsorted", "minimum", "maximum", "topk", "argsort", "flip", "complex", "from_numpy",
-                 "bincount", "einsum", "outer", "sin", "cos", "log", "erf", "round", "relu", "pow", "square",
-                 "var", "norm", "rsqrt", "mv", "dot", "argmin", "argmax", "add", "unique", "roll", "tanh"):
+    torch.linspace, torch.stack = linspace, stack
+    torch.flip = lambda t, dims, **k: t.flip(dims)
+    for name in ("randperm", "multinomial", "where", "cumsum",
+                 "matmul", "sum", "mean", "clamp", "sigmoid", "bmm", "mm", "max", "min",
+                 "searchsorted", "minimum", "maximum", "topk", "argsort", "complex", "from_numpy",
+                 "bincount", "einsum", "outer", "erf", "round", "relu", "pow", "square",
+                 "var", "norm", "rsqrt", "mv", "dot", "argmin", "argmax", "add", "unique", "roll"):
         setattr(torch, name, computed_like("torch.%s(...)" % name))
+    for name in kopt_shim_values.ELEMENTWISE:
+        setattr(torch, name, elementwise(name, computed_like("torch.%s(...)" % name)))
     torch.manual_seed = lambda *a, **k: None
     torch.Generator = Generator
     torch.device = lambda *a, **k: "cuda"

@@ -91,9 +91,15 @@ def test_import_keeps_each_test_or_names_it():
     assert names[:3] == ["test 1: N=1 A=ones B=full(2.0)", "test 2: N=2 A=2 literal values B=2 literal values",
                          "test 3: N=3 A=3 literal values B=3 literal values"]
     assert found["cases"][1]["init"] == {"A": "values(1.0,2.0)", "B": "values(3.0,4.0)"}
-    pooling = facts("42_2d_max_pooling")  # an infinity is no value a fill holds: left out, named
-    assert any(n.startswith("test ") and "left out" in n for n in pooling["notes"])
     assert found["buffers"]["A"]["dtype"] == "float32"
+    pooling = facts("42_2d_max_pooling")  # every test kept: ±inf and channels written by code, as values
+    assert not [n for n in pooling["notes"] if "left out" in n]
+    extreme = next(c for c in pooling["cases"] if c["name"].startswith("test 9:"))
+    assert extreme["init"]["input"].startswith("values(1000000.0,-1000000.0,0.0,1e-06,-1e-06,inf,-inf,1.0,")
+    channels = next(c for c in pooling["cases"] if c["name"].startswith("test 8:"))
+    listed = [float(v) for v in channels["init"]["input"][len("values("):-1].split(",")]
+    assert listed[:36] == list(range(36))  # arange(36).reshape(6, 6), then .flip(0), then .flip(1)
+    assert listed[36:42] == [30, 31, 32, 33, 34, 35] and listed[72:78] == [5, 4, 3, 2, 1, 0]
 
 
 def test_import_is_exact_for_counts_and_poisons_what_the_tests_leave_uninitialised():
@@ -221,3 +227,43 @@ def test_written_fills_import_as_set_and_are_audited_as_kept():
     assert scan["buffers"]["flags"]["init"] == "set(zeros,1,0,256::256)"
     walks = [c["init"]["flags"] for c in scan["cases"] if "walk(" in c.get("init", {}).get("flags", "")]
     assert walks[0] == "set(zeros,1,0,walk(8,1,17))" and len(walks) == 7
+
+
+def test_literal_data_computed_by_the_test_is_recorded_as_its_values():
+    torch = kopt_suite_shim.make_torch()
+    columns = torch.empty((4, 2))  # written column by column: known once every element is
+    for i in range(2):
+        columns[:, i] = torch.linspace(-10 + i, 10 - i, 4)
+    step = 20 / 3  # the first half stepped up from the start, the second down from the end, as torch does
+    assert columns.record()["fill"] == ["values", [-10, -9, -10 + step, -3, 10 - step, 3, 10, 9]]
+    half = torch.empty(4)
+    half[:2] = 1.0  # the rest never written: built by code
+    assert half.record()["fill"][0] == "computed"
+    rows = torch.zeros((3, 2), dtype=torch.int32)
+    for b in range(3):
+        rows[b] = torch.tensor([b] * 2, dtype=torch.int32)  # x[b] of a matrix is a row
+    assert rows.record()["fill"] == ["values", [0, 0, 1, 1, 2, 2]]
+    assert (torch.arange(6) % 4).fill == ["values", [0, 1, 2, 3, 0, 1]]
+    n = torch.arange(4, dtype=torch.float32)
+    wave = torch.stack((torch.cos(n * 0.0), torch.sin(n * 0.0)), dim=1)  # real and imaginary interleaved
+    assert list(wave.shape) == [4, 2] and wave.fill == ["values", [1.0, 0.0] * 4]
+    assert list(torch.stack((torch.randn(3), torch.randn(3))).shape) == [2, 3]  # a random stack: its size still
+    assert torch.linspace(-5, 5, 200).shape == (200,)  # steps, not -5 * 5 * 200 elements
+    extreme = torch.tensor([float("inf"), float("-inf"), 1.0])
+    assert extreme.record()["fill"] == ["values", [float("inf"), float("-inf"), 1.0]]
+
+
+def test_a_drawn_fill_moved_in_place_or_negated_stays_a_fill():
+    torch = kopt_suite_shim.make_torch()
+    assert torch.randn(4, 4).sub_(0.5).fill == ["normal", -0.5, 1.0]
+    assert torch.rand(4).mul_(2).add_(-1).fill == ["uniform", -1.0, 1.0]
+    negated = torch.randn(4).neg()
+    assert negated.fill == ["normal", 0.0, 1.0] and str(negated.fill[1]) == "0.0"  # never -0.0
+    assert torch.randn(4).__mod__(2).fill[0] == "computed"
+
+
+def test_non_finite_values_import_on_floating_buffers_only():
+    import kopt_python_facts
+    assert kopt_python_facts.fill_text(["values", [1.0, float("inf"), float("-inf"), float("nan")]], "float32") == \
+        "values(1.0,inf,-inf,nan)"
+    assert kopt_python_facts.fill_text(["values", [1, float("inf")]], "int32") is None

@@ -73,6 +73,12 @@ InitSpec bind_init(const KernelParam& param, const InitFormula& formula, const D
   } catch (const Error& error) {
     throw input_error("{}, case \"{}\": {}", where, case_name, error.what());
   }
+  // inf and nan have no integer to stand for (a cast of one would be undefined): say so first.
+  if (!param.dtype->is_floating() && init.kind == InitKind::values &&
+      !std::ranges::all_of(init.values, [](double v) { return std::isfinite(v); })) {
+    throw input_error("{} init \"{}\" holds a non-finite value, which {} cannot hold (inf, -inf and nan are for "
+                      "floating buffers)", where, formula.text(), param.dtype->name);
+  }
   const auto fits = [&](double v) {
     return v == std::trunc(v) && fits_integer(*param.dtype, static_cast<std::int64_t>(v));
   };

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <iterator>
+#include <limits>
 #include <utility>
 
 #include <fmt/ranges.h>
@@ -83,6 +84,15 @@ bool takes_argument_count(const std::string& kind, std::size_t count) {
   if (kind == "values") return count >= 1;
   if (kind == "choice") return count == 2 || count == 3;
   return (kind == "zeros" || kind == "ones") && count == 0;
+}
+
+// values(...)'s non-finite spellings, as fmt and Python's repr write them (inf, -inf, nan); an
+// expression never evaluates to one (1e308*10 is refused), so these words are the only way in.
+std::optional<double> non_finite_literal(std::string_view text) {
+  if (text == "inf" || text == "+inf") return std::numeric_limits<double>::infinity();
+  if (text == "-inf") return -std::numeric_limits<double>::infinity();
+  if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
+  return std::nullopt;
 }
 
 InitKind kind_named(const std::string& kind) {
@@ -177,8 +187,10 @@ InitFormula InitFormula::parse(std::string_view text) {
   formula.kind_ = kind_named(parts->kind);
   formula.half_open_ = parts->open == '[' && parts->close == ')';
   for (const std::string& argument : parts->arguments) {
+    std::optional<double> special = formula.kind_ == InitKind::values ? non_finite_literal(argument) : std::nullopt;
+    if (special) formula.non_finite_[formula.arguments_.size()] = *special;
     try {
-      formula.arguments_.push_back(Expression::parse(argument));
+      formula.arguments_.push_back(Expression::parse(special ? "0" : argument));
     } catch (const Error& error) {
       throw formula.failure(error.what());
     }
@@ -272,10 +284,14 @@ InitSpec InitFormula::bind_integers(const Dims& dims) const {
   return {InitKind::integers, lo, hi};
 }
 
-// Every value is finite: an expression that is not (1e308*10) is refused where it is evaluated.
+// A value is finite unless written inf, -inf or nan: an expression that is not (1e308*10) is
+// refused where it is evaluated. An integer buffer refuses the non-finite ones when bound.
 InitSpec InitFormula::bind_values(const Dims& dims) const {
   InitSpec init{.kind = InitKind::values, .a = 0, .b = 0, .values = {}};
-  for (std::size_t i = 0; i < arguments_.size(); ++i) init.values.push_back(argument(i, dims));
+  for (std::size_t i = 0; i < arguments_.size(); ++i) {
+    const auto special = non_finite_.find(i);
+    init.values.push_back(special != non_finite_.end() ? special->second : argument(i, dims));
+  }
   return init;
 }
 

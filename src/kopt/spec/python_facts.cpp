@@ -23,7 +23,7 @@ std::string helper_reason(const ProcessResult& result) {
 // The readers import one another and the stand-in torch that runs a suite's test generators
 // (kopt_suite_shim.py), so they run as files in one folder, written from kopt's embedded copies.
 constexpr const char* kHelpers[] = {"kopt_python_facts.py", "kopt_tensara_facts.py", "kopt_suite_shim.py",
-                                    "kopt_block_scaled_facts.py"};
+                                    "kopt_shim_values.py", "kopt_block_scaled_facts.py"};
 // The tables the readers consult, written beside them (block-scaled element formats).
 constexpr const char* kHelperTables[] = {"block_scaled_formats.toml"};
 

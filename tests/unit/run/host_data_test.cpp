@@ -106,6 +106,17 @@ TEST(FillBuffer, ValuesAreTheListInElementOrderForEverySeed) {
   EXPECT_EQ(generate("float16", halves, 2, 3), (std::vector<double>{0.5, -1.5}));
 }
 
+// values(...)'s inf, -inf and nan reach a floating buffer as themselves (max pooling's edge case).
+TEST(FillBuffer, NonFiniteValuesAreWrittenAsThemselves) {
+  const spec::InitSpec edge = spec::InitSpec::parse("values(inf, -inf, nan, 1e6)");
+  for (const char* dtype : {"float32", "float16", "bfloat16"}) {
+    const std::vector<double> written = generate(dtype, edge, 4, 5);
+    EXPECT_EQ(written[0], INFINITY) << dtype;
+    EXPECT_EQ(written[1], -INFINITY) << dtype;
+    EXPECT_TRUE(std::isnan(written[2])) << dtype;
+  }
+}
+
 // sorted(F): F's own values (the same multiset as unsorted), in ascending order.
 TEST(FillBuffer, SortedIsTheFillsValuesAscending) {
   const spec::InitSpec uniform{.kind = spec::InitKind::uniform, .a = -1, .b = 1};

@@ -1,3 +1,6 @@
+#include <cmath>
+#include <limits>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -78,6 +81,22 @@ TEST(InitSpec, ValuesListOneValuePerElement) {
   auto init_error = [](std::string_view text) { return error_of([&] { InitSpec::parse(text); }); };
   EXPECT_THAT(init_error("values"), HasSubstr("or values(v0,v1,...)"));
   EXPECT_THAT(init_error("values(1, 1e308*10)"), HasSubstr("is not finite"));
+}
+
+// values(...) may hold inf, -inf and nan (a suite's edge data, max pooling over -inf), spelled
+// as kopt writes them back; an expression still never evaluates to one.
+TEST(InitSpec, ValuesHoldNonFiniteWordsAndWriteThemBack) {
+  InitSpec listed = InitSpec::parse("values(1e6, inf, -inf, +inf, nan, -1e-06)");
+  ASSERT_EQ(listed.values.size(), 6u);
+  EXPECT_EQ(listed.values[1], std::numeric_limits<double>::infinity());
+  EXPECT_EQ(listed.values[2], -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(listed.values[3], std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(listed.values[4]));
+  EXPECT_EQ(listed.text(), "values(1000000,inf,-inf,inf,nan,-1e-06)");
+  EXPECT_EQ(InitSpec::parse(listed.text()).text(), listed.text());
+  auto init_error = [](std::string_view text) { return error_of([&] { InitSpec::parse(text); }); };
+  EXPECT_THAT(init_error("full(inf)"), HasSubstr("unknown"));  // only values(...) reads the words
+  EXPECT_THAT(init_error("values(1, inf * 2)"), HasSubstr("unknown"));
 }
 
 // sorted(F): a random fill's values in ascending order (a suite's torch.sort of random data).

@@ -1,3 +1,5 @@
+#include <limits>
+
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -78,6 +80,12 @@ TEST(ProblemSpecBinding, ListsOneValuePerElementThatFitsTheDtype) {
               HasSubstr("buffer x: init values(1,2,3) gives 3 values for 4 elements in case \"default\""));
   EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[dims]\nN = 2\n[buffers.x]\ninit = \"values(1, 2.5)\"\n", kernel),
               HasSubstr("init \"values(1, 2.5)\" does not fit int32"));
+  EXPECT_THAT(bind_error("kernel = \"k.cu\"\n[dims]\nN = 2\n[buffers.x]\ninit = \"values(1, -inf)\"\n", kernel),
+              HasSubstr("[buffers.x] init \"values(1, -inf)\" holds a non-finite value, which int32 cannot hold"));
+  constexpr std::string_view floating = "extern \"C\" void solve(const float* x, float* y, int N) {}";
+  Problem edge = bind_problem(parse_text("kernel = \"k.cu\"\n[dims]\nN = 2\n[buffers.x]\ninit = \"values(-inf, nan)\"\n"),
+                              signature_of(floating));
+  EXPECT_EQ(buffer(edge.cases[0], 0).init->values[0], -std::numeric_limits<double>::infinity());
 }
 
 TEST(ProblemSpecBinding, FillsIntegerInputsWithDocumentedDefaultsAndOutputsWithInitAreInOut) {
