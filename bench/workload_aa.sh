@@ -2,12 +2,15 @@
 # bench/workload_aa.sh OUT [N]: the example workload (examples/workload_mlp, PyTorch's own
 # activation) as N A/A experiments in one session: N candidates identical to the original, each
 # its own paired comparison against fresh runs of the original; none may be called better or
-# worse (issue 55). Writes OUT/workload_session and prints each verdict. AA_MINUTES bounds the
-# session's runs (those not reached are not_run).
+# worse (issue 55). Writes OUT/workload_session (its journal and summaries) and prints each
+# verdict. AA_MINUTES bounds the session's runs in all (kopt workload --budget, which counts the
+# runs of earlier calls too; those not reached are not_run). The session lives in AA_WORK
+# (default /tmp/kopt-workload-aa-N), so on the same machine the command run again with a larger
+# AA_MINUTES, or none, resumes it where the budget stopped it, as `kopt workload` resumes any.
 set -uo pipefail
 kopt=$(realpath "${KOPT:-build/cli/kopt}")
 out=$(realpath -m "$1"); n=${2:-10}; mkdir -p "$out"
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+work=${AA_WORK:-/tmp/kopt-workload-aa-$n}; mkdir -p "$work"
 cp examples/workload_mlp/model.py examples/workload_mlp/workload.py "$work/"
 {
   cat <<'TOML'
@@ -27,13 +30,13 @@ resolution_runs = 5
 min_rounds = 5
 max_rounds = 10
 TOML
-  [ -n "${AA_MINUTES:-}" ] && echo "budget_minutes = $AA_MINUTES"
   for i in $(seq 1 "$n"); do printf '[[candidates]]\nname = "aa%d"\nenv = { AA_COPY = "%d" }\n' "$i" "$i"; done
 } > "$work/workload.toml"
 start=$(date +%s)
-"$kopt" workload "$work" --json > "$out/aa.json" 2> "$out/aa.log"
+"$kopt" workload "$work" --json ${AA_MINUTES:+--budget "$AA_MINUTES"} > "$out/aa.json" 2> "$out/aa.log"
 echo "A/A session exit $? in $(( $(date +%s) - start )) s"
-cp -r "$work/workload_session" "$out/"
+rm -rf "$out/workload_session"; mkdir -p "$out/workload_session"
+cp "$work"/workload_session/*.* "$out/workload_session/" 2>/dev/null  # the journal and summaries, not the outputs
 python3 - "$out/aa.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
