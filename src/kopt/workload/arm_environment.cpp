@@ -1,5 +1,9 @@
 #include "kopt/workload/arm_environment.hpp"
 
+#include <algorithm>
+#include <set>
+#include <sstream>
+
 #include <fmt/format.h>
 
 #include "kopt/core/error.hpp"
@@ -47,6 +51,61 @@ std::optional<ArmEnvironmentProblem> difference_problem(const Arm& original, con
   return std::nullopt;
 }
 
+std::vector<std::string> path_entries(const std::string* value) {
+  std::vector<std::string> entries;
+  if (value == nullptr) return entries;
+  std::istringstream in(*value);
+  for (std::string entry; std::getline(in, entry, ':');) {
+    if (!entry.empty()) entries.push_back(entry);
+  }
+  return entries;
+}
+
+// The first start-up hook in `dir` (a file Python runs from a folder on its path as it starts).
+std::optional<std::string> startup_hook_in(const std::filesystem::path& dir, const ArmEnvironmentRules& rules) {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    const bool named = std::ranges::find(rules.hook_files, name) != rules.hook_files.end();
+    const bool by_extension = std::ranges::find(rules.hook_extensions, entry.path().extension().string()) !=
+                              rules.hook_extensions.end();
+    if (named || by_extension) return name;
+  }
+  return std::nullopt;
+}
+
+std::optional<ArmEnvironmentProblem> startup_hook_problem(const Arm& original, const Arm& candidate,
+                                                          const ArmEnvironmentRules& rules,
+                                                          const std::filesystem::path& folder) {
+  for (const std::string& variable : rules.path_variables) {
+    const std::vector<std::string> theirs = path_entries(value_in(original, variable));
+    const std::set<std::string> shared(theirs.begin(), theirs.end());
+    for (const std::string& entry : path_entries(value_in(candidate, variable))) {
+      if (shared.contains(entry)) continue;
+      const std::optional<std::string> hook = startup_hook_in(folder / entry, rules);
+      if (!hook) continue;
+      return ArmEnvironmentProblem{&candidate, fmt::format("candidate \"{}\" puts {} on {}, which holds {}: Python runs "
+                                                           "it as it starts, before the workload's own code, where it "
+                                                           "could patch the timers the metric comes from; put the folder "
+                                                           "on the original's {} too, or leave the file out",
+                                                           candidate.name, entry, variable, *hook, variable)};
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> strings_at(const toml::table& table, std::string_view key) {
+  std::vector<std::string> out;
+  const toml::array* array = table[key].as_array();
+  if (array == nullptr) throw environment_error("{}: [startup_hooks] {} must be an array of strings", kRulesFile, key);
+  for (const toml::node& node : *array) {
+    const std::optional<std::string> text = node.value_exact<std::string>();
+    if (!text) throw environment_error("{}: [startup_hooks] {} must be an array of strings", kRulesFile, key);
+    out.push_back(*text);
+  }
+  return out;
+}
+
 }  // namespace
 
 ArmEnvironmentRules load_arm_environment_rules() {
@@ -62,15 +121,21 @@ ArmEnvironmentRules load_arm_environment_rules() {
     if (!why) throw environment_error("{}: [same_in_every_arm] {} must say why, as a string", kRulesFile, key.str());
     rules.same_in_every_arm.emplace(std::string(key.str()), *why);
   }
+  const toml::table& hooks = spec::data_section(root, kRulesFile, "startup_hooks", {"path_variables", "files", "extensions"});
+  rules.path_variables = strings_at(hooks, "path_variables");
+  rules.hook_files = strings_at(hooks, "files");
+  rules.hook_extensions = strings_at(hooks, "extensions");
   return rules;
 }
 
 std::optional<ArmEnvironmentProblem> arm_environment_problem(const Arm& original, const std::vector<Arm>& candidates,
-                                                             const ArmEnvironmentRules& rules) {
+                                                             const ArmEnvironmentRules& rules,
+                                                             const std::filesystem::path& folder) {
   if (auto problem = reserved_problem(original, "the original", rules)) return problem;
   for (const Arm& candidate : candidates) {
     if (auto problem = reserved_problem(candidate, "candidate", rules)) return problem;
     if (auto problem = difference_problem(original, candidate, rules)) return problem;
+    if (auto problem = startup_hook_problem(original, candidate, rules, folder)) return problem;
   }
   return std::nullopt;
 }

@@ -4,6 +4,7 @@
 // runtime runs it, or what is loaded into it before the workload's code. A candidate that ran
 // on another GPU, or an original slowed by a debugging mode, would be measured as a gain.
 
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -16,6 +17,9 @@ namespace kopt::workload {
 struct ArmEnvironmentRules {
   std::string reserved_prefix;                     // kopt's own: no arm may set one
   std::map<std::string, std::string> same_in_every_arm;  // name → why it must not differ
+  // Python's start-up hooks: a folder a candidate adds to one of path_variables may hold no file
+  // named as in hook_files nor ending as in hook_extensions.
+  std::vector<std::string> path_variables, hook_files, hook_extensions;
 };
 
 // data/workload_env.toml.
@@ -27,8 +31,9 @@ struct ArmEnvironmentProblem {
 };
 
 // The first rule the arms break; nothing when they keep every rule. `candidates` are compared
-// with `original`.
+// with `original`; a relative folder on a path variable is the workload's `folder`'s.
 std::optional<ArmEnvironmentProblem> arm_environment_problem(const Arm& original, const std::vector<Arm>& candidates,
-                                                             const ArmEnvironmentRules& rules);
+                                                             const ArmEnvironmentRules& rules,
+                                                             const std::filesystem::path& folder);
 
 }  // namespace kopt::workload

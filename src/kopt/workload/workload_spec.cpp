@@ -217,10 +217,11 @@ Arm read_arm(const Reader& reader, const toml::table& table, std::string fallbac
           static_cast<int>(table.source().begin.line)};
 }
 
-// An arm's environment selects its code, never another GPU, a debugging mode or an injected
-// library (data/workload_env.toml): such a difference would be measured as the candidate's gain.
+// An arm's environment selects its code, never another GPU, a debugging mode, an injected
+// library or a Python start-up hook (data/workload_env.toml): such a difference would be
+// measured as the candidate's gain.
 void check_arm_environments(const Reader& reader, const WorkloadSpec& spec) {
-  const auto problem = arm_environment_problem(spec.original, spec.candidates, load_arm_environment_rules());
+  const auto problem = arm_environment_problem(spec.original, spec.candidates, load_arm_environment_rules(), spec.folder);
   if (problem) throw reader.fields().failure(problem->arm->line, problem->text);
 }
 

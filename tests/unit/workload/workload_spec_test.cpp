@@ -1,8 +1,14 @@
 #include "kopt/workload/workload_spec.hpp"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "kopt/core/error.hpp"
+#include "kopt/core/files.hpp"
 #include "kopt/workload/run_metrics.hpp"
 
 namespace kopt::workload {
@@ -145,6 +151,37 @@ env = { USE_FAST = "1", CUDA_VISIBLE_DEVICES = "0", CUDA_LAUNCH_BLOCKING = "1" }
 )",
                                                  "w/workload.toml");
   EXPECT_EQ(alike.candidates.size(), 1u);
+}
+
+// A folder a candidate adds to PYTHONPATH may hold no start-up hook: Python would run it before
+// the workload's code, where it could patch the timers the metric comes from.
+TEST(WorkloadSpec, ACandidatesPythonPathMayBringNoStartupHook) {
+  const std::filesystem::path folder =
+      std::filesystem::path(testing::TempDir()) / ("kopt_workload_hooks_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(folder / "patch");
+  std::filesystem::create_directories(folder / "plain");
+  write_file_atomic(folder / "patch" / "sitecustomize.py", "import torch\n");
+  write_file_atomic(folder / "plain" / "fast_op.py", "def op(): pass\n");
+  const auto spec_with = [&](const std::string& arms) {
+    return std::string("command = [\"python3\", \"run.py\"]\n[metric]\nname = \"t\"\njson_key = \"t\"\n") + arms;
+  };
+  const auto said = [&](const std::string& text) {
+    try {
+      parse_workload_spec(text, folder / "workload.toml");
+    } catch (const Error& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(said(spec_with("[[candidates]]\nname = \"fast\"\nenv = { PYTHONPATH = \"plain:patch\" }\n"))
+                .find("candidate \"fast\" puts patch on PYTHONPATH, which holds sitecustomize.py"),
+            std::string::npos);
+  EXPECT_EQ(said(spec_with("[[candidates]]\nname = \"fast\"\nenv = { PYTHONPATH = \"plain\" }\n")), "accepted");
+  // On the original's path too, the hook runs in every arm alike.
+  EXPECT_EQ(said(spec_with("[original]\nenv = { PYTHONPATH = \"patch\" }\n[[candidates]]\nname = \"fast\"\n"
+                           "env = { PYTHONPATH = \"patch:plain\" }\n")),
+            "accepted");
+  std::filesystem::remove_all(folder);
 }
 
 TEST(RunMetrics, TheLastJsonLineHoldingTheKeyWins) {
