@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "kopt/core/parallel_for.hpp"
-#include "kopt/run/host_writes.hpp"
 #include "kopt/run/block_scaled_fill.hpp"
+#include "kopt/run/host_writes.hpp"
 #include "kopt_input_generator.h"
 
 namespace kopt::run {

@@ -47,4 +47,15 @@ const toml::table& data_section(const toml::table& root, std::string_view file_n
   return *table;
 }
 
+std::vector<std::string> data_strings(const toml::table& section, std::string_view file_name, std::string_view name,
+                                      std::string_view key) {
+  const toml::array* array = section[key].as_array();
+  if (array == nullptr || !(array->empty() || array->is_homogeneous(toml::node_type::string))) {
+    throw environment_error("{}: [{}] {} must be an array of strings", file_name, name, key);
+  }
+  std::vector<std::string> values;
+  for (const toml::node& node : *array) values.push_back(*node.value_exact<std::string>());
+  return values;
+}
+
 }  // namespace kopt::spec

@@ -35,4 +35,9 @@ std::string unknown_key_text(std::string_view key, const std::vector<std::string
 const toml::table& data_section(const toml::table& root, std::string_view file_name, std::string_view name,
                                 const std::vector<std::string_view>& known);
 
+// The array of strings `key` of a data file's [section]; throws environment_error naming the
+// file, the table and the key when it is missing or holds anything but strings.
+std::vector<std::string> data_strings(const toml::table& section, std::string_view file_name, std::string_view name,
+                                      std::string_view key);
+
 }  // namespace kopt::spec

@@ -134,8 +134,8 @@ class InitFormula {
   std::string text_;
   InitKind kind_ = InitKind::normal;
   std::vector<Expression> arguments_;  // none: the kind's defaults
-  // values(...)'s inf, -inf and nan by argument index (their expression a placeholder): a
-  // suite's edge data (max pooling over -inf) that no expression evaluates to.
+  // values(...)'s inf, -inf and nan by argument index, whose arguments_ entry is parsed from "0"
+  // and never read: a suite's edge data (max pooling over -inf) that no expression evaluates to.
   std::map<std::size_t, double> non_finite_;
   bool half_open_ = false;             // int[lo,hi)
   Arrangement arrangement_ = Arrangement::as_drawn;  // sorted(F), tril/triu/softmax(F, n), plus_eye(F, n, v)

@@ -94,18 +94,6 @@ std::optional<ArmEnvironmentProblem> startup_hook_problem(const Arm& original, c
   return std::nullopt;
 }
 
-std::vector<std::string> strings_at(const toml::table& table, std::string_view key) {
-  std::vector<std::string> out;
-  const toml::array* array = table[key].as_array();
-  if (array == nullptr) throw environment_error("{}: [startup_hooks] {} must be an array of strings", kRulesFile, key);
-  for (const toml::node& node : *array) {
-    const std::optional<std::string> text = node.value_exact<std::string>();
-    if (!text) throw environment_error("{}: [startup_hooks] {} must be an array of strings", kRulesFile, key);
-    out.push_back(*text);
-  }
-  return out;
-}
-
 }  // namespace
 
 ArmEnvironmentRules load_arm_environment_rules() {
@@ -122,9 +110,9 @@ ArmEnvironmentRules load_arm_environment_rules() {
     rules.same_in_every_arm.emplace(std::string(key.str()), *why);
   }
   const toml::table& hooks = spec::data_section(root, kRulesFile, "startup_hooks", {"path_variables", "files", "extensions"});
-  rules.path_variables = strings_at(hooks, "path_variables");
-  rules.hook_files = strings_at(hooks, "files");
-  rules.hook_extensions = strings_at(hooks, "extensions");
+  rules.path_variables = spec::data_strings(hooks, kRulesFile, "startup_hooks", "path_variables");
+  rules.hook_files = spec::data_strings(hooks, kRulesFile, "startup_hooks", "files");
+  rules.hook_extensions = spec::data_strings(hooks, kRulesFile, "startup_hooks", "extensions");
   return rules;
 }
 
