@@ -100,6 +100,13 @@ bool is_tracked_child_group(pid_t group) {
   return registry().groups.contains(group);
 }
 
+bool end_tracked_child_group(pid_t group) {
+  std::lock_guard lock(registry().mutex);
+  if (group <= 1 || !registry().groups.contains(group)) return false;
+  ::kill(-group, SIGKILL);
+  return true;
+}
+
 void track_temporary(const std::filesystem::path& path) {
   std::lock_guard lock(registry().mutex);
   registry().temporaries.insert(path);

@@ -28,6 +28,10 @@ void unblock_interrupt_signals_in_child();
 void track_child_group(pid_t group);
 void untrack_child_group(pid_t group);
 bool is_tracked_child_group(pid_t group);
+// Ends `group` (SIGKILL) while it is registered, that is while SystemProcessRunner's run of it
+// has not returned; true when it was. Never signals a group kopt did not start or has finished
+// with (a fake runner's pid, a number the system may have given to another process since).
+bool end_tracked_child_group(pid_t group);
 
 // Registered while alive; removed (recursively) on an interrupt.
 void track_temporary(const std::filesystem::path& path);

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <memory>
 #include <optional>
-#include <sstream>
 
 #include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
@@ -29,15 +28,6 @@
 namespace kopt::verify {
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-std::string host_refusal_of(const std::string& stderr_tail) {
-  std::string last;
-  std::istringstream in(stderr_tail);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) last = line;
-  }
-  return last.starts_with("kopt: ") ? ": " + last.substr(6) : "";
-}
 
 std::string resolve_arch(const std::string& spec_arch, const std::optional<std::string>& option,
                          const std::string& device_arch) {
@@ -186,6 +176,8 @@ struct CheckRun {
   run::DeviceProbe probe;
   bool probe_from_cache = false;
   bool reuse_cache = false;  // fixed seeds and confined workers: cached checks and references are trusted
+  // The check's own Python runner (none when a caller's serves it: ReferenceContext::python_server).
+  std::unique_ptr<PythonReferenceServer> own_server;
 };
 
 void compile_kernel(CheckRun& run, const std::string& arch) {
@@ -203,6 +195,7 @@ void check_python_spec_without_gpu(CheckRun& run, const std::string& known_arch)
   spec::Problem smallest = run.problem;
   smallest.cases = {spec::smallest_case(run.problem.cases)};
   ReferenceContext spec_check{run.context.runner, run.private_references, run.context.worker, true};
+  spec_check.python_server = run.own_server.get();  // started before the probe, when it was
   reference_outputs(smallest, {run.report.seeds.front()}, spec_check, nullptr, known_arch);
 }
 
@@ -273,19 +266,28 @@ run::WorkerOutcome run_kernel_worker(CheckRun& run, const CheckJob& job, Referen
   return outcome;
 }
 
-// A check of its own (no bench's runner) whose .py reference has outputs to compute starts its
-// runner now: Python, numpy and torch load while the kernel's worker runs, not after it (about
-// 5 s on an H200). The reference itself still runs only once the kernel's worker has exited
-// (reference_server.hpp). With every output cached no runner starts: it would only delay the
-// check's end by its imports.
-std::unique_ptr<PythonReferenceServer> serve_python_reference_now(const CheckRun& run, ReferenceContext& references) {
-  if (!run.python_reference || references.python_server != nullptr) return nullptr;
-  if (run.reuse_cache && python_references_cached(run.problem, run.report.seeds, references.cache_dir)) return nullptr;
-  std::unique_ptr<PythonReferenceServer> server =
-      serve_python_reference(run.problem, run.context.runner, run.context.cache_dir,
-                             python_reference_time_limit(run.context.worker));
-  references.python_server = server.get();
-  return server;
+// A check of its own (no caller's runner) whose .py reference has outputs to compute starts its
+// runner first: Python, numpy and torch load while nvcc, the probe and the kernel's worker run
+// (docs/measurement.md). The reference still runs only once the kernel's worker has exited; a
+// check that ends before asking (a compile error, a cached result, a failing kernel) ends the
+// runner at once (reference_server.hpp). Fixed seeds' outputs all cached: whether that cache is
+// trusted is known after the probe, and serve_python_reference_now decides then.
+void serve_python_reference_early(CheckRun& run) {
+  if (!run.python_reference || run.context.python_server != nullptr) return;
+  if (run.options.first_seed != 0 && python_references_cached(run.problem, run.report.seeds, run.context.cache_dir)) return;
+  run.own_server = serve_python_reference(run.problem, run.context.runner, run.context.cache_dir,
+                                          python_reference_time_limit(run.context.worker));
+}
+
+// Before the kernel's worker: the runner started early, else one started now unless every
+// output is cached (it would only delay the check's end by its imports).
+void serve_python_reference_now(CheckRun& run, ReferenceContext& references) {
+  if (!run.own_server && run.python_reference && references.python_server == nullptr &&
+      !(run.reuse_cache && python_references_cached(run.problem, run.report.seeds, references.cache_dir))) {
+    run.own_server = serve_python_reference(run.problem, run.context.runner, run.context.cache_dir,
+                                            python_reference_time_limit(run.context.worker));
+  }
+  if (run.own_server) references.python_server = run.own_server.get();
 }
 
 // The kernel's outputs against the reference's, and whether they follow the inputs.
@@ -322,6 +324,7 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
   report.source_findings = spec::audit_kernel_source(problem.spec.kernel);
   report.strict = options.strict;
   if (report.strict && !report.source_findings.empty()) return report;  // nothing runs under --strict
+  serve_python_reference_early(run);
   // With the target known up front, compile errors come before the GPU is needed.
   report.nvcc_version = run.compiler.nvcc_version();
   const std::string known_arch = resolve_arch(problem.spec.build.arch, options.arch, "");
@@ -346,7 +349,7 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
   }
   std::optional<TempDir> reference_work;
   std::optional<run::PrestartedWorker> reference_worker;
-  const std::unique_ptr<PythonReferenceServer> own_server = serve_python_reference_now(run, references);
+  serve_python_reference_now(run, references);
   const run::WorkerOutcome outcome = run_kernel_worker(run, job, references, reference_work, reference_worker);
   if (!outcome.result) {
     report.failure = failure_from_worker(outcome, context.worker.time_limit, spec::is_python_kernel(problem.spec.kernel));
@@ -359,6 +362,7 @@ CheckReport run_check_once(const spec::Problem& problem, const CheckOptions& opt
   if (run.probe_from_cache && result.device.value("uuid", "") != run.probe.device.uuid) {
     // Not the GPU the cached probe named (reconfigured since, without a reboot): probe afresh.
     run::forget_probe(context.cache_dir, context.worker, run.probe_facts);
+    run.own_server.reset();  // never asked: it ends at once, and the check afresh starts its own
     return run_check_once(problem, options, context);
   }
   report.runs = std::move(result.runs);

@@ -1,9 +1,10 @@
-// The CheckReport: its verdict and cause, whether its runs cover every case and seed, and
-// check.json (kopt.check/1), the document `kopt check` writes and prints.
+// The CheckReport: its verdict and cause, whether its runs cover every case and seed, a Triton
+// host's refusal for its failure's message, and check.json (kopt.check/1), the document `kopt check` writes and prints.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <sstream>
 
 #include "kopt/verify/check.hpp"
 #include "kopt/verify/check_job.hpp"
@@ -54,6 +55,15 @@ std::string coverage_gap(const CheckReport& report) {
     }
   }
   return "";
+}
+
+std::string host_refusal_of(const std::string& stderr_tail) {
+  std::string last;
+  std::istringstream in(stderr_tail);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) last = line;
+  }
+  return last.starts_with("kopt: ") ? ": " + last.substr(6) : "";
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include "kopt/core/file_queries.hpp"
 #include "kopt/core/secret.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/core/interrupt.hpp"
 
 namespace kopt::verify {
 namespace fs = std::filesystem;
@@ -19,11 +20,15 @@ PythonReferenceServer::PythonReferenceServer(ProcessRunner& runner, const fs::pa
     : runner_(runner), dir_("reference-server", cache_dir / "tmp") {
   ProcessSpec spec{.argv = {python.string(), runner_script.string(), "--serve", dir_.path().string()},
                    .time_limit = time_limit,
+                   .on_start = [group = group_](int pid) { group->started(pid); },
                    .waiting = waiting_};
   process_ = std::async(std::launch::async, [this, spec] { return runner_.run(spec); }).share();
 }
 
 PythonReferenceServer::~PythonReferenceServer() {
+  // Never asked: nothing is lost by ending it now, while it may still be importing torch. Only
+  // a group still running is signalled (core/interrupt.hpp); one not started yet ends as it starts.
+  if (next_ == 0 && !ended()) group_->end();
   // From here the time limit runs: a runner that never sees the stop (stuck loading torch)
   // is ended by it rather than holding kopt's exit.
   waiting_->store(false);
@@ -32,6 +37,18 @@ PythonReferenceServer::~PythonReferenceServer() {
   } catch (...) {  // the folder is going anyway; the runner also ends with its parent
   }
   if (process_.valid()) process_.wait();
+}
+
+void PythonReferenceServer::Group::started(int pid) {
+  std::lock_guard lock(mutex_);
+  pid_ = pid;
+  if (ending_) end_tracked_child_group(pid_);
+}
+
+void PythonReferenceServer::Group::end() {
+  std::lock_guard lock(mutex_);
+  ending_ = true;
+  if (pid_ > 0) end_tracked_child_group(pid_);
 }
 
 bool PythonReferenceServer::ended() const {

@@ -9,12 +9,20 @@
 // (run/write_sandbox.hpp); each request carries a fresh nonce that its answer must repeat, and
 // an answer left there before its request is removed first. The reference runs only when
 // asked: as before, after the kernel's worker has exited.
+//
+// A command can therefore start it early, before its compile (kopt check, kopt bench, the loop's
+// lab), for Python's imports to overlap nvcc and the kernel's worker: a server never asked
+// anything ends at once when destroyed (SIGKILL to its process group: it holds no work yet,
+// and its runner reads "stop" only after importing torch, seconds later). A check that ends
+// early (a compile error, a cached result, a kernel that fails) thus waits for no import. A
+// server that was asked ends by "stop" and is waited for, within its time limit.
 
 #include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,7 +46,7 @@ struct RunnerAnswer {
 class PythonReferenceServer {
  public:
   // Starts `python runner_script --serve DIR` in a folder beneath cache_dir/tmp; a request may
-  // run for at most `time_limit`.
+  // run for at most `time_limit`. Ending it: the header's comment.
   PythonReferenceServer(ProcessRunner& runner, const std::filesystem::path& python,
                         const std::filesystem::path& runner_script, const std::filesystem::path& cache_dir,
                         std::chrono::duration<double> time_limit);
@@ -52,10 +60,24 @@ class PythonReferenceServer {
   std::optional<RunnerAnswer> run(const std::vector<std::filesystem::path>& manifests);
 
  private:
+  // The runner's process group, as ProcessSpec::on_start tells it (on the runner's thread),
+  // ended at once when asked to, whether before or after that.
+  class Group {
+   public:
+    void started(int pid);
+    void end();
+
+   private:
+    std::mutex mutex_;
+    int pid_ = 0;
+    bool ending_ = false;
+  };
+
   bool ended() const;
 
   ProcessRunner& runner_;
   TempDir dir_;
+  std::shared_ptr<Group> group_ = std::make_shared<Group>();
   std::shared_ptr<std::atomic<bool>> waiting_ = std::make_shared<std::atomic<bool>>(true);
   std::shared_future<ProcessResult> process_;
   int next_ = 0;

@@ -20,6 +20,7 @@
 
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
+#include "kopt/core/interrupt.hpp"
 
 namespace kopt {
 namespace {
@@ -112,6 +113,25 @@ TEST(SystemProcessRunner, TheLimitDoesNotRunWhileTheProgramWaits) {
   waiting->store(false);
   ProcessResult late = runner.run({.argv = {"sleep", "5"}, .time_limit = std::chrono::milliseconds(500), .waiting = waiting});
   EXPECT_TRUE(late.timed_out);
+}
+
+// A group kopt runs can be ended from another thread while its run lasts (a reference
+// server never asked: verify/reference_server.hpp); one it does not run is never signalled.
+TEST(EndTrackedChildGroup, EndsARunningGroupAndNoOther) {
+  EXPECT_FALSE(end_tracked_child_group(::getpid()));  // kopt's own group is not its child's
+  EXPECT_FALSE(end_tracked_child_group(0));
+  EXPECT_FALSE(end_tracked_child_group(1));
+  SystemProcessRunner runner;
+  std::atomic<int> group = 0;
+  std::thread ender([&group] {
+    while (group == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_TRUE(end_tracked_child_group(group));
+  });
+  ProcessResult r = runner.run({.argv = {"sh", "-c", "sleep 30 & sleep 30"}, .on_start = [&group](int pid) { group = pid; }});
+  ender.join();
+  EXPECT_EQ(r.signal, SIGKILL);
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_FALSE(end_tracked_child_group(group));  // its run has returned
 }
 
 TEST(SystemProcessRunner, ReportsDeathBySignal) {

@@ -7,9 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/run/device_info.hpp"
@@ -81,6 +85,37 @@ class FakeGpuMachine final : public ProcessRunner {
   }
 };
 
+// The fake machine, with the .py reference's runner (`--serve`) played by a real process that
+// never reads its "stop": Python still importing torch. Only a kill ends it before its time
+// limit (four of the worker's: minutes).
+class MachineWithImportingPython final : public ProcessRunner {
+ public:
+  explicit MachineWithImportingPython(FakeGpuMachine& machine) : machine_(machine) {}
+
+  ProcessResult run(const ProcessSpec& spec) override {
+    if (std::ranges::find(spec.argv, "--serve") == spec.argv.end()) return machine_.run(spec);
+    ProcessSpec importing = spec;
+    importing.argv = {"sleep", "60"};
+    ++servers_started;
+    ProcessResult result = system_.run(importing);
+    std::lock_guard lock(mutex_);
+    server_results_.push_back(result);
+    return result;
+  }
+  std::vector<ProcessResult> server_results() {
+    std::lock_guard lock(mutex_);
+    return server_results_;
+  }
+
+  std::atomic<int> servers_started = 0;
+
+ private:
+  FakeGpuMachine& machine_;
+  SystemProcessRunner system_;
+  std::mutex mutex_;
+  std::vector<ProcessResult> server_results_;
+};
+
 class RunCheck : public ::testing::Test {
  protected:
   spec::Problem problem(const std::string& source, const std::string& build = "") {
@@ -92,6 +127,18 @@ class RunCheck : public ::testing::Test {
   CheckReport check(const spec::Problem& p, CheckOptions options = {.seed_count = 2, .first_seed = 5}) {
     CheckContext context{machine, dir.path() / "cache", {.executable = "/usr/bin/kopt"}};
     return run_check(p, options, context);
+  }
+  // The problem with a .py reference beside it.
+  spec::Problem with_python_reference(const std::string& source, const std::string& build = "") {
+    write_file_atomic(dir.path() / "k" / "ref.py", "def reference(x, y, n):\n    y[:] = x\n");
+    return problem(source, "reference = \"ref.py\"\n" + build);
+  }
+  // The check on `python`'s machine, and how long it took, in seconds.
+  std::pair<CheckReport, double> timed_check(const spec::Problem& p, MachineWithImportingPython& python) {
+    CheckContext context{python, dir.path() / "cache", {.executable = "/usr/bin/kopt"}};
+    const Stopwatch clock;
+    CheckReport report = run_check(p, {.seed_count = 2, .first_seed = 5}, context);
+    return {std::move(report), clock.seconds()};
   }
 
   TempDir dir{"run-check"};
@@ -126,6 +173,39 @@ TEST_F(RunCheck, WithItsArchKnownACompileErrorComesFirstAndNoWorkerStarts) {
   ASSERT_TRUE(report.failure.has_value());
   EXPECT_EQ(report.failure->kind, "compile_error");
   EXPECT_THAT(machine.steps, ::testing::Each(std::string("nvcc")));
+}
+
+// A .py reference's runner starts before the compile, so that Python's imports overlap it;
+// a compile error then ends the check at once: the runner, never asked, is killed, not
+// waited for.
+TEST_F(RunCheck, ACompileErrorEndsItWithoutWaitingForTheReferencesPython) {
+  if (!find_program("python3")) GTEST_SKIP() << "needs python3";
+  MachineWithImportingPython python(machine);
+  const auto [report, seconds] =
+      timed_check(with_python_reference("syntax error\n" + std::string(kKernel), "[build]\narch = \"sm_90\"\n"), python);
+  ASSERT_TRUE(report.failure.has_value());
+  EXPECT_EQ(report.failure->kind, "compile_error");
+  EXPECT_EQ(python.servers_started, 1);  // before the compile that failed
+  EXPECT_LT(seconds, 1.0);
+  const std::vector<ProcessResult> servers = python.server_results();
+  ASSERT_EQ(servers.size(), 1u);
+  EXPECT_EQ(servers[0].signal, SIGKILL);
+  EXPECT_FALSE(servers[0].timed_out);
+}
+
+// A kernel whose worker dies ends the check as quickly: the reference was never asked.
+TEST_F(RunCheck, AKernelThatFailsEndsItWithoutWaitingForTheReferencesPython) {
+  machine.check_exit_status = 139;
+  if (!find_program("python3")) GTEST_SKIP() << "needs python3";
+  MachineWithImportingPython python(machine);
+  const auto [report, seconds] = timed_check(with_python_reference(kKernel), python);
+  ASSERT_TRUE(report.failure.has_value());
+  EXPECT_EQ(report.failure->kind, "crash");
+  EXPECT_EQ(python.servers_started, 1);
+  EXPECT_LT(seconds, 1.0);
+  const std::vector<ProcessResult> servers = python.server_results();
+  ASSERT_EQ(servers.size(), 1u);
+  EXPECT_EQ(servers[0].signal, SIGKILL);
 }
 
 TEST_F(RunCheck, AWorkerThatDiesIsARecordedFailureNotAnException) {

@@ -3,6 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <mutex>
+#include <thread>
+
+#include "kopt/core/clock.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/process.hpp"
@@ -93,6 +98,120 @@ TEST(PythonReferenceServer, OneThatEndedAnswersNothing) {
   PythonReferenceServer server(runner, find_python(), cache.path() / "no-such-runner.py", cache.path(),
                                std::chrono::seconds(10));
   EXPECT_FALSE(server.run({cache.path() / "manifest.json"}).has_value());
+}
+
+// SystemProcessRunner, keeping what each run gave and telling when a child has started.
+class RecordingRunner final : public ProcessRunner {
+ public:
+  ProcessResult run(const ProcessSpec& spec) override {
+    ProcessSpec watched = spec;
+    watched.on_start = [this, &spec](int pid) {
+      if (spec.on_start) spec.on_start(pid);
+      started = true;
+    };
+    ProcessResult result = system_.run(watched);
+    std::lock_guard lock(mutex_);
+    results_.push_back(result);
+    return result;
+  }
+  std::vector<ProcessResult> results() {
+    std::lock_guard lock(mutex_);
+    return results_;
+  }
+  bool wait_until_started() {
+    for (int i = 0; i < 500 && !started; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return started;
+  }
+
+  std::atomic<bool> started = false;
+
+ private:
+  SystemProcessRunner system_;
+  std::mutex mutex_;
+  std::vector<ProcessResult> results_;
+};
+
+// A "runner" that never reads its stop: Python busy importing torch, for as long as it takes.
+fs::path importing_for_ever(const TempDir& dir) {
+  write_file_atomic(dir.path() / "importing.py", "import time\ntime.sleep(30)\n");
+  return dir.path() / "importing.py";
+}
+
+// How long destroying `server` took, in seconds.
+double seconds_to_destroy(std::unique_ptr<PythonReferenceServer>& server) {
+  const Stopwatch clock;
+  server.reset();
+  return clock.seconds();
+}
+
+// A server never asked anything ends at once when destroyed (SIGKILL to its group), rather
+// than writing "stop" and waiting out its imports or its time limit (20 s here).
+TEST(PythonReferenceServer, NeverAskedItEndsAtOnce) {
+  if (!find_program("python3")) GTEST_SKIP() << "needs python3";
+  RecordingRunner runner;
+  TempDir cache("server-test-never-asked");
+  auto server = std::make_unique<PythonReferenceServer>(runner, find_python(), importing_for_ever(cache), cache.path(),
+                                                        std::chrono::seconds(20));
+  ASSERT_TRUE(runner.wait_until_started());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // well into Python's start
+  EXPECT_LT(seconds_to_destroy(server), 0.5);
+  const std::vector<ProcessResult> results = runner.results();
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_TRUE(results[0].started);
+  EXPECT_EQ(results[0].signal, SIGKILL);
+  EXPECT_FALSE(results[0].timed_out);
+}
+
+// Destroyed before its process has even started (on_start not yet called): the process is
+// ended as it starts, not left to run out its time limit.
+TEST(PythonReferenceServer, DestroyedBeforeItsProcessStartedItEndsAsItStarts) {
+  if (!find_program("python3")) GTEST_SKIP() << "needs python3";
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    RecordingRunner runner;
+    TempDir cache("server-test-unborn");
+    auto server = std::make_unique<PythonReferenceServer>(runner, find_python(), importing_for_ever(cache),
+                                                          cache.path(), std::chrono::seconds(20));
+    EXPECT_LT(seconds_to_destroy(server), 0.5);
+    const std::vector<ProcessResult> results = runner.results();
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_FALSE(results[0].ok());
+    EXPECT_FALSE(results[0].timed_out);
+  }
+}
+
+// A server that was asked ends by its "stop", as before: the runner, past its imports, reads
+// it and exits on its own (status 7 in this stand-in, which answers every request).
+TEST(PythonReferenceServer, AskedOnceItEndsByItsStop) {
+  if (!find_program("python3")) GTEST_SKIP() << "needs python3";
+  RecordingRunner runner;
+  TempDir cache("server-test-asked");
+  write_file_atomic(cache.path() / "serving.py", R"(import json, os, sys, time
+folder, number = sys.argv[2], 0
+while True:
+    request = os.path.join(folder, "request-%d.json" % number)
+    while not os.path.exists(request):
+        if os.path.exists(os.path.join(folder, "stop")):
+            sys.exit(7)
+        time.sleep(0.002)
+    with open(request) as f:
+        nonce = json.load(f)["nonce"]
+    response = os.path.join(folder, "response-%d.json" % number)
+    with open(response + ".tmp", "w") as f:
+        json.dump({"nonce": nonce, "lines": [{"served": number}]}, f)
+    os.replace(response + ".tmp", response)
+    number += 1
+)");
+  auto server = std::make_unique<PythonReferenceServer>(runner, find_python(), cache.path() / "serving.py",
+                                                        cache.path(), std::chrono::seconds(20));
+  const std::optional<RunnerAnswer> answer = server->run({cache.path() / "manifest.json"});
+  ASSERT_TRUE(answer.has_value());
+  ASSERT_EQ(answer->lines.size(), 1u);
+  EXPECT_EQ(answer->lines[0].value("served", -1), 0);
+  EXPECT_LT(seconds_to_destroy(server), 5.0);
+  const std::vector<ProcessResult> results = runner.results();
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].signal, 0);
+  EXPECT_EQ(results[0].exit_status, 7);
 }
 
 }  // namespace
