@@ -7,8 +7,9 @@
 #   leetgpu/        AlphaGPU/leetgpu-challenges at 5a5c5d8 (git archive)
 #   tensara/        tensara/problems at 32e682c (git archive)
 #   1: issue 55's ten A/A experiments of the example in one session (AA_MINUTES bounds it)
-#   2: issue 56's A/A (20 runs at ~2, ~7, ~200 us); issue 57's imported problems, the new fills
-#      included (LeetGPU and Tensara solutions, planted ones); issue 58's planner capture
+#   2: issue 56's A/A (20 runs at ~2, ~7, ~200 us; SKIP_AA=1 leaves it out); issue 57's imported
+#      problems, the new fills included (LeetGPU and Tensara solutions, planted ones); issue 58's
+#      planner capture
 #   3: issue 59's loop (init + one iteration of 4), before and after; issue 56's planted kernels,
 #      controls and wall time (before/after)
 #   4: the GPU tests around the changed check and loop
@@ -16,6 +17,8 @@
 #      integrity tests, then every other (the timing tests run alone, so the parts are mostly
 #      their serial time); slim must be a build made with -DKOPT_TRITON_WORKER=ON and
 #      third_party/ must hold the nvidia-cutlass wheel (tools/gpu_run_helpers.sh)
+#   7: issue 60's real run and sass checks (tools/issue60_gpu_check.sh but its ctest), then call 2
+#      without its A/A
 set -u
 export PATH=$PATH:/usr/local/cuda/bin
 B=${B:-build-gpu}
@@ -27,8 +30,10 @@ call1() {
 }
 
 call2() {
-  KOPT_CACHE_DIR="$OUT/cache_aa" KOPT="$B/kopt" RUNS=20 timeout 320 env OUT="$OUT/aa" tools/bench_aa.sh
-  echo "== A/A exit $? ($(date +%T))"; rm -rf "$OUT/cache_aa" "$OUT/aa/compare_last.json"
+  if [ -z "${SKIP_AA:-}" ]; then
+    KOPT_CACHE_DIR="$OUT/cache_aa" KOPT="$B/kopt" RUNS=20 timeout 320 env OUT="$OUT/aa" tools/bench_aa.sh
+    echo "== A/A exit $? ($(date +%T))"; rm -rf "$OUT/cache_aa" "$OUT/aa/compare_last.json"
+  fi
   KOPT="$B/kopt" timeout "${IMPORT_LIMIT:-130}" bench/import_check.sh "$B/leetgpu/challenges" bench/leetgpu "$OUT/import"
   echo "== import_check leetgpu exit $? ($(date +%T))"
   KOPT="$B/kopt" PLANTED_DIR='' timeout 60 bench/import_check.sh "$B/tensara/problems" bench/tensara "$OUT/import_tensara"
@@ -61,6 +66,21 @@ call4() {
   echo "== ctest exit $? ($(date +%T))"; grep -E "tests passed|tests failed|Failed|Timeout|Not Run" "$OUT/ctest.txt" | head -30
 }
 
+# Issue 60's real counterparts after the label (tools/issue60_gpu_check.sh without its ctest): a
+# short real run of the README's example, whose summary and roofline must show no figure above
+# the roofline unless flagged, and `kopt sass` with the GPU's own arch and with one nvcc refuses.
+issue60_real() {
+  local run="$OUT/i60/run"; mkdir -p "$OUT/i60"
+  timeout 200 "$B/kopt" optimize examples/sgemm_tiled --run "$run" --budget "${I60_BUDGET:-2}" --branches 8 > "$OUT/i60/optimize.txt" 2>&1
+  echo "== issue60 optimize exit $? ($(date +%T))"; tail -4 "$OUT/i60/optimize.txt"
+  "$B/kopt" report "$run" > "$OUT/i60/report.txt" 2>&1; echo "== report exit $?"
+  grep -H '"above"' "$run"/*/profile/roofline.json "$run"/iter*/roofline.json 2>/dev/null | cut -c1-300 || echo "no roofline says above"
+  grep -n -i -m3 "simulated\|above" "$run/summary.md" | cut -c1-200
+  "$B/kopt" sass examples/vector_add --out "$OUT/i60/sass.json" > /dev/null 2>&1; echo "== sass (own arch) exit $?"
+  "$B/kopt" sass examples/vector_add --arch sm_20 --out "$OUT/i60/sass20.json" 2>&1 | tail -1; echo "== sass sm_20 exit ${PIPESTATUS[0]} (2 expected)"
+  find "$run" -name '*.ncu-rep' -delete; find "$run" -name candidates -type d -prune -exec rm -rf {} +
+}
+
 # label_part CTEST_FILTER...: the GPU label's tests that the ctest filter names, at most
 # LABEL_LIMIT seconds; the log stays in $OUT, the tests not reached are listed as Not Run.
 label_part() {
@@ -77,6 +97,7 @@ label_part() {
 case ${1:-} in
   1) call1 ;; 2) call2 ;; 3) call3 ;; 4) call4 ;;
   5) label_part -R '^gpu\.integrity\.' ;; 6) label_part -E '^gpu\.integrity\.' ;;
-  *) echo "usage: OUT=DIR bench/pending_gpu.sh 1|2|3|4|5|6" >&2; exit 2 ;;
+  7) issue60_real; SKIP_AA=1 call2 ;;
+  *) echo "usage: OUT=DIR bench/pending_gpu.sh 1|2|3|4|5|6|7" >&2; exit 2 ;;
 esac
 find "$OUT" -name '*.npy' -delete; du -sh "$OUT"
