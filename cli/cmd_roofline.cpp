@@ -25,8 +25,8 @@ int run_roofline_command(const RooflineConfig& config) {
   const std::filesystem::path out_dir = profile_out_dir(config.profile, problem);
   Context kopt_context = context_of(config.profile.common);
   verify::CheckContext context{kopt_context.runner, kopt_context.cache_dir, worker_settings_of(config.profile.common)};
-  roofline::RooflineProbes probes =
-      roofline::gpu_probes(context, {.check = check_options_of(config.profile.problem), .time_reference = false});
+  // The analytic roofline's timing checks with the profile's check options, or times on its check.
+  roofline::RooflineProbes probes = roofline::gpu_probes(context, {.time_reference = false});
   const roofline::KernelRoofline result = roofline::kernel_roofline(
       {.problem = problem, .profile = profile_options_of(config.profile, out_dir), .analytic = config.analytic}, probes);
   if (!result.analysis) {

@@ -18,7 +18,6 @@
 #include "kopt/discover/tune_space.hpp"
 #include "kopt/doctor/survey.hpp"
 #include "kopt/measure/peak_measurement.hpp"
-#include "kopt/measure/verdict.hpp"
 #include "kopt/loop/flagged_outcomes.hpp"
 #include "kopt/loop/screen_settings.hpp"
 #include "kopt/profile/ncu_witness.hpp"
@@ -103,32 +102,6 @@ verify::CheckReport check_shown(const spec::Problem& problem, const verify::Chec
   return verify::run_check(problem, options, context);
 }
 
-VariantOutcome failed_outcome(const std::string& label, const std::string& cause) {
-  return {.label = label, .passed = false, .failure = cause};
-}
-
-VariantOutcome timed_outcome(const measure::VariantReport& v) {
-  return {.label = v.label,
-          .passed = true,
-          .median = v.summary.median,
-          .median_low = v.summary.median_ci.low,
-          .median_high = v.summary.median_ci.high,
-          .relative_stdev = v.summary.relative_stdev,
-          .samples = v.summary.count};
-}
-
-// Why a variant's timing on one case cannot stand, if it cannot (the gravest reason first).
-std::optional<std::string> timed_failure(const measure::VariantReport& v) {
-  if (v.witness && measure::witness_fails(*v.witness, measure::sample_witness_rule())) {
-    return "its samples report less time than kopt's own clock saw (patched clocks or forged samples: "
-           "docs/integrity.md)";
-  }
-  if (v.below_floor) return "faster than the roofline floor: a wrong spec or a cheating kernel";
-  if (!v.recheck_failure.empty()) return "wrong after the timing loop: " + v.recheck_failure;
-  if (v.summary.count == 0) return "no sample was kept: nothing measured";
-  return std::nullopt;
-}
-
 // The timing worker runs every variant in one process, so one that faults there (having
 // passed its check) would take the others' samples with it. Then each is timed alone to find
 // the ones that fault, which become failed outcomes, and the rest are timed interleaved again.
@@ -188,47 +161,6 @@ void wait_quietly(CompileQueue& compiles, std::size_t index) {
   }
 }
 
-// Each variant's outcome from the bench: the timed case gives its time and its verdict
-// against the first; a failure on any case timed, a FLAG, rewritten code in the timing worker
-// or Nsight Compute's disagreement fails it.
-void judge_outcomes(const measure::BenchReport& bench, const std::string& timed, Measurement& result) {
-  for (const measure::VariantReport& v : bench.variants) {
-    if (v.case_name != timed) continue;
-    if (v.label == "reference") {
-      result.reference_median = v.summary.median;
-      continue;
-    }
-    const auto slot = std::ranges::find(result.outcomes, v.label, &VariantOutcome::label);
-    if (slot != result.outcomes.end()) *slot = timed_outcome(v);
-  }
-  for (const measure::VariantReport& v : bench.variants) {
-    const auto slot = std::ranges::find(result.outcomes, v.label, &VariantOutcome::label);
-    if (v.label == "reference" || slot == result.outcomes.end()) continue;
-    if (std::optional<std::string> failure = timed_failure(v)) *slot = failed_outcome(v.label, *failure);
-  }
-  fail_flagged_outcomes(bench, result.outcomes);
-  // Code rewritten in the timing worker: any of its variants could have done it, and every time
-  // it reported may be forged.
-  if (measure::code_witness_flag(bench.code_witness)) {
-    for (VariantOutcome& outcome : result.outcomes) {
-      if (outcome.passed) {
-        outcome = failed_outcome(outcome.label, "the timing worker's code was rewritten while it ran (a variant patched "
-                                                "CUDA, the C library or kopt: docs/integrity.md)");
-      }
-    }
-  }
-  fail_disagreeing_with_ncu(bench, result.outcomes);
-  for (const measure::PairVerdict& p : bench.verdicts) {
-    if (p.case_name != timed) continue;
-    const auto slot = std::ranges::find(result.outcomes, p.label, &VariantOutcome::label);
-    if (slot == result.outcomes.end() || !slot->passed) continue;
-    slot->versus_first = VersusFirst{.verdict = std::string(measure::verdict_name(p.comparison.verdict)),
-                                     .ratio = p.comparison.ratio.ratio,
-                                     .low = p.comparison.ratio.ci.low,
-                                     .high = p.comparison.ratio.ci.high};
-  }
-}
-
 }  // namespace
 
 Measurement GpuLab::measure(const MeasureRequest& request) {
@@ -272,6 +204,9 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
   Measurement result;
   std::vector<spec::Problem> passing;
   std::vector<verify::CheckReport> passed_checks;
+  // A full measurement's passing checks, for the profile step (a first look's, on one fixed
+  // seed and one case, prove less than the profile's own check would).
+  std::vector<std::pair<Variant, profile::PassedCheck>> for_profile;
   const verify::CheckOptions check_base = options.check;
   // Known from an earlier measurement, the arch lets the others compile while the first is checked.
   std::unique_ptr<CompileQueue> compiles;
@@ -280,9 +215,9 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
   }
   for (std::size_t i = 0; i < request.variants.size(); ++i) {
     const Variant& variant = request.variants[i];
-    verify::CheckOptions check = check_base;
-    for (const auto& define : variant.defines) check.defines.push_back(define);
+    const verify::CheckOptions check = variant_check_options(check_base, variant);
     if (compiles && i > 0) wait_quietly(*compiles, i - 1);
+    const std::string source_hash = variant_source_hash(variant);  // read before the check: what it ran
     const verify::CheckReport report = check_shown(load(variant, timed_case_only), check, context,
                                                   fmt::format("{} ({}/{})", variant.label, i + 1, request.variants.size()));
     if (arch_.empty() && !report.arch.empty()) {
@@ -301,6 +236,9 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
     result.outcomes.push_back(failed_outcome(variant.label, "not timed"));
     passing.push_back(load(variant, !request.every_case));
     passed_checks.push_back(report);
+    std::optional<profile::PassedCheck> kept;
+    if (!timed_case_only) kept = profile::passed_check_of(report, check, source_hash, settings_.worker.device);
+    if (kept) for_profile.emplace_back(variant, std::move(*kept));
     options.kernel_defines.push_back(variant.define_list());
     options.labels.push_back(variant.label);
   }
@@ -320,6 +258,7 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
   }
   // The first variant passed its check (else it threw above), so `passing` holds it.
   judge_outcomes(bench, timed_case_name(passing.front()), result);
+  checked_.keep_passed(for_profile, result.outcomes);
   return result;
 }
 
@@ -328,12 +267,13 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
 // missing (the plan degrades), not an error of the loop.
 Evidence GpuLab::profile(const Variant& variant, const fs::path& dir) {
   verify::CheckContext context{runner_, settings_.cache_dir, settings_.worker};
-  profile::ProfileOptions options{.check = measure::check_options_for(settings_.bench, 0), .ncu = settings_.ncu,
-                                  .out_dir = dir};
-  for (const auto& define : variant.defines) options.check.defines.push_back(define);
-  measure::BenchOptions timing = settings_.bench;
-  timing.check = options.check;
-  roofline::RooflineProbes probes = roofline::gpu_probes(context, timing);
+  // The check its last measurement in this process passed, where there was one: the profile
+  // stands on it if it is of exactly the library it would check (profile/passed_check.hpp).
+  const profile::ProfileOptions options{.check = variant_check_options(settings_.bench.check, variant),
+                                        .ncu = settings_.ncu,
+                                        .out_dir = dir,
+                                        .checked = checked_.find(variant)};
+  roofline::RooflineProbes probes = roofline::gpu_probes(context, settings_.bench);
   roofline::KernelRoofline result;
   try {
     result = roofline::kernel_roofline({.problem = load(variant, true), .profile = options}, probes);

@@ -10,6 +10,7 @@
 #include "kopt/core/context.hpp"
 #include "kopt/core/process.hpp"
 #include "kopt/core/process_time.hpp"
+#include "kopt/loop/checked_variants.hpp"
 #include "kopt/loop/compile_queue.hpp"
 #include "kopt/loop/lab.hpp"
 #include "kopt/measure/bench.hpp"
@@ -54,6 +55,7 @@ class GpuLab final : public Lab {
   Context context_;        // the caller's toolchain and clock over runner_
   std::string arch_;       // known after the first check
   nlohmann::json device_;
+  CheckedVariants checked_;  // the checks its measurements passed, for the profile step
 };
 
 }  // namespace kopt::loop

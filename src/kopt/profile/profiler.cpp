@@ -93,6 +93,22 @@ bool profile_in_worker(ProfileReport& report, const spec::Problem& problem, cons
   return true;
 }
 
+// The check the profile stands on: the caller's where it is of exactly this library (a second
+// secret-seeded check of it on the same GPU would prove nothing more), else one run here.
+void check_or_reuse(ProfileReport& report, const spec::Problem& problem, const ProfileOptions& options,
+                    verify::CheckContext& context) {
+  if (options.checked) {
+    report.check_reuse_refused = reuse_refusal(*options.checked, problem, options.check, context);
+    if (report.check_reuse_refused.empty()) {
+      report.check = options.checked->report;
+      report.check.kernel = problem.spec.kernel;  // the same source (its hash was compared), by the name profiled
+      report.check_reused = true;
+      return;
+    }
+  }
+  report.check = verify::run_check(problem, options.check, context);
+}
+
 }  // namespace
 
 void read_raw_page(ProfileReport& report, const std::string& csv_text, int top_k) {
@@ -122,7 +138,8 @@ void read_raw_page(ProfileReport& report, const std::string& csv_text, int top_k
 
 ProfileReport run_profile(const spec::Problem& problem, const ProfileOptions& options, verify::CheckContext& context) {
   const Stopwatch started;
-  ProfileReport report{.check = verify::run_check(problem, options.check, context)};
+  ProfileReport report;
+  check_or_reuse(report, problem, options, context);
   report.case_name = chosen_case(problem, options.case_name).name;
   report.dtype = spec::first_output_dtype(chosen_case(problem, options.case_name)).name;
   report.arch = report.check.arch;
@@ -209,6 +226,8 @@ json profile_report_to_json(const ProfileReport& report) {
           {"dtype", report.dtype},
           {"device", report.check.device},
           {"passed_check", report.check.passed()},
+          {"check_reused", report.check_reused},
+          {"check_reuse_refused", report.check_reuse_refused.empty() ? json(nullptr) : json(report.check_reuse_refused)},
           {"check_failure", report.check.passed() ? json(nullptr) : json(report.check.cause())},
           {"failure", report.failure ? json(*report.failure) : json(nullptr)},
           {"degraded", report.degraded || !report.whole},

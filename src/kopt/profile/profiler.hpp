@@ -1,6 +1,7 @@
 #pragma once
 // `kopt profile`: Nsight Compute on exactly the kernels one `solve` call launches. The kernel
-// is checked first (a profile of a wrong kernel is no evidence), then profiled in a worker
+// is checked first (a profile of a wrong kernel is no evidence), or stands on a check of the
+// same library this process has just made (the loop's: passed_check.hpp), then profiled in a worker
 // under ncu, the report kept, its raw page exported and read through the metric map, each
 // launch reported, and the whole call combined by each concept's rule.
 //
@@ -19,6 +20,7 @@
 #include "kopt/profile/ncu_csv.hpp"
 #include "kopt/profile/ncu_top.hpp"
 #include "kopt/profile/nsight_compute.hpp"
+#include "kopt/profile/passed_check.hpp"
 #include "kopt/verify/check.hpp"
 
 namespace kopt::profile {
@@ -32,6 +34,10 @@ struct ProfileOptions {
   int warmup_calls = 2;
   int top_k = kDefaultTopK;
   std::filesystem::path out_dir;    // profile.ncu-rep, raw.csv, profile.json, ncu_top.json
+  // A passing check of this kernel made just before in this process (the loop's measurement of
+  // the variant): profiled without a check of its own where reuse_refusal finds none. None:
+  // checked here, as `kopt profile` and `kopt roofline` always are.
+  std::optional<PassedCheck> checked;
 };
 
 struct ProfiledLaunch {
@@ -43,6 +49,8 @@ struct ProfiledLaunch {
 
 struct ProfileReport {
   verify::CheckReport check;
+  bool check_reused = false;        // `check` is ProfileOptions::checked's, not one run here
+  std::string check_reuse_refused;  // why an offered check was not reused; empty otherwise
   std::string case_name;
   std::string dtype;                // the case's first output dtype ("float32"): what it computes in
   bool degraded = false;

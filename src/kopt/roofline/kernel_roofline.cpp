@@ -22,15 +22,18 @@ measure::DevicePeaks ceilings_for(const nlohmann::json& device, RooflineProbes& 
   return *peaks;
 }
 
-// Degraded: time the kernel and divide the spec's work by the median.
-RooflineAnalysis analytic_roofline(const spec::Problem& problem, const std::string& reason, RooflineProbes& probes) {
+// Degraded: time the kernel and divide the spec's work by the median. `checked`: the profile's
+// passing check, made just before with request.profile.check; none: the bench checks.
+RooflineAnalysis analytic_roofline(const KernelRooflineRequest& request, const verify::CheckReport* checked,
+                                   const std::string& reason, RooflineProbes& probes) {
+  const spec::Problem& problem = request.problem;
   if (!problem.spec.work.flops && !problem.spec.work.bytes) {
     throw input_error("{}: without counters the roofline needs the spec's [work] flops and bytes formulas", reason);
   }
   const spec::BoundCase& bound_case = problem.cases.front();
   spec::Problem one_case = problem;
   one_case.cases = {bound_case};
-  const auto [median, device] = probes.time(one_case);
+  const auto [median, device] = probes.time(one_case, request.profile.check, checked);
   return roofline_from_timing(median, spec::work_value(problem.spec.work.flops, bound_case),
                               spec::work_value(problem.spec.work.bytes, bound_case), ceilings_for(device, probes),
                               problem.precision_policy(), reason);
@@ -43,10 +46,15 @@ RooflineProbes gpu_probes(verify::CheckContext& context, const measure::BenchOpt
       .profile = [&context](const spec::Problem& problem, const profile::ProfileOptions& options) {
         return profile::run_profile(problem, options, context);
       },
-      .time = [&context, bench](const spec::Problem& problem) {
+      .time = [&context, bench](const spec::Problem& problem, const verify::CheckOptions& check,
+                                const verify::CheckReport* checked) {
         measure::BenchOptions options = bench;
         options.time_reference = false;
-        const measure::BenchReport report = measure::run_bench({problem}, options, context);
+        options.check = check;  // the profile's, whole: `checked` was asked exactly these
+        options.kernel_defines.clear();
+        std::vector<verify::CheckReport> own;
+        if (checked != nullptr) own.push_back(*checked);
+        const measure::BenchReport report = measure::run_bench({problem}, options, context, own.empty() ? nullptr : &own);
         if (!report.passed() || report.variants.empty()) {
           throw Error(ExitCode::kernel_failed,
                       fmt::format("timing for the analytic roofline failed: {}",
@@ -64,11 +72,13 @@ KernelRoofline kernel_roofline(const KernelRooflineRequest& request, RooflinePro
   const std::filesystem::path& dir = request.profile.out_dir;
   KernelRoofline result;
   std::string reason = "--analytic: no profile was taken";
+  const verify::CheckReport* checked = nullptr;
   if (!request.analytic) {
     result.profile = probes.profile(problem, request.profile);
     const profile::ProfileReport& report = *result.profile;
     profile::write_profile_files(report, dir);
     if (report.kernel_failed()) return result;
+    checked = &report.check;  // passed (else the kernel failed), just now or by the loop's measurement
     if (report.evidence()) {
       const spec::BoundCase* found = problem.find_case(report.case_name);
       const spec::BoundCase& bound_case = found != nullptr ? *found : problem.cases.front();
@@ -78,7 +88,7 @@ KernelRoofline kernel_roofline(const KernelRooflineRequest& request, RooflinePro
       reason = report.reason;
     }
   }
-  if (!result.analysis) result.analysis = analytic_roofline(problem, reason, probes);
+  if (!result.analysis) result.analysis = analytic_roofline(request, checked, reason, probes);
   write_file_atomic(dir / "roofline.json", roofline_analysis_json(*result.analysis).dump(2) + "\n");
   return result;
 }

@@ -24,14 +24,19 @@ namespace kopt::roofline {
 struct RooflineProbes {
   // Runs the kernel under the profiler (profile::run_profile).
   std::function<profile::ProfileReport(const spec::Problem&, const profile::ProfileOptions&)> profile;
-  // Times the one case of `problem`: its median seconds and the device (bench.json's). Throws
-  // Error(kernel_failed) when it cannot be timed.
-  std::function<std::pair<double, nlohmann::json>(const spec::Problem& problem)> time;
+  // Times the one case of `problem` as `kopt bench` does, its kernel checked with `check` first
+  // unless `checked` is a passing check of it made just before with those options (the
+  // profile's, which the bench then times on: run_bench's `checked`). Its median seconds and the
+  // device (bench.json's). Throws Error(kernel_failed) when it cannot be timed.
+  std::function<std::pair<double, nlohmann::json>(const spec::Problem& problem, const verify::CheckOptions& check,
+                                                  const verify::CheckReport* checked)>
+      time;
   // The ceilings for the device (measure::best_known_peaks); none when none are known.
   std::function<std::optional<measure::DevicePeaks>(const nlohmann::json& device)> peaks;
 };
 
-// The probes on this machine's GPU, through kopt's workers; `bench` times the analytic case.
+// The probes on this machine's GPU, through kopt's workers; `bench` times the analytic case
+// (its check options are the profile's, handed to `time`).
 RooflineProbes gpu_probes(verify::CheckContext& context, const measure::BenchOptions& bench);
 
 struct KernelRooflineRequest {

@@ -25,14 +25,18 @@ class KernelRooflineTest : public ::testing::Test {
   profile::ProfileReport answer;  // what the profiler gives
   std::optional<measure::DevicePeaks> peaks = measure::datasheet_peaks("NVIDIA H200");
   int profiles = 0, timings = 0;
+  std::optional<verify::CheckReport> timed_on;  // the check the last timing was handed, if any
+  verify::CheckOptions timed_with;              // the check options it was asked
   RooflineProbes probes{
       .profile = [this](const spec::Problem&, const profile::ProfileOptions&) {
         ++profiles;
         return answer;
       },
-      .time = [this](const spec::Problem& one_case) {
+      .time = [this](const spec::Problem& one_case, const verify::CheckOptions& check, const verify::CheckReport* checked) {
         ++timings;
         EXPECT_EQ(one_case.cases.size(), 1u);
+        timed_with = check;
+        timed_on = checked != nullptr ? std::optional(*checked) : std::nullopt;
         return std::pair{1e-3, nlohmann::json{{"name", "NVIDIA H200"}}};
       },
       .peaks = [this](const nlohmann::json&) { return peaks; }};
@@ -40,7 +44,7 @@ class KernelRooflineTest : public ::testing::Test {
   void SetUp() override { answer.check.runs = {{.case_name = "default"}}; }  // the check passed
 
   KernelRooflineRequest request(bool analytic = false) {
-    return {.problem = problem, .profile = {.out_dir = dir.path() / "profile"}, .analytic = analytic};
+    return {.problem = problem, .profile = {.check = {.seed_count = 4}, .out_dir = dir.path() / "profile"}, .analytic = analytic};
   }
 };
 
@@ -59,8 +63,23 @@ TEST_F(KernelRooflineTest, WithoutCountersTheAnalyticRooflineSaysWhy) {
   EXPECT_TRUE(fs::exists(dir.path() / "profile" / "profile.json"));
 }
 
+// The profile's check passed just before (its own, or the loop's it stood on): the timing is
+// handed it with the profile's check options, and checks nothing again.
+TEST_F(KernelRooflineTest, TheAnalyticTimingStandsOnTheProfilesCheck) {
+  answer.degraded = true;
+  answer.reason = "ncu may not read the GPU's performance counters";
+  answer.check.seeds = {11, 12, 13, 14};
+  kernel_roofline(request(), probes);
+  ASSERT_EQ(timings, 1);
+  ASSERT_TRUE(timed_on.has_value());
+  EXPECT_EQ(timed_on->seeds, answer.check.seeds);
+  EXPECT_EQ(timed_with.seed_count, 4);
+}
+
 TEST_F(KernelRooflineTest, AnalyticSkipsTheProfiler) {
   const KernelRoofline result = kernel_roofline(request(true), probes);
+  EXPECT_FALSE(timed_on.has_value());  // no profile, no check: the timing checks the kernel
+  EXPECT_EQ(timed_with.seed_count, 4);
   EXPECT_EQ(profiles, 0);
   EXPECT_FALSE(result.profile);
   ASSERT_TRUE(result.analysis);
