@@ -17,6 +17,8 @@
 #      integrity tests, then every other (the timing tests run alone, so the parts are mostly
 #      their serial time); slim must be a build made with -DKOPT_TRITON_WORKER=ON and
 #      third_party/ must hold the nvidia-cutlass wheel (tools/gpu_run_helpers.sh)
+#   8: call 2 without its A/A, then the GPU tests around the import, the SASS and the profile
+#   9: issue 56's A/A (20 runs at three sizes), then the GPU tests of its stream families
 #   7: issue 60's real run and sass checks (tools/issue60_gpu_check.sh but its ctest), then call 2
 #      without its A/A
 set -u
@@ -98,6 +100,10 @@ case ${1:-} in
   1) call1 ;; 2) call2 ;; 3) call3 ;; 4) call4 ;;
   5) label_part -R '^gpu\.integrity\.' ;; 6) label_part -E '^gpu\.integrity\.' ;;
   7) issue60_real; SKIP_AA=1 call2 ;;
-  *) echo "usage: OUT=DIR bench/pending_gpu.sh 1|2|3|4|5|6|7" >&2; exit 2 ;;
+  8) SKIP_AA=1 call2; LABEL_LIMIT=${LABEL_LIMIT:-200} label_part -R '^gpu\.(example|planted|profile|roofline|sanitize|triton\.sass)' ;;
+  9) KOPT_CACHE_DIR="$OUT/cache_aa" KOPT="$B/kopt" RUNS=20 timeout 320 env OUT="$OUT/aa" tools/bench_aa.sh
+     echo "== A/A exit $? ($(date +%T))"; rm -rf "$OUT/cache_aa" "$OUT/aa/compare_last.json"
+     LABEL_LIMIT=${LABEL_LIMIT:-200} label_part -R '^gpu\.(integrity\.(control|batch_ahead|head_start|stash_side_stream|side_stream|waited_side_stream)|compare\.a_a|bench\.vector_add)' ;;
+  *) echo "usage: OUT=DIR bench/pending_gpu.sh 1|2|3|4|5|6|7|8|9" >&2; exit 2 ;;
 esac
 find "$OUT" -name '*.npy' -delete; du -sh "$OUT"
