@@ -48,7 +48,7 @@ for step in $steps; do
       for run in 1 2 3; do
         "$kopt" check examples/vector_add > /dev/null 2>&1
         timed "vadd_bench_$run" "$kopt" bench examples/vector_add --out "$out/vadd_$run.json"
-        grep -E "^time" "$out/vadd_bench_$run.txt"
+        grep -E "^time" "$out/vadd_bench_$run.txt"; phases "$out/vadd_$run.json"
       done ;;
     loop)
       export KOPT_CACHE_DIR=$out/cache_loop; rm -rf "$KOPT_CACHE_DIR"

@@ -161,7 +161,7 @@ TimedBatch timed_batch(VariantState& v, const std::vector<run::KernelArguments*>
   if (kit.witness.on() && kit.readback.next(v.readbacks, v.readback_bytes, last)) {
     ++v.readbacks;
     v.readback_bytes += output_bytes(sets);
-    kit.witness.record('R', id, read_back_digests(sets));
+    kit.witness.record('R', id, kit.readback.digests(sets));
     kit.phases.sampling_readback += mark.lap();
   }
   batch.digests = kit.digests.take(*v.library, sets);
@@ -384,7 +384,7 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   BatchDigests digests(4 * std::max(device.sm_count, 1));
   SampleSignals witness(job.witness_fd);
   OutputRetention retention(job);
-  ReadbackChoice readback(readback_rule());
+  OutputReadback readback(readback_rule());
   SampleKit kit{.flush = flush ? &*flush : nullptr, .probe = probe, .events = events, .streams = streams.get(),
                 .streams_unwatched = streams_unwatched, .blocker = blocker,
                 .inputs = inputs, .digests = digests, .witness = witness, .retention = retention,

@@ -75,7 +75,7 @@ struct SampleKit {
   run::CodePointers& code_pointers;  // kopt's data that leads into code (run/code_pointers.hpp)
   bool agents_counted;         // false where Python hosts the worker: its census names interceptors only
   run::DeviceSettings* settings;  // the device-wide settings every sample starts from; null: not watched
-  ReadbackChoice& readback;       // which samples' outputs kopt reads back before the digests
+  OutputReadback& readback;       // which samples' outputs kopt reads back before the digests, and the read
 };
 
 }  // namespace kopt::measure

@@ -471,14 +471,14 @@ TEST(Readback, ARuleIsReadFromTheDataFile) {
 
 // Drawn per sample, never more than the rule's most (samples, bytes) besides the last; the last always.
 TEST(Readback, TheChoiceKeepsToItsRule) {
-  ReadbackChoice every(ReadbackRule{.share = 1.0, .most_per_case = 2, .most_bytes_per_case = 1e9});
+  OutputReadback every(ReadbackRule{.share = 1.0, .most_per_case = 2, .most_bytes_per_case = 1e9});
   EXPECT_TRUE(every.next(0, 0, false));
   EXPECT_TRUE(every.next(1, 0, false));
   EXPECT_FALSE(every.next(2, 0, false));
   EXPECT_TRUE(every.next(2, 0, true));
   EXPECT_FALSE(every.next(1, 1e9, false)) << "the bytes spent";
   EXPECT_TRUE(every.next(1, 1e9, true)) << "the last sample still";
-  ReadbackChoice rare(ReadbackRule{.share = 0.125, .most_per_case = 1000000, .most_bytes_per_case = 1e9});
+  OutputReadback rare(ReadbackRule{.share = 0.125, .most_per_case = 1000000, .most_bytes_per_case = 1e9});
   int chosen = 0;
   for (int i = 0; i < 8000; ++i) chosen += rare.next(0, 0, false) ? 1 : 0;
   EXPECT_GT(chosen, 800);   // ~1000 expected; 800 is 6.7 standard deviations below
