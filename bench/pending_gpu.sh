@@ -19,6 +19,8 @@
 #      third_party/ must hold the nvidia-cutlass wheel (tools/gpu_run_helpers.sh)
 #   8: call 2 without its A/A, then the GPU tests around the import, the SASS and the profile
 #   9: issue 56's A/A (20 runs at three sizes), then the GPU tests of its stream families
+#   10: issue 59's split (bench/loop_cost.sh: a first check and bench, the vector add's benches,
+#      one loop iteration) on this build alone
 #   7: issue 60's real run and sass checks (tools/issue60_gpu_check.sh but its ctest), then call 2
 #      without its A/A
 set -u
@@ -104,6 +106,9 @@ case ${1:-} in
   9) KOPT_CACHE_DIR="$OUT/cache_aa" KOPT="$B/kopt" RUNS=20 timeout 320 env OUT="$OUT/aa" tools/bench_aa.sh
      echo "== A/A exit $? ($(date +%T))"; rm -rf "$OUT/cache_aa" "$OUT/aa/compare_last.json"
      LABEL_LIMIT=${LABEL_LIMIT:-200} label_part -R '^gpu\.(integrity\.(control|batch_ahead|head_start|stash_side_stream|side_stream|waited_side_stream)|compare\.a_a|bench\.vector_add)' ;;
-  *) echo "usage: OUT=DIR bench/pending_gpu.sh 1|2|3|4|5|6|7|8|9" >&2; exit 2 ;;
+  10) timeout "${COST_LIMIT:-200}" env KOPT="$B/kopt" STEPS="${COST_STEPS:-first vadd loop}" LOOP_LIMIT=120 bench/loop_cost.sh "$OUT/cost" > "$OUT/cost.txt" 2>&1
+      echo "== loop_cost exit $? ($(date +%T))"; cut -c1-400 "$OUT/cost.txt" | head -60
+      rm -rf "$OUT"/cost/cache_*; find "$OUT/cost" -name '*.ncu-rep' -delete; find "$OUT/cost" -name candidates -type d -prune -exec rm -rf {} + ;;
+  *) echo "usage: OUT=DIR bench/pending_gpu.sh 1|2|3|4|5|6|7|8|9|10" >&2; exit 2 ;;
 esac
 find "$OUT" -name '*.npy' -delete; du -sh "$OUT"
