@@ -20,7 +20,7 @@ for path in sorted(glob.glob(f"{root}/**/*.json", recursive=True)):
     document = json.load(open(path))
     def strip(node):
         if isinstance(node, dict):
-            return {k: strip(v) for k, v in node.items() if k not in ("elapsed_s", "time", "created", "run", "cost", "init_wall_s", "wall_s")}
+            return {k: strip(v) for k, v in node.items() if k not in ("elapsed_s", "time", "created", "run", "cost", "init_wall_s", "init_stages_s", "wall_s")}
         if isinstance(node, list):
             return [strip(v) for v in node]
         return node

@@ -1,6 +1,7 @@
 #include "kopt/loop/run_loop.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <set>
@@ -82,6 +83,21 @@ json method_history(const RunFolder& run, const RunState& state) {
   return {{"methods", methods}, {catalog::kRetriesField, state.settings.retries}};
 }
 
+namespace {
+
+// "init: 24.1 s (measure 13.0 s, environment 0.1 s, profile 10.4 s, sass 0.6 s)".
+std::string describe_init_time(const RunState& state) {
+  std::vector<std::string> parts;
+  for (const char* stage : {"measure", "environment", "profile", "sass"}) {
+    if (auto it = state.init_stages_s.find(stage); it != state.init_stages_s.end()) {
+      parts.push_back(fmt::format("{} {:.1f} s", stage, it->second));
+    }
+  }
+  return fmt::format("init: {:.1f} s ({})", state.init_wall_s, fmt::join(parts, ", "));
+}
+
+}  // namespace
+
 RunState init_run(Lab& lab, const InitRequest& request, const LoopContext& hooks) {
   const RunFolder run(request.run_dir);
   if (run.exists()) {
@@ -100,6 +116,12 @@ RunState init_run(Lab& lab, const InitRequest& request, const LoopContext& hooks
   state.baseline = {.label = "baseline", .kernel = "baseline/" + kernel_file, .defines = request.defines};
   write_json(run.baseline() / "variant.json", state.baseline);
 
+  auto mark = hooks.clock->now();
+  const auto lap = [&](const char* stage) {  // where init's time went (issue 59)
+    const auto now = hooks.clock->now();
+    state.init_stages_s[stage] = std::chrono::duration<double>(now - mark).count();
+    mark = now;
+  };
   say(hooks, "measuring the baseline");
   const json bench = once(run.baseline() / "bench.json", kMeasurementSchema, hooks, "baseline_bench", [&] {
     // No ncu witness here: the first finals witness the baseline beside every finalist.
@@ -108,17 +130,21 @@ RunState init_run(Lab& lab, const InitRequest& request, const LoopContext& hooks
     if (!m.detail.is_null()) write_json(run.baseline() / "baseline_bench.json", m.detail);
     return measurement_json({state.baseline}, m);
   });
+  lap("measure");
   write_json(run.root() / "env.json", lab.environment());
+  lap("environment");
   say(hooks, "profiling the baseline");
   once(run.baseline() / "profile" / "evidence.json", hooks, "baseline_profile", [&] {
     const Evidence e = lab.profile(run.resolved(state.baseline), run.baseline() / "profile");
     return json{{"ok", e.ok}, {"reason", e.reason}};
   });
+  lap("profile");
   once(run.baseline() / "sass.json", hooks, "baseline_sass", [&] {
     std::vector<std::string> ids;
     for (const spec::MethodSwitch& s : switches_on(located.kernel, request.defines)) ids.push_back(s.method_id);
     return json(lab.sass(run.resolved(state.baseline), ids));
   });
+  lap("sass");
 
   const VariantOutcome baseline = outcomes_of(bench).at(0);
   state.baseline_median_s = baseline.median;
@@ -131,6 +157,7 @@ RunState init_run(Lab& lab, const InitRequest& request, const LoopContext& hooks
   write_plan(run, 1, method_history(run, state));
   state.init_wall_s = std::chrono::duration<double>(hooks.clock->now() - start).count();
   run.save(state);
+  say(hooks, describe_init_time(state));
   step_done(hooks, "state");
   return state;
 }

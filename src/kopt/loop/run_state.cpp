@@ -29,6 +29,7 @@ void to_json(json& out, const RunState& s) {
            {"retries", s.settings.retries}}},
          {"created", s.created},
          {"init_wall_s", s.init_wall_s},
+         {"init_stages_s", s.init_stages_s},
          {"baseline", s.baseline},
          {"baseline_median_s", s.baseline_median_s},
          {"reference_median_s", s.reference_median_s ? json(*s.reference_median_s) : json(nullptr)},
@@ -53,6 +54,7 @@ void from_json(const json& in, RunState& s) {
                 .retries = settings.value("retries", catalog::kDefaultRetriesPerMethod)};
   s.created = in.at("created");
   s.init_wall_s = in.value("init_wall_s", 0.0);
+  s.init_stages_s = in.value("init_stages_s", std::map<std::string, double>{});
   s.baseline = in.at("baseline").get<Variant>();
   s.baseline_median_s = in.at("baseline_median_s");
   if (!in.at("reference_median_s").is_null()) s.reference_median_s = in["reference_median_s"].get<double>();

@@ -4,6 +4,7 @@
 // state is rewritten atomically after each step, by one kopt at a time (RunLock).
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,7 @@ struct RunState {
   RunSettings settings;
   std::string created;                          // UTC, ISO 8601
   double init_wall_s = 0;                       // init's wall time: measure, profile, SASS (0: not kept)
+  std::map<std::string, double> init_stages_s;  // of it, each stage's: measure, environment, profile, sass
   Variant baseline;                             // kernel paths are relative to the run folder
   double baseline_median_s = 0;
   std::optional<double> reference_median_s;

@@ -57,6 +57,7 @@ std::map<std::string, std::string> snapshot(const fs::path& root) {
         document.erase("created");
         document.erase("cost");  // a step's wall time
         document.erase("init_wall_s");
+        document.erase("init_stages_s");
         if (document.contains("iterations") && document["iterations"].is_array()) {
           for (json& it : document["iterations"]) it.erase("wall_s");
         }
@@ -398,6 +399,15 @@ TEST_F(RunLoop, TheTimeToTheFirstImprovementIsInitAndTheClosesUpToTheFirstThatAd
   EXPECT_DOUBLE_EQ(time_to_first_improvement(state).value(), state.init_wall_s + state.iterations.at(0).wall_s);
   // Read back from state.json, as kopt status and a resumed close do.
   EXPECT_DOUBLE_EQ(RunFolder(path("run")).load().init_wall_s, state.init_wall_s);
+  // Where init's time went: the baseline's measurement and its profile each a lab call here,
+  // every stage within init's wall time.
+  EXPECT_EQ(RunFolder(path("run")).load().init_stages_s, state.init_stages_s);
+  EXPECT_GE(state.init_stages_s.at("measure"), 40);
+  EXPECT_GE(state.init_stages_s.at("profile"), 40);
+  ASSERT_TRUE(state.init_stages_s.contains("environment") && state.init_stages_s.contains("sass"));
+  double stages = 0;
+  for (const auto& [stage, seconds] : state.init_stages_s) stages += seconds;
+  EXPECT_LE(stages, state.init_wall_s);
 
   RunState none = state;
   for (IterationState& it : none.iterations) it.verdict = "no_gain";
