@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# bench/pending_gpu.sh CALL: the GPU evidence still owed by issues 55-60 after the thirty-third
-# session, in calls of under ten minutes each (the device tool's limit), most important first.
+# bench/pending_gpu.sh CALL: the GPU evidence still owed by issues 55-60 after the thirty-fourth
+# session (whose twelve tries to start a GPU machine all failed), in calls of under ten minutes
+# each (the device tool's limit). A session's 30 minutes hold the whole label (5 and 6, about
+# 18 min) and one other call at most, and only when the first start succeeds.
 # Run from the repository root on the GPU machine with $OUT set and these under $B (build-gpu/):
 #   kopt            main, stripped           kopt_head      424d10c (before issue 59's changes)
 #   kopt_before56   20ce618^ (before the stream watch)   slim   main's build/ for `ctest -L gpu`
@@ -17,12 +19,12 @@
 #      integrity tests, then every other (the timing tests run alone, so the parts are mostly
 #      their serial time); slim must be a build made with -DKOPT_TRITON_WORKER=ON and
 #      third_party/ must hold the nvidia-cutlass wheel (tools/gpu_run_helpers.sh)
-#   8: call 2 without its A/A, then the GPU tests around the import, the SASS and the profile
-#   9: issue 56's A/A (20 runs at three sizes), then the GPU tests of its stream families
-#   10: issue 59's split (bench/loop_cost.sh: a first check and bench, the vector add's benches,
-#      one loop iteration) on this build alone
 #   7: issue 60's real run and sass checks (tools/issue60_gpu_check.sh but its ctest), then call 2
 #      without its A/A
+#   8: call 2 without its A/A, then the GPU tests around the import, the SASS and the profile
+#   9: issue 56's A/A (20 runs at three sizes), then the GPU tests of its stream families
+#   10: issue 59's split (bench/loop_cost.sh: a first check and bench, the vector add's benches
+#      with their phases, one loop iteration with init's split) on this build alone
 set -u
 export PATH=$PATH:/usr/local/cuda/bin
 B=${B:-build-gpu}
