@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "kopt/build/compiler.hpp"
-#include "kopt/build/triton_bridge.hpp"
 #include "kopt/core/file_queries.hpp"
 #include "kopt/core/files.hpp"
 #include "kopt/core/hash.hpp"
@@ -45,7 +44,7 @@ bool same_file(const fs::path& a, const fs::path& b) {
   return fs::absolute(a).lexically_normal() == fs::absolute(b).lexically_normal();
 }
 
-// What the profile's own check would build now (check.cpp's compile_kernel, for the arch the
+// What the profile's own check would build now (its kernel_compile_request, for the arch the
 // check resolved: the spec's, the option's, or this device's): a cache hit costs a hash of the
 // source and its headers. "" when it is the checked library.
 std::string library_refusal(const PassedCheck& checked, const spec::Problem& problem,
@@ -55,9 +54,8 @@ std::string library_refusal(const PassedCheck& checked, const spec::Problem& pro
     return "it was built for another arch";
   }
   build::Compiler compiler(context.runner, build::find_nvcc(), context.cache_dir);
-  const build::BuildOutcome now = compiler.compile({.source = build::kernel_build_source(context.cache_dir, problem),
-                                                    .arch = report.arch, .flags = problem.spec.build.flags,
-                                                    .defines = options.defines});
+  const build::BuildOutcome now =
+      compiler.compile(verify::kernel_compile_request(problem, options, context.cache_dir, report.arch));
   if (!now.ok() || now.artifact->key != report.build->key || !same_file(now.artifact->library, report.build->library)) {
     return "the kernel's source, headers or flags build another library now";
   }

@@ -29,6 +29,12 @@ namespace kopt::verify {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+build::CompileRequest kernel_compile_request(const spec::Problem& problem, const CheckOptions& options,
+                                             const fs::path& cache_dir, const std::string& arch) {
+  return {.source = build::kernel_build_source(cache_dir, problem), .arch = arch, .flags = problem.spec.build.flags,
+          .defines = options.defines};
+}
+
 std::string resolve_arch(const std::string& spec_arch, const std::optional<std::string>& option,
                          const std::string& device_arch) {
   if (option) return *option;
@@ -181,9 +187,7 @@ struct CheckRun {
 };
 
 void compile_kernel(CheckRun& run, const std::string& arch) {
-  run.build = run.compiler.compile({.source = build::kernel_build_source(run.context.cache_dir, run.problem),
-                                    .arch = arch, .flags = run.problem.spec.build.flags,
-                                    .defines = run.options.defines});
+  run.build = run.compiler.compile(kernel_compile_request(run.problem, run.options, run.context.cache_dir, arch));
   run.clock.lap(run.report.phase_seconds.compile);
 }
 

@@ -115,6 +115,12 @@ CheckReport run_check(const spec::Problem& problem, const CheckOptions& options,
 // kernel's stderr is the kernel's own, and kopt's message is not its to write.
 std::string host_refusal_of(const std::string& stderr_tail);
 
+// What a check compiles for `arch`: the kernel (a Triton kernel's bridge), the spec's flags and
+// the options' defines. A check another part of kopt stands on must be of this library
+// (profile/passed_check.hpp).
+build::CompileRequest kernel_compile_request(const spec::Problem& problem, const CheckOptions& options,
+                                             const std::filesystem::path& cache_dir, const std::string& arch);
+
 // The arch to build for: the spec's [build] arch, the option, or the device's own.
 std::string resolve_arch(const std::string& spec_arch, const std::optional<std::string>& option,
                          const std::string& device_arch);
