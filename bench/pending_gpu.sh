@@ -25,6 +25,7 @@
 #   9: issue 56's A/A (20 runs at three sizes), then the GPU tests of its stream families
 #   10: issue 59's split (bench/loop_cost.sh: a first check and bench, the vector add's benches
 #      with their phases, one loop iteration with init's split) on this build alone
+#   11: what fits after the label: issue 60's real run and sass checks, then call 10
 set -u
 export PATH=$PATH:/usr/local/cuda/bin
 B=${B:-build-gpu}
@@ -111,6 +112,7 @@ case ${1:-} in
   10) timeout "${COST_LIMIT:-200}" env KOPT="$B/kopt" STEPS="${COST_STEPS:-first vadd loop}" LOOP_LIMIT=120 bench/loop_cost.sh "$OUT/cost" > "$OUT/cost.txt" 2>&1
       echo "== loop_cost exit $? ($(date +%T))"; cut -c1-400 "$OUT/cost.txt" | head -60
       rm -rf "$OUT"/cost/cache_*; find "$OUT/cost" -name '*.ncu-rep' -delete; find "$OUT/cost" -name candidates -type d -prune -exec rm -rf {} + ;;
-  *) echo "usage: OUT=DIR bench/pending_gpu.sh 1|2|3|4|5|6|7|8|9|10" >&2; exit 2 ;;
+  11) issue60_real; bash "$0" 10 ;;
+  *) echo "usage: OUT=DIR bench/pending_gpu.sh 1|2|3|4|5|6|7|8|9|10|11" >&2; exit 2 ;;
 esac
 find "$OUT" -name '*.npy' -delete; du -sh "$OUT"
