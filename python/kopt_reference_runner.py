@@ -375,7 +375,9 @@ def install_leetgpu_stand_in():
         pass
 
     class ChallengeBase:
-        def __init__(self, **kwargs):
+        def __init__(self, device=None, **kwargs):
+            if device is not None:  # else find_callable sets the backend's, as LeetGPU's base would
+                self.device = device
             for key, value in kwargs.items():
                 setattr(self, key, value)
 
@@ -424,12 +426,18 @@ def import_reference(path, module_name):
     return module
 
 
-def find_callable(module, path):
+def find_callable(module, path, device):
     if callable(getattr(module, "reference", None)):
         return module.reference
     challenge = getattr(module, "Challenge", None)
     if challenge is not None and hasattr(challenge, "reference_impl"):
-        return challenge().reference_impl
+        instance = challenge()
+        # LeetGPU's ChallengeBase gives every challenge self.device ("cuda"), where its
+        # reference_impl makes its own tensors; the stand-in cannot know the device when the
+        # class is made, so it is the device the backend put the inputs on.
+        if not hasattr(instance, "device"):
+            instance.device = device
+        return instance.reference_impl
     raise RunnerError("%s defines no reference(**kwargs) function and no Challenge class with "
                       "reference_impl" % os.path.basename(path))
 
@@ -712,7 +720,7 @@ def run(manifest_path):
     kwargs = build_arguments(np, backend, params)
     path = manifest["reference"]
     with reference_errors(path):
-        function = find_callable(load_reference(path), path)
+        function = find_callable(load_reference(path), path, backend.device)
         backend.synchronize()
         start = time.perf_counter()
         result = function(**kwargs)
@@ -760,6 +768,18 @@ def run_request(request):
         return {"error": "runner: %s: %s" % (type(error).__name__, one_line(error)), "code": EXIT_FAILED}
 
 
+def release_cached_gpu_memory():
+    """Between requests a server idles beside the kernels kopt checks and times, for as long as
+    a loop runs: torch's allocator hands back the blocks it kept from the reference's tensors,
+    which a kernel's own buffers may need."""
+    torch = sys.modules.get("torch")
+    try:
+        if torch is not None and torch.cuda.is_initialized():
+            torch.cuda.empty_cache()
+    except Exception:  # a broken CUDA is the next request's to report, not this one's
+        pass
+
+
 def serve(folder, poll_seconds=0.002):
     """--serve FOLDER: one process for every reference run of a kopt command, so that Python,
     numpy and torch (seconds with CUDA) start once. Request N is FOLDER/request-N.json
@@ -783,6 +803,7 @@ def serve(folder, poll_seconds=0.002):
         with open(request_path, "r", encoding="utf-8") as f:
             request = json.load(f)
         response = dict(run_request(request), nonce=request["nonce"])
+        release_cached_gpu_memory()
         sys.stdout.flush()
         sys.stderr.flush()
         response_path = os.path.join(folder, "response-%d.json" % number)

@@ -202,6 +202,21 @@ def test_leetgpu_challenge_file_runs_without_its_repository(tmp_path):
     np.testing.assert_array_equal(case.result("C"), expected.reshape(-1))
 
 
+def test_leetgpu_challenge_finds_its_device_as_its_base_would_set_it(tmp_path):
+    # LeetGPU's ChallengeBase sets self.device; a reference_impl that makes a tensor of its own
+    # there (70_segmented_prefix_sum) failed on the stand-in with an AttributeError.
+    case, expected = vector_add(tmp_path, """
+        from core.challenge_base import ChallengeBase
+
+        class Challenge(ChallengeBase):
+            def reference_impl(self, A, B, C, N):
+                assert self.device == "cpu", self.device
+                C[:] = A + B
+        """)
+    ok(case.run())
+    np.testing.assert_array_equal(case.result("C"), expected.reshape(-1))
+
+
 def test_reference_raising(tmp_path):
     case, _ = vector_add(tmp_path, """
         def helper():

@@ -36,7 +36,17 @@ GpuLab::GpuLab(Context& context, GpuLabSettings settings)
     : runner_(context.runner, ledger_),
       settings_(std::move(settings)),
       context_{.runner = runner_, .tools = context.tools, .cache_dir = settings_.cache_dir, .clock = context.clock,
-               .progress = settings_.worker.progress} {}
+               .progress = settings_.worker.progress},
+      // Through the caller's runner, not runner_: the ledger would count the server's whole life
+      // as device time, idle hours included. It counts each request instead.
+      python_server_(context.runner, settings_.cache_dir, verify::python_reference_time_limit(settings_.worker),
+                     [this](bool working) {
+                       if (working) {
+                         ledger_.started(ProcessKind::device);
+                       } else {
+                         ledger_.finished(ProcessKind::device);
+                       }
+                     }) {}
 
 spec::Problem GpuLab::load(const Variant& variant, bool timed_case_only) const {
   spec::Problem problem = spec::load_problem(variant.kernel, settings_.spec, settings_.dims);
@@ -195,12 +205,10 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
                                       bool timed_case_only) {
   if (request.variants.empty()) throw input_error("nothing to measure");
   verify::CheckContext context{runner_, settings_.cache_dir, settings_.worker};
-  // One Python runner for a .py reference serves every check of this measurement and its bench
-  // (verify/reference_server.hpp): Python, numpy and torch start once, not once per variant.
-  const std::unique_ptr<verify::PythonReferenceServer> python_server = verify::serve_python_reference(
-      load(request.variants.front(), timed_case_only), runner_, settings_.cache_dir,
-      verify::python_reference_time_limit(settings_.worker));
-  context.python_server = python_server.get();
+  // One Python runner for a .py reference serves every check of this measurement and its bench,
+  // and the lab's later measurements: Python, numpy and torch start once, not once per variant
+  // or per measurement (verify/kept_reference_server.hpp).
+  context.python_server = python_server_.serve(load(request.variants.front(), timed_case_only));
   Measurement result;
   std::vector<spec::Problem> passing;
   std::vector<verify::CheckReport> passed_checks;
@@ -267,6 +275,7 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
 // missing (the plan degrades), not an error of the loop.
 Evidence GpuLab::profile(const Variant& variant, const fs::path& dir) {
   verify::CheckContext context{runner_, settings_.cache_dir, settings_.worker};
+  context.python_server = python_server_.serve(load(variant, true));
   // The check its last measurement in this process passed, where there was one: the profile
   // stands on it if it is of exactly the library it would check (profile/passed_check.hpp).
   const profile::ProfileOptions options{.check = variant_check_options(settings_.bench.check, variant),

@@ -16,6 +16,7 @@
 #include "kopt/measure/bench.hpp"
 #include "kopt/profile/nsight_compute.hpp"
 #include "kopt/spec/expression.hpp"
+#include "kopt/verify/kept_reference_server.hpp"
 
 namespace kopt::loop {
 
@@ -56,6 +57,9 @@ class GpuLab final : public Lab {
   std::string arch_;       // known after the first check
   nlohmann::json device_;
   CheckedVariants checked_;  // the checks its measurements passed, for the profile step
+  // One Python runner for a .py reference, kept across the lab's measurements and profiles
+  // (verify/kept_reference_server.hpp); its requests enter ledger_ as device time.
+  verify::KeptReferenceServer python_server_;
 };
 
 }  // namespace kopt::loop

@@ -61,7 +61,8 @@ std::chrono::duration<double> python_reference_time_limit(const run::WorkerSetti
 // (reference_server.hpp), each within `time_limit`; nullptr when its reference is no .py.
 std::unique_ptr<PythonReferenceServer> serve_python_reference(const spec::Problem& problem, ProcessRunner& runner,
                                                               const std::filesystem::path& cache_dir,
-                                                              std::chrono::duration<double> time_limit);
+                                                              std::chrono::duration<double> time_limit,
+                                                              PythonReferenceServer::RequestObserver observer = {});
 
 // Whether every (case, seed) output of the .py reference is in context.cache_dir already, so
 // that no Python need start for them.

@@ -16,8 +16,9 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 PythonReferenceServer::PythonReferenceServer(ProcessRunner& runner, const fs::path& python, const fs::path& runner_script,
-                                             const fs::path& cache_dir, std::chrono::duration<double> time_limit)
-    : runner_(runner), dir_("reference-server", cache_dir / "tmp") {
+                                             const fs::path& cache_dir, std::chrono::duration<double> time_limit,
+                                             RequestObserver observer)
+    : runner_(runner), observer_(std::move(observer)), dir_("reference-server", cache_dir / "tmp") {
   ProcessSpec spec{.argv = {python.string(), runner_script.string(), "--serve", dir_.path().string()},
                    .time_limit = time_limit,
                    .on_start = [group = group_](int pid) { group->started(pid); },
@@ -51,6 +52,19 @@ void PythonReferenceServer::Group::end() {
   if (pid_ > 0) end_tracked_child_group(pid_);
 }
 
+namespace {
+
+// Tells a request's observer that it is over, however run() leaves: an answer, the runner's
+// end, or a throw.
+struct RequestDone {
+  const PythonReferenceServer::RequestObserver& observer;
+  ~RequestDone() {
+    if (observer) observer(false);
+  }
+};
+
+}  // namespace
+
 bool PythonReferenceServer::ended() const {
   return !process_.valid() || process_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
 }
@@ -66,6 +80,8 @@ std::optional<RunnerAnswer> PythonReferenceServer::run(const std::vector<fs::pat
   for (const fs::path& manifest : manifests) body["manifests"].push_back(manifest.string());
   const Stopwatch started;
   waiting_->store(false);  // the time limit runs while the server works on this request
+  if (observer_) observer_(true);
+  const RequestDone done{observer_};
   write_file_atomic(request, body.dump());
   RunnerAnswer answer;
   for (auto pause = std::chrono::microseconds(200); !path_exists(response);

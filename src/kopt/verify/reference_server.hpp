@@ -20,6 +20,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -45,11 +46,16 @@ struct RunnerAnswer {
 
 class PythonReferenceServer {
  public:
+  // Called with true as a request is handed to the runner and with false once its answer (or
+  // the runner's end) is in. A server kept across a loop's measurements runs outside the lab's
+  // process ledger, which counts its requests through this instead of its whole idle life.
+  using RequestObserver = std::function<void(bool working)>;
+
   // Starts `python runner_script --serve DIR` in a folder beneath cache_dir/tmp; a request may
   // run for at most `time_limit`. Ending it: the header's comment.
   PythonReferenceServer(ProcessRunner& runner, const std::filesystem::path& python,
                         const std::filesystem::path& runner_script, const std::filesystem::path& cache_dir,
-                        std::chrono::duration<double> time_limit);
+                        std::chrono::duration<double> time_limit, RequestObserver observer = {});
   ~PythonReferenceServer();
   PythonReferenceServer(const PythonReferenceServer&) = delete;
   PythonReferenceServer& operator=(const PythonReferenceServer&) = delete;
@@ -58,6 +64,9 @@ class PythonReferenceServer {
   // server has ended (it could not start, a reference ended its process, or a request ran out
   // of time before): the caller runs them one-shot.
   std::optional<RunnerAnswer> run(const std::vector<std::filesystem::path>& manifests);
+
+  // Whether run() may still answer: the process has not ended and no request broke it.
+  bool serving() const { return !broken_ && !ended(); }
 
  private:
   // The runner's process group, as ProcessSpec::on_start tells it (on the runner's thread),
@@ -76,6 +85,7 @@ class PythonReferenceServer {
   bool ended() const;
 
   ProcessRunner& runner_;
+  RequestObserver observer_;
   TempDir dir_;
   std::shared_ptr<Group> group_ = std::make_shared<Group>();
   std::shared_ptr<std::atomic<bool>> waiting_ = std::make_shared<std::atomic<bool>>(true);
