@@ -26,6 +26,7 @@
 #   10: issue 59's split (bench/loop_cost.sh: a first check and bench, the vector add's benches
 #      with their phases, one loop iteration with init's split) on this build alone
 #   11: what fits after the label: issue 60's real run and sass checks, then call 10
+#   12: issue 56's A/A alone (20 runs at three sizes)
 set -u
 export PATH=$PATH:/usr/local/cuda/bin
 B=${B:-build-gpu}
@@ -106,13 +107,13 @@ case ${1:-} in
   5) label_part -R '^gpu\.integrity\.' ;; 6) label_part -E '^gpu\.integrity\.' ;;
   7) issue60_real; SKIP_AA=1 call2 ;;
   8) SKIP_AA=1 call2; LABEL_LIMIT=${LABEL_LIMIT:-200} label_part -R '^gpu\.(example|planted|profile|roofline|sanitize|triton\.sass)' ;;
-  9) KOPT_CACHE_DIR="$OUT/cache_aa" KOPT="$B/kopt" RUNS=20 timeout 320 env OUT="$OUT/aa" tools/bench_aa.sh
+  9|12) KOPT_CACHE_DIR="$OUT/cache_aa" KOPT="$B/kopt" RUNS=20 timeout 320 env OUT="$OUT/aa" tools/bench_aa.sh
      echo "== A/A exit $? ($(date +%T))"; rm -rf "$OUT/cache_aa" "$OUT/aa/compare_last.json"
-     LABEL_LIMIT=${LABEL_LIMIT:-200} label_part -R '^gpu\.(integrity\.(control|batch_ahead|head_start|stash_side_stream|side_stream|waited_side_stream)|compare\.a_a|bench\.vector_add)' ;;
+     [ "$1" = 12 ] || LABEL_LIMIT=${LABEL_LIMIT:-200} label_part -R '^gpu\.(integrity\.(control|batch_ahead|head_start|stash_side_stream|side_stream|waited_side_stream)|compare\.a_a|bench\.vector_add)' ;;
   10) timeout "${COST_LIMIT:-200}" env KOPT="$B/kopt" STEPS="${COST_STEPS:-first vadd loop}" LOOP_LIMIT=120 bench/loop_cost.sh "$OUT/cost" > "$OUT/cost.txt" 2>&1
       echo "== loop_cost exit $? ($(date +%T))"; cut -c1-400 "$OUT/cost.txt" | head -60
       rm -rf "$OUT"/cost/cache_*; find "$OUT/cost" -name '*.ncu-rep' -delete; find "$OUT/cost" -name candidates -type d -prune -exec rm -rf {} + ;;
   11) issue60_real; bash "$0" 10 ;;
-  *) echo "usage: OUT=DIR bench/pending_gpu.sh 1|2|3|4|5|6|7|8|9|10|11" >&2; exit 2 ;;
+  *) echo "usage: OUT=DIR bench/pending_gpu.sh 1|2|...|12" >&2; exit 2 ;;
 esac
 find "$OUT" -name '*.npy' -delete; du -sh "$OUT"
