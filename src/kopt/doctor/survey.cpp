@@ -43,17 +43,41 @@ Finding nvcc_finding(Context& context) {
   }
 }
 
-Finding python_finding(Context& context) {
+// One line, "Python 3.12.3, numpy 2.1.0, torch 2.11.0+cu130 cuda": numpy and torch imported,
+// and whether torch sees a GPU.
+constexpr const char* kPythonImportingScript =
+    "import sys\n"
+    "try:\n import numpy; n = 'numpy ' + numpy.__version__\n"
+    "except Exception: n = 'numpy absent'\n"
+    "try:\n import torch; t = 'torch ' + torch.__version__ + (' cuda' if torch.cuda.is_available() else ' cpu')\n"
+    "except Exception: t = 'torch absent'\n"
+    "print('Python ' + sys.version.split()[0], n, t, sep=', ')";
+
+// The same line from the installed packages' metadata, nothing imported: "torch 2.11.0+cu130
+// (CUDA 13.0 build)" from torch/version.py, read as text.
+constexpr const char* kPythonMetadataScript =
+    "import os, re, sys\n"
+    "from importlib import metadata, util\n"
+    "def version(name):\n"
+    " try:\n  return metadata.version(name)\n"
+    " except Exception:\n  return None\n"
+    "n, t = version('numpy'), version('torch')\n"
+    "n = 'numpy ' + n if n else 'numpy absent'\n"
+    "if t:\n"
+    " try:\n"
+    "  text = open(os.path.join(os.path.dirname(util.find_spec('torch').origin), 'version.py')).read()\n"
+    "  cuda = re.search(r\"^cuda\\b[^=\\n]*=\\s*'([^']+)'\", text, re.M)\n"
+    "  build = 'CUDA ' + cuda.group(1) + ' build' if cuda else 'CPU build'\n"
+    " except Exception:\n  build = 'build not read'\n"
+    " t = 'torch ' + t + ' (' + build + ')'\n"
+    "else:\n t = 'torch absent'\n"
+    "print('Python ' + sys.version.split()[0], n, t, sep=', ')";
+
+Finding python_finding(Context& context, bool import_packages) {
   try {
     const std::string python = context.tools.path(Tool::python).string();
     ProcessResult result = context.runner.run(
-        {.argv = {python, "-c",
-                  "import sys\n"
-                  "try:\n import numpy; n = 'numpy ' + numpy.__version__\n"
-                  "except Exception: n = 'numpy absent'\n"
-                  "try:\n import torch; t = 'torch ' + torch.__version__ + (' cuda' if torch.cuda.is_available() else ' cpu')\n"
-                  "except Exception: t = 'torch absent'\n"
-                  "print('Python ' + sys.version.split()[0], n, t, sep=', ')"},
+        {.argv = {python, "-c", import_packages ? kPythonImportingScript : kPythonMetadataScript},
          .time_limit = std::chrono::seconds(60)});
     if (!result.ok()) return {"python", false, fmt::format("{} {}", python, result.outcome()), nullptr};
     std::string line = result.out.substr(0, result.out.find('\n'));
@@ -159,7 +183,7 @@ Survey survey_machine(Context& context, const SurveyOptions& options, const GpuP
   Survey survey{.findings = {gpu, nvcc_finding(context), sandbox}};
   survey.can_check = survey.findings[0].ok && survey.findings[1].ok;
   if (survey.can_check) survey.device = survey.findings[0].data.get<run::DeviceInfo>();
-  survey.findings.push_back(python_finding(context));
+  survey.findings.push_back(python_finding(context, options.import_python_packages));
   survey.findings.push_back(ncu_finding(context, options, survey.device));
   for (const char* tool : {"cuobjdump", "nvdisasm", "compute-sanitizer"}) survey.findings.push_back(tool_finding(tool));
   survey.findings.push_back(cpus_finding());

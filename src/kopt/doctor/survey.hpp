@@ -29,6 +29,10 @@ struct SurveyOptions {
   bool peaks = false;       // measure (or read the cached) DRAM and FLOP ceilings
   bool remeasure = false;   // with peaks: measure again even when cached
   std::string skip_ncu;     // non-empty: the Nsight Compute probe is not tried, for this reason
+  // Python's numpy and torch, imported (whether torch sees a GPU: seconds with torch), or read
+  // from the packages' metadata (their versions and torch's CUDA build: a fraction of a second).
+  // `kopt doctor` imports; the loop's record of its environment (env.json) reads.
+  bool import_python_packages = true;
 };
 
 struct Survey {

@@ -97,7 +97,10 @@ std::unique_ptr<CompileQueue> GpuLab::compile_ahead(const std::vector<Variant>& 
 nlohmann::json GpuLab::environment() {
   nlohmann::json env = device_;
   const doctor::Survey survey =
-      doctor::survey_machine(context_, {.worker = settings_.worker, .skip_ncu = "the run's profile step tries it"},
+      doctor::survey_machine(context_,
+                             {.worker = settings_.worker,
+                              .skip_ncu = "the run's profile step tries it",
+                              .import_python_packages = false},  // no torch imported for its version: seconds
                              doctor::worker_gpu_probe(context_, settings_.worker));
   env["survey"] = doctor::survey_json(survey);
   return env;

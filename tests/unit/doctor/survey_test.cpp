@@ -108,5 +108,43 @@ TEST_F(SurveyTest, TheDocumentHasOneEntryPerFinding) {
   for (const Finding& f : survey.findings) EXPECT_EQ(document.at(f.what).at("ok").get<bool>(), f.ok) << f.what;
 }
 
+// Python run for real, on a torch that cannot be imported (its __init__ raises) but has its
+// metadata and version.py: the loop's record of its environment reads torch's version and CUDA
+// build without importing it (importing torch only for its version costs kopt init seconds);
+// kopt doctor imports it, and finds it broken.
+class RealPythonFakeNvcc final : public ProcessRunner {
+ public:
+  explicit RealPythonFakeNvcc(std::filesystem::path site) : site_(std::move(site)) {}
+  ProcessResult run(const ProcessSpec& spec) override {
+    if (spec.argv.at(0) == "nvcc") return FakeTools().run(spec);
+    ProcessSpec python = spec;
+    python.env.emplace_back("PYTHONPATH", site_.string());
+    return system_.run(python);
+  }
+
+ private:
+  std::filesystem::path site_;
+  SystemProcessRunner system_;
+};
+
+TEST_F(SurveyTest, TheLoopsRecordReadsTorchsVersionWithoutImportingIt) {
+  if (!find_program("python3")) GTEST_SKIP() << "needs python3";
+  const std::filesystem::path site = dir.path() / "site";
+  write_file_atomic(site / "torch" / "__init__.py", "raise RuntimeError('torch was imported')\n");
+  write_file_atomic(site / "torch" / "version.py",
+                    "from typing import Optional\n__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '13.0'\n");
+  write_file_atomic(site / "torch-2.11.0+cu130.dist-info" / "METADATA", "Metadata-Version: 2.1\nName: torch\nVersion: 2.11.0+cu130\n");
+  RealPythonFakeNvcc real(site);
+  FixedToolchain python_tools{{{Tool::nvcc, "nvcc"}, {Tool::python, find_python()}}};
+  Context with_python{.runner = real, .tools = python_tools, .cache_dir = dir.path()};
+  const std::string read =
+      finding(survey_machine(with_python, {.import_python_packages = false}, no_gpu()), "python").detail;
+  EXPECT_THAT(read, HasSubstr("torch 2.11.0+cu130 (CUDA 13.0 build)"));
+  EXPECT_THAT(read, HasSubstr(", numpy "));
+  // kopt doctor imports: the same torch fails to import, and says so as absent.
+  const std::string imported = finding(survey_machine(with_python, {}, no_gpu()), "python").detail;
+  EXPECT_THAT(imported, HasSubstr("torch absent"));
+}
+
 }  // namespace
 }  // namespace kopt::doctor
