@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# bench/pending_gpu.sh CALL: the GPU evidence still owed by issues 55-60 after the thirty-fourth
-# session (whose twelve tries to start a GPU machine all failed), in calls of under ten minutes
-# each (the device tool's limit). A session's 30 minutes hold the whole label (5 and 6, about
-# 18 min) and one other call at most, and only when the first start succeeds.
+# bench/pending_gpu.sh CALL: the GPU evidence still owed by issues 55-60, in calls of under ten
+# minutes each (the device tool's limit). After the thirty-fifth session what is owed is: the
+# whole label on the code as it stands (5, 6), LeetGPU's import check again with the runner's
+# fixed stand-in and the planted solutions (13), issue 59's split on this build (10), and issue
+# 55's ten workload A/A experiments in one session (1). The label and 13 fit one session's 30
+# minutes when the first start succeeds; 1 needs a session of its own, or one whose code is
+# unchanged since the label ran.
 # Run from the repository root on the GPU machine with $OUT set and these under $B (build-gpu/):
 #   kopt            main, stripped           kopt_head      424d10c (before issue 59's changes)
 #   kopt_before56   20ce618^ (before the stream watch)   slim   main's build/ for `ctest -L gpu`
@@ -27,6 +30,7 @@
 #      with their phases, one loop iteration with init's split) on this build alone
 #   11: what fits after the label: issue 60's real run and sass checks, then call 10
 #   12: issue 56's A/A alone (20 runs at three sizes)
+#   13: LeetGPU's import check alone, every solution and planted solution (IMPORT_LIMIT 240)
 set -u
 export PATH=$PATH:/usr/local/cuda/bin
 B=${B:-build-gpu}
@@ -114,6 +118,11 @@ case ${1:-} in
       echo "== loop_cost exit $? ($(date +%T))"; cut -c1-400 "$OUT/cost.txt" | head -60
       rm -rf "$OUT"/cost/cache_*; find "$OUT/cost" -name '*.ncu-rep' -delete; find "$OUT/cost" -name candidates -type d -prune -exec rm -rf {} + ;;
   11) issue60_real; bash "$0" 10 ;;
-  *) echo "usage: OUT=DIR bench/pending_gpu.sh 1|2|...|12" >&2; exit 2 ;;
+  13) KOPT="$B/kopt" timeout "${IMPORT_LIMIT:-240}" bench/import_check.sh "$B/leetgpu/challenges" bench/leetgpu "$OUT/import" \
+        > "$OUT/import_leetgpu.txt" 2>&1
+      echo "== import_check leetgpu exit $? ($(date +%T))"; grep -v " ok;" "$OUT/import_leetgpu.txt"
+      grep -c " ok;" "$OUT/import_leetgpu.txt"
+      for f in "$OUT"/import/*/*.check.txt; do grep -q "fail\|FAIL\|refused" "$f" && { echo "== $f"; head -c 800 "$f"; }; done ;;
+  *) echo "usage: OUT=DIR bench/pending_gpu.sh 1|2|...|13" >&2; exit 2 ;;
 esac
 find "$OUT" -name '*.npy' -delete; du -sh "$OUT"
