@@ -31,8 +31,10 @@ def show(label, obj):
         print(f"  {label}: " + ", ".join(f"{k} {v:.2f}" for k, v in obj.items() if isinstance(v, (int, float))))
 show("phase_seconds", d.get("phase_seconds"))
 show("worker_phase_seconds", d.get("worker_phase_seconds"))
+show("reference_seconds", d.get("reference_seconds"))
 for c in d.get("checks", [])[:2]:
     show("check phase_seconds", c.get("phase_seconds")); show("check worker_phase_seconds", c.get("worker_phase_seconds"))
+    show("check reference_seconds", c.get("reference_seconds"))
 show("time", d.get("time"))
 PY
 }

@@ -717,7 +717,10 @@ def run(manifest_path):
     outputs = [p for p in params if is_output(p)]
     backend = choose_backend(np, manifest.get("device", "auto"), params,
                              manifest.get("cuda_device"))
+    loading = time.perf_counter()
     kwargs = build_arguments(np, backend, params)
+    backend.synchronize()
+    load_seconds = time.perf_counter() - loading
     path = manifest["reference"]
     with reference_errors(path):
         function = find_callable(load_reference(path), path, backend.device)
@@ -729,8 +732,10 @@ def run(manifest_path):
     copy_returned(backend, kwargs, returned_outputs(result, outputs))
     backend.synchronize()
     check_written(backend, kwargs, outputs)
+    saving = time.perf_counter()
     save_outputs(np, backend, kwargs, outputs)
-    summary = {"backend": backend.name, "device": backend.device, "seconds": seconds}
+    summary = {"backend": backend.name, "device": backend.device, "seconds": seconds,
+               "load_seconds": load_seconds, "save_seconds": time.perf_counter() - saving}
     settings = time_settings(manifest)
     if settings is not None:  # after the outputs are saved: timing calls it many more times
         with reference_errors(path):

@@ -62,6 +62,8 @@ def ok(process):
     summary = json.loads(lines[0])
     assert summary["backend"] == "numpy" and summary["device"] == "cpu"
     assert summary["seconds"] >= 0
+    # What kopt's check.json splits its reference phase by (reference_seconds).
+    assert summary["load_seconds"] >= 0 and summary["save_seconds"] >= 0
     return summary
 
 

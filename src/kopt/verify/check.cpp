@@ -301,14 +301,13 @@ void judge_against_reference(CheckRun& run, const CheckJob& job, ReferenceContex
   ReferenceOutputs reference = reference_outputs(run.problem, report.seeds, references,
                                                  run.python_reference ? nullptr : &run.compiler, report.arch);
   report.reference = describe_reference(run.problem, reference);
+  report.reference_seconds = reference.python_seconds;
   run.clock.lap(report.phase_seconds.reference);
   compare_with_reference_outputs(report, job, reference);
-  judge_input_dependence(
-      report,
-      [&](std::size_t c, std::size_t seed, const spec::BoundBuffer& buffer) {
-        return read_npy(reference.dirs[c][seed] / (buffer.name + ".npy")).data;
-      },
-      input_dependence_rule());
+  const auto reference_data = [&](std::size_t c, std::size_t seed, const spec::BoundBuffer& buffer) {
+    return read_npy(reference.dirs[c][seed] / (buffer.name + ".npy")).data;
+  };
+  judge_input_dependence(report, reference_data, input_dependence_rule());
   run.clock.lap(report.phase_seconds.comparison);
 }
 

@@ -89,6 +89,7 @@ struct CheckReport {
   bool writes_confined = false;
   CheckPhaseSeconds phase_seconds;
   CheckWorkerPhases worker_phases;             // inside the kernel's worker
+  std::optional<PythonReferenceSeconds> reference_seconds;  // a .py reference's phase, split
   std::optional<std::vector<SanitizerRun>> sanitizers;  // with --sanitize: each tool's findings
   std::vector<std::filesystem::path> triton_cubins;  // where options.triton_cubins_out kept them
   // What the check passed but cannot vouch for: a tolerance that accepts a constant output

@@ -125,6 +125,14 @@ json check_report_to_json(const CheckReport& report) {
           {"passed", report.passed()},
           {"cause", report.cause()}};
   if (report.sanitizers) document["sanitizers"] = sanitizer_runs_to_json(*report.sanitizers);
+  if (const auto& split = report.reference_seconds) {
+    document["reference_seconds"] = {{"inputs", split->inputs},
+                                     {"runner", split->runner},
+                                     {"runner_load", split->runner_load},
+                                     {"runner_compute", split->runner_compute},
+                                     {"runner_save", split->runner_save},
+                                     {"outputs", split->outputs}};
+  }
   return document;
 }
 

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "kopt/core/embedded_files.hpp"
+#include "kopt/core/clock.hpp"
 #include "kopt/core/context.hpp"
 #include "kopt/core/error.hpp"
 #include "kopt/core/file_queries.hpp"
@@ -192,6 +193,8 @@ ReferenceOutputs python_reference_outputs(const spec::Problem& problem, const st
                                           ReferenceContext& context) {
   const std::string identity = content_hash(read_file(*problem.spec.reference));
   ReferenceOutputs outputs{.kind = "python"};
+  PythonReferenceSeconds seconds;
+  Stopwatch clock;
   std::vector<fs::path> manifests;
   std::vector<std::pair<fs::path, json>> pending;  // output dir, what it was made from
   TempDir inputs("reference-inputs", context.cache_dir / "tmp");
@@ -215,11 +218,16 @@ ReferenceOutputs python_reference_outputs(const spec::Problem& problem, const st
     }
   }
   if (manifests.empty()) return outputs;
+  seconds.inputs = clock.lap();
 
-  // The runner prints one JSON line per manifest saying what ran it.
+  // The runner prints one JSON line per manifest saying what ran it and how long each part took.
   for (const json& line : run_python_runner(problem, manifests, context, python_reference_time_limit(context.worker))) {
     outputs.backend = line.value("backend", "") + " on " + line.value("device", "");
+    seconds.runner_load += line.value("load_seconds", 0.0);
+    seconds.runner_compute += line.value("seconds", 0.0);
+    seconds.runner_save += line.value("save_seconds", 0.0);
   }
+  seconds.runner = clock.lap();
   for (std::size_t c = 0, p = 0; c < problem.cases.size(); ++c) {
     for (std::size_t s = 0; s < seeds.size(); ++s) {
       if (p < pending.size() && pending[p].first == outputs.dirs[c][s]) {
@@ -230,6 +238,8 @@ ReferenceOutputs python_reference_outputs(const spec::Problem& problem, const st
       }
     }
   }
+  seconds.outputs = clock.lap();
+  outputs.python_seconds = seconds;
   return outputs;
 }
 

@@ -49,6 +49,7 @@ struct ReferenceOutputs {
   // [case][seed] → each output's digest (run::output_digest), in argument order: a .cu
   // reference's worker takes them; empty where unknown (a .py reference, an older cache entry).
   std::vector<std::vector<std::vector<std::uint64_t>>> digests;
+  std::optional<PythonReferenceSeconds> python_seconds;  // a .py reference that computed any
 };
 
 bool is_python_reference(const std::filesystem::path& reference);

@@ -44,6 +44,17 @@ struct RunnerAnswer {
   double seconds = 0;
 };
 
+// Where a .py reference's outputs' time went, in seconds (check.json's "reference_seconds"):
+// the reference phase of a first check is more than Python's start (issue 59).
+struct PythonReferenceSeconds {
+  double inputs = 0;          // kopt writing the inputs of every (case, seed) into .npy files
+  double runner = 0;          // waiting for the runner's answer: its start, if not yet ready, and:
+  double runner_load = 0;     //   the runner reading the inputs and moving them to the device
+  double runner_compute = 0;  //   its calls of the reference
+  double runner_save = 0;     //   writing the outputs
+  double outputs = 0;         // kopt reading the outputs back to check their sizes
+};
+
 class PythonReferenceServer {
  public:
   // Called with true as a request is handed to the runner and with false once its answer (or

@@ -62,6 +62,31 @@ TEST(PythonReferenceServer, AnswersAsARunnerOfItsOwnWould) {
   EXPECT_EQ(second.backend, expected.backend);
 }
 
+// Where a .py reference's time went (check.json's reference_seconds): kopt's inputs, the wait
+// for the runner, and within it what the runner itself measured, for one-shot and served runs.
+TEST(PythonReferenceServer, ItsAnswerSaysWhereTheReferencesTimeWent) {
+  SystemProcessRunner runner;
+  if (!has_numpy(runner)) GTEST_SKIP() << "needs python3 with numpy";
+  const spec::Problem problem = small("examples/reduction", 1000);
+  TempDir cache("server-test-split");
+  const auto server = serve_python_reference(problem, runner, cache.path(), std::chrono::seconds(60));
+  for (PythonReferenceServer* served : {static_cast<PythonReferenceServer*>(nullptr), server.get()}) {
+    ReferenceContext context{runner, cache.path(), {}, true};
+    context.python_server = served;
+    const ReferenceOutputs outputs = python_reference_outputs(problem, {served ? 21u : 22u}, context);
+    ASSERT_TRUE(outputs.python_seconds.has_value());
+    const PythonReferenceSeconds& split = *outputs.python_seconds;
+    EXPECT_GT(split.inputs, 0.0);
+    EXPECT_GT(split.runner, 0.0);
+    for (double part : {split.runner_load, split.runner_compute, split.runner_save, split.outputs}) EXPECT_GE(part, 0.0);
+    EXPECT_LE(split.runner_load + split.runner_compute + split.runner_save, split.runner);
+  }
+  // Every output already in the cache: nothing ran, nothing to split.
+  ReferenceContext cached{runner, cache.path(), {}, false};
+  python_reference_outputs(problem, {23}, cached);
+  EXPECT_FALSE(python_reference_outputs(problem, {23}, cached).python_seconds.has_value());
+}
+
 // A reference that raises fails the same way through the server: one line naming the
 // reference and the cause, exit 2.
 TEST(PythonReferenceServer, AReferenceThatRaisesFailsAsBefore) {
