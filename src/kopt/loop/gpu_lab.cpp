@@ -277,8 +277,9 @@ Measurement GpuLab::checked_and_timed(const MeasureRequest& request, measure::Be
 // the analytic roofline. A kernel that fails, or a device without known ceilings, is evidence
 // missing (the plan degrades), not an error of the loop.
 Evidence GpuLab::profile(const Variant& variant, const fs::path& dir) {
+  const spec::Problem problem = load(variant, true);
   verify::CheckContext context{runner_, settings_.cache_dir, settings_.worker};
-  context.python_server = python_server_.serve(load(variant, true));
+  context.python_server = python_server_.serve(problem);
   // The check its last measurement in this process passed, where there was one: the profile
   // stands on it if it is of exactly the library it would check (profile/passed_check.hpp).
   const profile::ProfileOptions options{.check = variant_check_options(settings_.bench.check, variant),
@@ -288,7 +289,7 @@ Evidence GpuLab::profile(const Variant& variant, const fs::path& dir) {
   roofline::RooflineProbes probes = roofline::gpu_probes(context, settings_.bench);
   roofline::KernelRoofline result;
   try {
-    result = roofline::kernel_roofline({.problem = load(variant, true), .profile = options}, probes);
+    result = roofline::kernel_roofline({.problem = problem, .profile = options}, probes);
   } catch (const Error& e) {
     if (e.code() != ExitCode::kernel_failed && e.code() != ExitCode::environment) throw;
     return {.ok = false, .reason = (e.code() == ExitCode::kernel_failed ? "the profile failed: " : "") + std::string(e.what())};
