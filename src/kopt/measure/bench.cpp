@@ -190,7 +190,10 @@ BenchJob bench_job_of(const std::vector<spec::Problem>& kernels, const BenchRepo
     build::Compiler compiler(context.runner, build::find_nvcc(), context.cache_dir);
     build::BuildOutcome reference = compiler.compile({.source = *first.spec.reference, .arch = report.checks.front().arch,
                                                       .flags = first.spec.build.flags});
-    if (reference.ok()) job.variants.push_back({"reference", reference.artifact->library, true});
+    if (reference.ok()) {
+      job.variants.push_back({.label = "reference", .library = reference.artifact->library, .budgeted = true,
+                              .read_back_outputs = false});
+    }
   }
   return job;
 }

@@ -158,7 +158,7 @@ TimedBatch timed_batch(VariantState& v, const std::vector<run::KernelArguments*>
   kit.phases.sampling_timed += mark.lap();
   // Between the sample's end and here only kopt's code ran: what the outputs hold now is what the
   // sample left, before any call into the kernel's library (whose runtime launches the digests).
-  if (kit.witness.on() && kit.readback.next(v.readbacks, v.readback_bytes, last)) {
+  if (kit.witness.on() && v.read_back && kit.readback.next(v.readbacks, v.readback_bytes, last)) {
     ++v.readbacks;
     v.readback_bytes += output_bytes(sets);
     kit.witness.record('R', id, kit.readback.digests(sets));
@@ -365,7 +365,8 @@ BenchJobResult execute_bench_job(const BenchJob& job) {
   for (const BenchVariant& variant : job.variants) {
     VariantState state{.label = variant.label,
                        .library = std::make_unique<run::KernelLibrary>(variant.library, job.signature),
-                       .criterion = StoppingCriterion(job.settings.stopping)};
+                       .criterion = StoppingCriterion(job.settings.stopping),
+                       .read_back = variant.read_back_outputs};
     take_census(state, agents, code_pointers, agents_counted);  // its constructors ran as it was loaded
     variants.push_back(std::move(state));
   }

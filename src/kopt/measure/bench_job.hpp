@@ -84,6 +84,10 @@ struct BenchVariant {
   // Keep some timed calls' outputs for a comparison within tolerance: the check found them
   // not bitwise reproducible, so no digest can verify them (measure/output_retention.hpp).
   bool retain_outputs = false;
+  // Read a share of its samples' outputs back through kopt's own runtime before their digests
+  // (output_readback.hpp). Off for the reference: what the read-back catches, work deferred past
+  // the sample's end, could only make the reference look faster and a kernel slower beside it.
+  bool read_back_outputs = true;
 };
 
 struct BenchJob {

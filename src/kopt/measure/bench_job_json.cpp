@@ -60,7 +60,7 @@ json bench_job_to_json(const BenchJob& job) {
   json variants = json::array();
   for (const BenchVariant& v : job.variants) {
     variants.push_back({{"label", v.label}, {"library", v.library.string()}, {"budgeted", v.budgeted},
-                        {"retain_outputs", v.retain_outputs}});
+                        {"retain_outputs", v.retain_outputs}, {"read_back_outputs", v.read_back_outputs}});
   }
   json cases = json::array();
   for (const spec::BoundCase& c : job.cases) cases.push_back(run::case_to_json(c));
@@ -82,7 +82,7 @@ BenchJob bench_job_from_json(const json& in) {
   BenchJob job;
   for (const json& v : in.at("variants")) {
     job.variants.push_back({v.at("label"), v.at("library").get<std::string>(), v.value("budgeted", false),
-                            v.value("retain_outputs", false)});
+                            v.value("retain_outputs", false), v.value("read_back_outputs", true)});
   }
   job.signature = run::signature_from_json(in.at("signature"));
   for (const json& c : in.at("cases")) job.cases.push_back(run::case_from_json(c));

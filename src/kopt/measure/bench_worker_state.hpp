@@ -46,6 +46,7 @@ struct VariantState {
   std::vector<std::string> agents_left;   // what its library and calls left running (take_census)
   std::vector<std::string> interceptors;  // what its library and calls installed to answer system calls
   std::vector<std::string> redirected;    // pointers of kopt's data its calls led into its own code (take_sample, take_census)
+  bool read_back = true;                  // BenchVariant::read_back_outputs
   int readbacks = 0;                      // samples of this case whose outputs kopt read back (output_readback.hpp)
   double readback_bytes = 0;              // and their bytes
   // What an unbatched call (the last warm-up call) launched in the timed stream's order: every

@@ -41,14 +41,20 @@ TEST(BenchJobResult, SurvivesTheTripThroughJson) {
   EXPECT_EQ(back.samples[0].witness_ids, (std::vector<std::uint32_t>{4, 6}));
 }
 
-// The job too: the reference's budget and the seed of the rounds' order reach the worker.
+// The job too: the reference's budget, that its outputs are not read back, and the seed of the
+// rounds' order reach the worker.
 TEST(BenchJob, SurvivesTheTripThroughJson) {
-  BenchJob job{.variants = {{"a.cu", "/lib/a.so"}, {"reference", "/lib/ref.so", true}}, .sample_key = 7,
-               .order_seed = 11, .witness_fd = 3};
+  BenchJob job{.variants = {{"a.cu", "/lib/a.so"},
+                            {.label = "reference", .library = "/lib/ref.so", .budgeted = true, .read_back_outputs = false}},
+               .sample_key = 7,
+               .order_seed = 11,
+               .witness_fd = 3};
   const BenchJob back = bench_job_from_json(bench_job_to_json(job));
   ASSERT_EQ(back.variants.size(), 2u);
   EXPECT_FALSE(back.variants[0].budgeted);
   EXPECT_TRUE(back.variants[1].budgeted);
+  EXPECT_TRUE(back.variants[0].read_back_outputs);
+  EXPECT_FALSE(back.variants[1].read_back_outputs);
   EXPECT_EQ(back.order_seed, 11u);
   EXPECT_EQ(back.sample_key, 7u);
   EXPECT_EQ(back.witness_fd, 3);
