@@ -59,6 +59,10 @@ for step in $steps; do
       for f in "$out"/run/iter*/iteration.json; do
         [ -f "$f" ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[1].split('/run/')[1], json.dumps(d.get('time', {}))[:1500])" "$f"
       done
+      for f in $(find "$out/run" -name profile.json | sort | head -3); do  # the profile's split
+        echo "${f#"$out"/run/}: check_reused $(python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get('check_reused'))" "$f")"
+        phases "$f"
+      done
       tail -40 "$out/run/kopt.log" 2>/dev/null ;;
   esac
 done

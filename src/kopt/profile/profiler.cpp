@@ -138,8 +138,10 @@ void read_raw_page(ProfileReport& report, const std::string& csv_text, int top_k
 
 ProfileReport run_profile(const spec::Problem& problem, const ProfileOptions& options, verify::CheckContext& context) {
   const Stopwatch started;
+  Stopwatch phase;
   ProfileReport report;
   check_or_reuse(report, problem, options, context);
+  report.phases.check = phase.lap();
   report.case_name = chosen_case(problem, options.case_name).name;
   report.dtype = spec::first_output_dtype(chosen_case(problem, options.case_name)).name;
   report.arch = report.check.arch;
@@ -152,6 +154,7 @@ ProfileReport run_profile(const spec::Problem& problem, const ProfileOptions& op
     ncu = find_ncu();
     report.ncu_path = ncu.string();
     report.ncu_version = ncu_version(context.runner, ncu);
+    report.phases.ncu_version = phase.lap();
   } catch (const Error& e) {
     degrade(report, e.what());
     return report;
@@ -160,10 +163,14 @@ ProfileReport run_profile(const spec::Problem& problem, const ProfileOptions& op
   report.report_file = options.out_dir / "profile.ncu-rep";
   report.csv_file = options.out_dir / "raw.csv";
   remove_file(report.report_file);  // a stale report must never pass for this one
-  if (profile_in_worker(report, problem, options, context, ncu)) {
+  const bool profiled = profile_in_worker(report, problem, options, context, ncu);
+  report.phases.ncu_run = phase.lap();
+  if (profiled) {
     const std::string csv = export_raw_csv(context.runner, ncu, report.report_file);
     write_file_atomic(report.csv_file, csv);
+    report.phases.export_csv = phase.lap();
     read_raw_page(report, csv, options.top_k);
+    report.phases.parse = phase.lap();
   }
   report.wall_seconds = started.seconds();
   return report;
@@ -241,7 +248,11 @@ json profile_report_to_json(const ProfileReport& report) {
           {"csv_file", report.csv_file.empty() ? json(nullptr) : json(report.csv_file.filename().string())},
           {"kernels", kernels},
           {"whole", whole},
-          {"wall_seconds", report.wall_seconds}};
+          {"wall_seconds", report.wall_seconds},
+          {"phase_seconds",
+           {{"check", report.phases.check}, {"ncu_version", report.phases.ncu_version},
+            {"ncu_run", report.phases.ncu_run}, {"export_csv", report.phases.export_csv},
+            {"parse", report.phases.parse}}}};
 }
 
 json ncu_top_document(const ProfileReport& report) {

@@ -47,6 +47,13 @@ struct ProfiledLaunch {
   double share = 0;  // of the call's summed kernel time
 };
 
+// Where a profile's wall time went (profile.json "phase_seconds"): the check (0 when an
+// offered one was reused), `ncu --version`, ncu running the worker (its start, the kernel's
+// replay passes, the report's write), the raw page's export and kopt reading it.
+struct ProfilePhases {
+  double check = 0, ncu_version = 0, ncu_run = 0, export_csv = 0, parse = 0;
+};
+
 struct ProfileReport {
   verify::CheckReport check;
   bool check_reused = false;        // `check` is ProfileOptions::checked's, not one run here
@@ -62,6 +69,7 @@ struct ProfileReport {
   std::vector<ProfiledLaunch> launches;  // in launch order
   std::optional<WholeCall> whole;
   double wall_seconds = 0;
+  ProfilePhases phases;
 
   bool evidence() const { return check.passed() && !failure && !degraded && whole.has_value(); }
   // The kernel failed its check or under the profiler (exit 1), rather than the profiler

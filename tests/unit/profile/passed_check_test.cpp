@@ -67,6 +67,14 @@ TEST_F(ProfileOnPassedCheck, AReusableCheckStartsNoCheckWorkerAndItsLibraryIsPro
   const nlohmann::json written = profile_report_to_json(report);
   EXPECT_TRUE(written.at("check_reused").get<bool>());
   EXPECT_TRUE(written.at("passed_check").get<bool>());
+  // Where the time went: every phase named, none negative, together no more than the whole.
+  double phases = 0;
+  for (const char* phase : {"check", "ncu_version", "ncu_run", "export_csv", "parse"}) {
+    const double seconds = written.at("phase_seconds").at(phase).get<double>();
+    EXPECT_GE(seconds, 0) << phase;
+    phases += seconds;
+  }
+  EXPECT_LE(phases, written.at("wall_seconds").get<double>() + 1e-9);
 }
 
 TEST_F(ProfileOnPassedCheck, WithoutOneTheKernelIsCheckedFirstAsAlways) {
