@@ -12,6 +12,7 @@
 #include "kopt/core/units.hpp"
 #include "kopt/measure/peak_measurement.hpp"
 #include "kopt/profile/ncu_probe.hpp"
+#include "kopt/run/probe_cache.hpp"
 #include "kopt/verify/check.hpp"
 
 namespace kopt::doctor {
@@ -175,6 +176,15 @@ GpuProbe worker_gpu_probe(Context& context, const run::WorkerSettings& worker) {
   return [&context, worker] {
     TempDir work("doctor", context.cache_dir / "tmp");
     return run::probe_device(context.runner, worker, work.path());
+  };
+}
+
+GpuProbe cached_worker_gpu_probe(Context& context, const run::WorkerSettings& worker) {
+  return [&context, worker] {
+    TempDir work("doctor", context.cache_dir / "tmp");
+    return run::probe_device_cached(context.runner, worker, work.path(), context.cache_dir,
+                                    run::read_probe_facts(worker))
+        .probe;
   };
 }
 

@@ -44,6 +44,10 @@ struct Survey {
 // Asks a worker which GPU it sees (run::probe_device); the seam tests replace.
 using GpuProbe = std::function<run::DeviceProbe()>;
 GpuProbe worker_gpu_probe(Context& context, const run::WorkerSettings& worker);
+// The answer kept for this boot when there is one (run/probe_cache.hpp), else a fresh probe:
+// for the loop's record of its machine, taken moments after its own checks probed. `kopt
+// doctor` asks afresh, since it is what a user runs when the machine has changed.
+GpuProbe cached_worker_gpu_probe(Context& context, const run::WorkerSettings& worker);
 
 // Every finding is tried; one that fails says why in its detail and never stops the others.
 Survey survey_machine(Context& context, const SurveyOptions& options, const GpuProbe& probe_gpu);

@@ -101,7 +101,7 @@ nlohmann::json GpuLab::environment() {
                              {.worker = settings_.worker,
                               .skip_ncu = "the run's profile step tries it",
                               .import_python_packages = false},  // no torch imported for its version: seconds
-                             doctor::worker_gpu_probe(context_, settings_.worker));
+                             doctor::cached_worker_gpu_probe(context_, settings_.worker));
   env["survey"] = doctor::survey_json(survey);
   return env;
 }
