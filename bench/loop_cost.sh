@@ -6,6 +6,8 @@
 #   first   a first `kopt check` + `kopt bench` of bench/realk/matvec, cold kopt cache
 #   vadd    the default `kopt bench examples/vector_add`, the first after a `kopt check`, 3 runs
 #   loop    `kopt init` + one iteration of 4 branches (`kopt optimize --iterations 1`), cold cache
+#   sets    `kopt profile` of the kernel with each of ncu's sets full, detailed and basic: what
+#           the set costs of a profile's time (profile.json phase_seconds)
 #   KOPT=build-gpu/kopt bench/loop_cost.sh /tmp/out
 set -uo pipefail
 export PATH=$PATH:/usr/local/cuda/bin
@@ -64,5 +66,12 @@ for step in $steps; do
         phases "$f"
       done
       tail -40 "$out/run/kopt.log" 2>/dev/null ;;
+    sets)
+      export KOPT_CACHE_DIR=$out/cache_sets; rm -rf "$KOPT_CACHE_DIR"
+      "$kopt" check "$kernel" > /dev/null 2>&1  # its compile and the reference's cache, as in a loop
+      for set in full detailed basic; do
+        timed "profile_$set" "$kopt" profile "$kernel" --set "$set" --out "$out/profile_$set"
+        phases "$out/profile_$set/profile.json"
+      done ;;
   esac
 done

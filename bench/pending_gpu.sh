@@ -114,8 +114,8 @@ case ${1:-} in
   9|12) KOPT_CACHE_DIR="$OUT/cache_aa" KOPT="$B/kopt" RUNS=20 timeout 320 env OUT="$OUT/aa" tools/bench_aa.sh
      echo "== A/A exit $? ($(date +%T))"; rm -rf "$OUT/cache_aa" "$OUT/aa/compare_last.json"
      [ "$1" = 12 ] || LABEL_LIMIT=${LABEL_LIMIT:-200} label_part -R '^gpu\.(integrity\.(control|batch_ahead|head_start|stash_side_stream|side_stream|waited_side_stream)|compare\.a_a|bench\.vector_add)' ;;
-  10) timeout "${COST_LIMIT:-200}" env KOPT="$B/kopt" STEPS="${COST_STEPS:-first vadd loop}" LOOP_LIMIT=120 bench/loop_cost.sh "$OUT/cost" > "$OUT/cost.txt" 2>&1
-      echo "== loop_cost exit $? ($(date +%T))"; cut -c1-400 "$OUT/cost.txt" | head -60
+  10) timeout "${COST_LIMIT:-260}" env KOPT="$B/kopt" STEPS="${COST_STEPS:-first vadd loop sets}" LOOP_LIMIT=120 bench/loop_cost.sh "$OUT/cost" > "$OUT/cost.txt" 2>&1
+      echo "== loop_cost exit $? ($(date +%T))"; cut -c1-400 "$OUT/cost.txt" | head -100
       rm -rf "$OUT"/cost/cache_*; find "$OUT/cost" -name '*.ncu-rep' -delete; find "$OUT/cost" -name candidates -type d -prune -exec rm -rf {} + ;;
   11) issue60_real; bash "$0" 10 ;;
   13) KOPT="$B/kopt" timeout "${IMPORT_LIMIT:-240}" bench/import_check.sh "$B/leetgpu/challenges" bench/leetgpu "$OUT/import" \
