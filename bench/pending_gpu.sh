@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # bench/pending_gpu.sh CALL: the GPU evidence still owed by issues 55-60, in calls of under ten
-# minutes each (the device tool's limit). After the thirty-fifth session what is owed is: the
-# whole label on the code as it stands (5, 6), LeetGPU's import check again with the runner's
-# fixed stand-in and the planted solutions (13), issue 59's split on this build (10), and issue
-# 55's ten workload A/A experiments in one session (1). The label and 13 fit one session's 30
-# minutes when the first start succeeds; 1 needs a session of its own, or one whose code is
-# unchanged since the label ran.
+# minutes each (the device tool's limit). After the thirty-sixth session (no machine could be
+# started) what is owed is: the whole label on the code as it stands (5, 6), LeetGPU's import
+# check with the runner's fixed stand-in and the planted solutions (13), issue 59's split on
+# this build, now with the profile's phases and ncu's sets (10; COST_STEPS="first sets" for a
+# short one), and issue 55's ten workload A/A experiments in one session (1). The label and 13
+# fit one session's 30 minutes when the first start succeeds; 1 needs a session of its own, or
+# one whose code is unchanged since the label ran.
 # Run from the repository root on the GPU machine with $OUT set and these under $B (build-gpu/):
 #   kopt            main, stripped           kopt_head      424d10c (before issue 59's changes)
 #   kopt_before56   20ce618^ (before the stream watch)   slim   main's build/ for `ctest -L gpu`
