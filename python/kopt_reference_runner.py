@@ -785,19 +785,39 @@ def release_cached_gpu_memory():
         pass
 
 
-def serve(folder, poll_seconds=0.002):
-    """--serve FOLDER: one process for every reference run of a kopt command, so that Python,
-    numpy and torch (seconds with CUDA) start once. Request N is FOLDER/request-N.json
-    ({"nonce", "manifests"}); its answer goes to FOLDER/response-N.json, written whole by a
-    rename, with the request's nonce. FOLDER/stop, or the parent's end, ends the process."""
+def warm_cuda(cuda_device):
+    """--warm-cuda N: torch sets up CUDA on GPU N (the one kopt's workers use; manifests without
+    "cuda_device" then compute there too) while the runner waits for its first request, which
+    kopt sends only after the kernel's worker has exited: the context and the allocator, about
+    a second of the first reference's time otherwise. Nothing of a reference runs here."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return
+    try:
+        if not torch.cuda.is_available() or cuda_device >= torch.cuda.device_count():
+            return
+        torch.cuda.set_device(cuda_device)
+        torch.zeros(1, device="cuda")
+        torch.cuda.synchronize()
+    except Exception:  # a broken CUDA is the first request's to report, as without the warm-up
+        pass
+
+
+def serve(folder, poll_seconds=0.002, cuda_device=None):
+    """--serve FOLDER [--warm-cuda N]: one process for every reference run of a kopt command, so
+    that Python, numpy and torch (seconds with CUDA) start once. Request N is
+    FOLDER/request-N.json ({"nonce", "manifests"}); its answer goes to FOLDER/response-N.json,
+    written whole by a rename, with the request's nonce. FOLDER/stop, or the parent's end, ends
+    the process."""
     parent = os.getppid()
-    # numpy and torch load now, while kopt runs the kernel: CUDA itself waits for the first
-    # manifest that needs it.
+    # numpy and torch load now, while kopt compiles and runs the kernel; CUDA too when asked.
     for name in ("numpy", "torch"):
         try:
             importlib.import_module(name)
         except Exception:  # absent or broken: the manifest's run says so, as a one-shot run would
             pass
+    if cuda_device is not None:
+        warm_cuda(cuda_device)
     number = 0
     while True:
         request_path = os.path.join(folder, "request-%d.json" % number)
@@ -826,6 +846,8 @@ def main(argv):
     os.dup2(2, 1)
     if len(argv) == 3 and argv[1] == "--serve":
         return serve(argv[2])
+    if len(argv) == 5 and argv[1] == "--serve" and argv[3] == "--warm-cuda" and argv[4].isdigit():
+        return serve(argv[2], cuda_device=int(argv[4]))
     if len(argv) < 2:
         answer = {"error": "usage: %s MANIFEST.json [MANIFEST.json ...]" % os.path.basename(argv[0]),
                   "code": EXIT_FAILED}

@@ -457,3 +457,59 @@ def test_several_manifests_in_one_process(tmp_path):
 def test_no_manifest_is_a_usage_error():
     process = subprocess.run([sys.executable, RUNNER], capture_output=True, text=True, timeout=60)
     assert "usage:" in failed(process)
+
+
+FAKE_TORCH = '''
+import os
+RECORD = os.environ["KOPT_FAKE_TORCH_RECORD"]
+def note(what):
+    with open(RECORD, "a") as f:
+        f.write(what + "\\n")
+class cuda:
+    @staticmethod
+    def is_available():
+        note("is_available")
+        return os.environ.get("KOPT_FAKE_CUDA") == "1"
+    @staticmethod
+    def device_count():
+        return 1
+    @staticmethod
+    def set_device(device):
+        note("set_device %d" % device)
+    @staticmethod
+    def synchronize():
+        note("synchronize")
+def zeros(*shape, device=None):
+    note("zeros on %s" % device)
+'''
+
+
+def served_warm_up(tmp_path, warm_device, cuda_available):
+    """What a served runner asked of torch (a stand-in that records each call) before it was
+    told to stop: it sets up CUDA only when asked to, on the GPU kopt named, and only where one
+    is there."""
+    (tmp_path / "fake" / "torch").mkdir(parents=True)
+    (tmp_path / "fake" / "torch" / "__init__.py").write_text(FAKE_TORCH)
+    record = tmp_path / "record.txt"
+    serve_dir = tmp_path / "serve"
+    serve_dir.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "fake"), KOPT_FAKE_TORCH_RECORD=str(record),
+               KOPT_FAKE_CUDA="1" if cuda_available else "0")
+    command = [sys.executable, RUNNER, "--serve", str(serve_dir)]
+    if warm_device is not None:
+        command += ["--warm-cuda", str(warm_device)]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    (serve_dir / "stop").write_text("")  # read only after the imports and the warm-up
+    assert process.wait(timeout=60) == 0
+    return record.read_text().split("\n")[:-1] if record.exists() else []
+
+
+def test_served_runner_sets_up_cuda_ahead_on_the_gpu_it_was_named(tmp_path):
+    assert served_warm_up(tmp_path, 0, True) == ["is_available", "set_device 0", "zeros on cuda",
+                                                 "synchronize"]
+
+
+def test_served_runner_without_a_gpu_or_the_flag_or_that_gpu_touches_no_cuda(tmp_path):
+    assert served_warm_up(tmp_path / "no_gpu", 0, False) == ["is_available"]
+    assert served_warm_up(tmp_path / "not_asked", None, True) == []
+    assert served_warm_up(tmp_path / "no_such_gpu", 3, True) == ["is_available"]

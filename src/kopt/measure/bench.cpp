@@ -279,7 +279,8 @@ std::unique_ptr<verify::PythonReferenceServer> bench_python_server(const spec::P
                                                                    std::chrono::duration<double> timing_limit) {
   if (context.python_server != nullptr) return nullptr;
   return verify::serve_python_reference(first, context.runner, context.cache_dir,
-                                        std::max(verify::python_reference_time_limit(context.worker), timing_limit));
+                                        std::max(verify::python_reference_time_limit(context.worker), timing_limit),
+                                        context.worker.device);
 }
 
 // The device the checks ran on, who else held a context on it, and its datasheet's peaks.

@@ -280,7 +280,7 @@ void serve_python_reference_early(CheckRun& run) {
   if (!run.python_reference || run.context.python_server != nullptr) return;
   if (run.options.first_seed != 0 && python_references_cached(run.problem, run.report.seeds, run.context.cache_dir)) return;
   run.own_server = serve_python_reference(run.problem, run.context.runner, run.context.cache_dir,
-                                          python_reference_time_limit(run.context.worker));
+                                          python_reference_time_limit(run.context.worker), run.context.worker.device);
 }
 
 // Before the kernel's worker: the runner started early, else one started now unless every
@@ -289,7 +289,7 @@ void serve_python_reference_now(CheckRun& run, ReferenceContext& references) {
   if (!run.own_server && run.python_reference && references.python_server == nullptr &&
       !(run.reuse_cache && python_references_cached(run.problem, run.report.seeds, references.cache_dir))) {
     run.own_server = serve_python_reference(run.problem, run.context.runner, run.context.cache_dir,
-                                            python_reference_time_limit(run.context.worker));
+                                            python_reference_time_limit(run.context.worker), run.context.worker.device);
   }
   if (run.own_server) references.python_server = run.own_server.get();
 }

@@ -17,9 +17,11 @@ using nlohmann::json;
 
 PythonReferenceServer::PythonReferenceServer(ProcessRunner& runner, const fs::path& python, const fs::path& runner_script,
                                              const fs::path& cache_dir, std::chrono::duration<double> time_limit,
-                                             RequestObserver observer)
+                                             RequestObserver observer, std::optional<int> warm_cuda_device)
     : runner_(runner), observer_(std::move(observer)), dir_("reference-server", cache_dir / "tmp") {
-  ProcessSpec spec{.argv = {python.string(), runner_script.string(), "--serve", dir_.path().string()},
+  std::vector<std::string> argv = {python.string(), runner_script.string(), "--serve", dir_.path().string()};
+  if (warm_cuda_device) argv.insert(argv.end(), {"--warm-cuda", std::to_string(*warm_cuda_device)});
+  ProcessSpec spec{.argv = std::move(argv),
                    .time_limit = time_limit,
                    .on_start = [group = group_](int pid) { group->started(pid); },
                    .waiting = waiting_};

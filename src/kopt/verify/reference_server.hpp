@@ -11,7 +11,8 @@
 // asked: as before, after the kernel's worker has exited.
 //
 // A command can therefore start it early, before its compile (kopt check, kopt bench, the loop's
-// lab), for Python's imports to overlap nvcc and the kernel's worker: a server never asked
+// lab), for Python's imports, and torch's CUDA set-up on the command's GPU (`--warm-cuda`), to
+// overlap nvcc and the kernel's worker; no reference code runs before a request. A server never asked
 // anything ends at once when destroyed (SIGKILL to its process group: it holds no work yet,
 // and its runner reads "stop" only after importing torch, seconds later). A check that ends
 // early (a compile error, a cached result, a kernel that fails) thus waits for no import. A
@@ -63,10 +64,13 @@ class PythonReferenceServer {
   using RequestObserver = std::function<void(bool working)>;
 
   // Starts `python runner_script --serve DIR` in a folder beneath cache_dir/tmp; a request may
-  // run for at most `time_limit`. Ending it: the header's comment.
+  // run for at most `time_limit`. With `warm_cuda_device`, the runner also sets up torch's CUDA
+  // on that GPU once its imports are done (`--warm-cuda N`), before any request: the first
+  // reference then finds its context made. Ending it: the header's comment.
   PythonReferenceServer(ProcessRunner& runner, const std::filesystem::path& python,
                         const std::filesystem::path& runner_script, const std::filesystem::path& cache_dir,
-                        std::chrono::duration<double> time_limit, RequestObserver observer = {});
+                        std::chrono::duration<double> time_limit, RequestObserver observer = {},
+                        std::optional<int> warm_cuda_device = std::nullopt);
   ~PythonReferenceServer();
   PythonReferenceServer(const PythonReferenceServer&) = delete;
   PythonReferenceServer& operator=(const PythonReferenceServer&) = delete;

@@ -51,7 +51,7 @@ TEST(PythonReferenceServer, AnswersAsARunnerOfItsOwnWould) {
   ReferenceContext one_shot{runner, one_shot_cache.path(), {}, true};
   const ReferenceOutputs expected = python_reference_outputs(problem, {11, 12}, one_shot);
 
-  const auto server = serve_python_reference(problem, runner, served_cache.path(), std::chrono::seconds(60));
+  const auto server = serve_python_reference(problem, runner, served_cache.path(), std::chrono::seconds(60), 0);
   ASSERT_NE(server, nullptr);
   ReferenceContext served{runner, served_cache.path(), {}, true};
   served.python_server = server.get();
@@ -69,7 +69,7 @@ TEST(PythonReferenceServer, ItsAnswerSaysWhereTheReferencesTimeWent) {
   if (!has_numpy(runner)) GTEST_SKIP() << "needs python3 with numpy";
   const spec::Problem problem = small("examples/reduction", 1000);
   TempDir cache("server-test-split");
-  const auto server = serve_python_reference(problem, runner, cache.path(), std::chrono::seconds(60));
+  const auto server = serve_python_reference(problem, runner, cache.path(), std::chrono::seconds(60), 0);
   for (PythonReferenceServer* served : {static_cast<PythonReferenceServer*>(nullptr), server.get()}) {
     ReferenceContext context{runner, cache.path(), {}, true};
     context.python_server = served;
@@ -107,7 +107,7 @@ TEST(PythonReferenceServer, AReferenceThatRaisesFailsAsBefore) {
     return std::string();
   };
   TempDir server_cache("server-test-raises-served");
-  const auto server = serve_python_reference(problem, runner, server_cache.path(), std::chrono::seconds(60));
+  const auto server = serve_python_reference(problem, runner, server_cache.path(), std::chrono::seconds(60), 0);
   const std::string served = message(server.get());
   EXPECT_THAT(served, HasSubstr("ValueError"));
   EXPECT_EQ(served, message(nullptr));
