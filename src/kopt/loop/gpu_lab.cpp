@@ -40,7 +40,6 @@ GpuLab::GpuLab(Context& context, GpuLabSettings settings)
       // Through the caller's runner, not runner_: the ledger would count the server's whole life
       // as device time, idle hours included. It counts each request instead.
       python_server_(context.runner, settings_.cache_dir, verify::python_reference_time_limit(settings_.worker),
-                     settings_.worker.device,
                      [this](bool working) {
                        if (working) {
                          ledger_.started(ProcessKind::device);

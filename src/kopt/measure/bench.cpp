@@ -280,7 +280,7 @@ std::unique_ptr<verify::PythonReferenceServer> bench_python_server(const spec::P
   if (context.python_server != nullptr) return nullptr;
   return verify::serve_python_reference(first, context.runner, context.cache_dir,
                                         std::max(verify::python_reference_time_limit(context.worker), timing_limit),
-                                        context.worker.device);
+                                        std::nullopt);  // no CUDA ahead: its first request may follow the timing
 }
 
 // The device the checks ran on, who else held a context on it, and its datasheet's peaks.

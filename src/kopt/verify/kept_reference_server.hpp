@@ -26,11 +26,12 @@ namespace kopt::verify {
 
 class KeptReferenceServer {
  public:
-  // Servers run through `runner`, with torch's CUDA set up ahead on `cuda_device`; each
-  // request within `time_limit`; `observer` hears each request's start and end
-  // (PythonReferenceServer::RequestObserver).
+  // Servers run through `runner`; each request within `time_limit`; `observer` hears each
+  // request's start and end (PythonReferenceServer::RequestObserver). Their runners set up
+  // CUDA at their first request, not ahead: a server the loop starts again may have its first
+  // request after a timing, and no context is made beside timed calls.
   KeptReferenceServer(ProcessRunner& runner, std::filesystem::path cache_dir, std::chrono::duration<double> time_limit,
-                      int cuda_device, PythonReferenceServer::RequestObserver observer = {});
+                      PythonReferenceServer::RequestObserver observer = {});
 
   // The server for `problem`'s .py reference, kept from an earlier call where it still serves
   // the same content; nullptr when the problem's reference is not a .py file.
@@ -43,7 +44,6 @@ class KeptReferenceServer {
   ProcessRunner& runner_;
   std::filesystem::path cache_dir_;
   std::chrono::duration<double> time_limit_;
-  int cuda_device_;
   PythonReferenceServer::RequestObserver observer_;
   std::string reference_hash_;  // the content the kept server was started for
   std::unique_ptr<PythonReferenceServer> server_;

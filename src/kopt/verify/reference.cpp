@@ -171,12 +171,13 @@ bool is_python_reference(const fs::path& reference) { return reference.extension
 
 std::unique_ptr<PythonReferenceServer> serve_python_reference(const spec::Problem& problem, ProcessRunner& runner,
                                                               const fs::path& cache_dir,
-                                                              std::chrono::duration<double> time_limit, int cuda_device,
+                                                              std::chrono::duration<double> time_limit,
+                                                              std::optional<int> warm_cuda_device,
                                                               PythonReferenceServer::RequestObserver observer) {
   if (!problem.spec.reference || !is_python_reference(*problem.spec.reference)) return nullptr;
   create_folders(cache_dir / "tmp");
   return std::make_unique<PythonReferenceServer>(runner, find_python(), runner_script(cache_dir), cache_dir, time_limit,
-                                                 std::move(observer), cuda_device);
+                                                 std::move(observer), warm_cuda_device);
 }
 
 bool python_references_cached(const spec::Problem& problem, const std::vector<std::uint64_t>& seeds,

@@ -59,11 +59,14 @@ bool is_python_reference(const std::filesystem::path& reference);
 std::chrono::duration<double> python_reference_time_limit(const run::WorkerSettings& worker);
 
 // A runner that serves every run of `problem`'s .py reference for the rest of a command
-// (reference_server.hpp), each within `time_limit`, with torch's CUDA set up ahead on
-// `cuda_device` (the GPU the command's workers use); nullptr when its reference is no .py.
+// (reference_server.hpp), each within `time_limit`; nullptr when its reference is no .py.
+// `warm_cuda_device`: torch's CUDA is set up ahead on that GPU (the command's), for a command
+// that times nothing before its first request (kopt check): the set-up makes a context and
+// launches a kernel, which must never happen beside timed calls.
 std::unique_ptr<PythonReferenceServer> serve_python_reference(const spec::Problem& problem, ProcessRunner& runner,
                                                               const std::filesystem::path& cache_dir,
-                                                              std::chrono::duration<double> time_limit, int cuda_device,
+                                                              std::chrono::duration<double> time_limit,
+                                                              std::optional<int> warm_cuda_device,
                                                               PythonReferenceServer::RequestObserver observer = {});
 
 // Whether every (case, seed) output of the .py reference is in context.cache_dir already, so

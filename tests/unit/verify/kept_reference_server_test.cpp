@@ -41,7 +41,7 @@ class KeptReferenceServerTest : public ::testing::Test {
 
 TEST_F(KeptReferenceServerTest, OneRunnerServesEveryMeasurementOfTheSameReference) {
   int requests = 0, working = 0;
-  KeptReferenceServer kept(runner, cache.path(), std::chrono::seconds(60), 0, [&](bool now_working) {
+  KeptReferenceServer kept(runner, cache.path(), std::chrono::seconds(60), [&](bool now_working) {
     working += now_working ? 1 : -1;
     if (now_working) ++requests;
   });
@@ -57,7 +57,7 @@ TEST_F(KeptReferenceServerTest, OneRunnerServesEveryMeasurementOfTheSameReferenc
 }
 
 TEST_F(KeptReferenceServerTest, AReferenceWhoseContentChangedGetsANewRunner) {
-  KeptReferenceServer kept(runner, cache.path(), std::chrono::seconds(60), 0);
+  KeptReferenceServer kept(runner, cache.path(), std::chrono::seconds(60));
   EXPECT_EQ(computed(kept.serve(problem()), {11}), 1.0);
   // The runner imports each reference file once: the one kept would still run the old code.
   write_file_atomic(folder() / "ref.py", read_file(folder() / "ref.py") + "\n# edited during the run\n");
@@ -71,7 +71,7 @@ TEST_F(KeptReferenceServerTest, AReferenceWhoseContentChangedGetsANewRunner) {
 
 TEST_F(KeptReferenceServerTest, ARunnerThatEndedIsReplaced) {
   write_file_atomic(folder() / "ref.py", "import os\n\ndef reference(input, output, N):\n    os._exit(3)\n");
-  KeptReferenceServer kept(runner, cache.path(), std::chrono::seconds(60), 0);
+  KeptReferenceServer kept(runner, cache.path(), std::chrono::seconds(60));
   PythonReferenceServer* server = kept.serve(problem());
   ASSERT_NE(server, nullptr);
   EXPECT_THROW(computed(server, {11}), Error);  // the server ended; the one-shot run fails as well
@@ -81,7 +81,7 @@ TEST_F(KeptReferenceServerTest, ARunnerThatEndedIsReplaced) {
 }
 
 TEST_F(KeptReferenceServerTest, ACudaReferenceNeedsNone) {
-  KeptReferenceServer kept(runner, cache.path(), std::chrono::seconds(60), 0);
+  KeptReferenceServer kept(runner, cache.path(), std::chrono::seconds(60));
   const spec::Problem cuda = spec::load_problem(fs::path(KOPT_SOURCE_DIR) / "examples" / "vector_add", std::nullopt, {});
   EXPECT_EQ(kept.serve(cuda), nullptr);
   EXPECT_EQ(kept.starts(), 0);
