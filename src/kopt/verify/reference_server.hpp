@@ -13,9 +13,9 @@
 // A command can therefore start it early, before its compile (kopt check, kopt bench, the loop's
 // lab), for Python's imports to overlap nvcc and the kernel's worker; `kopt check`, which times
 // nothing, has its runner set up torch's CUDA on its GPU too (`--warm-cuda`); no reference code
-// runs before a request. A server never asked
-// anything ends at once when destroyed (SIGKILL to its process group: it holds no work yet,
-// and its runner reads "stop" only after importing torch, seconds later). A check that ends
+// runs before a request. A server never asked anything ends at once when destroyed (SIGKILL to
+// its process group: it holds no work yet, and its runner reads "stop" only after importing
+// torch, seconds later). A check that ends
 // early (a compile error, a cached result, a kernel that fails) thus waits for no import. A
 // server that was asked ends by "stop" and is waited for, within its time limit.
 
